@@ -1,0 +1,59 @@
+# Small helpers so that each directory's CMakeLists.txt reads as a list of what is built.
+
+# accucheck_library(NAME <name> [OBJECT] SOURCES ... [DEPS ...] [PUBLIC_INCLUDE dir])
+#   Defines accucheck_<name> with the alias accucheck::<name>.
+function(accucheck_library)
+  cmake_parse_arguments(ARG "OBJECT" "NAME;PUBLIC_INCLUDE" "SOURCES;DEPS" ${ARGN})
+  set(kind STATIC)
+  if(ARG_OBJECT)
+    # Backends register themselves from static initialisers; an OBJECT library keeps
+    # every registration linked into every consumer.
+    set(kind OBJECT)
+  endif()
+  add_library(accucheck_${ARG_NAME} ${kind} ${ARG_SOURCES})
+  add_library(accucheck::${ARG_NAME} ALIAS accucheck_${ARG_NAME})
+  if(ARG_PUBLIC_INCLUDE)
+    target_include_directories(accucheck_${ARG_NAME} PUBLIC ${ARG_PUBLIC_INCLUDE})
+  endif()
+  target_link_libraries(accucheck_${ARG_NAME} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# accucheck_test(NAME <name> SOURCES ... [DEPS ...] [LABELS ...] [ENV ...])
+#   A GoogleTest executable; each test case becomes one ctest test with the labels.
+function(accucheck_test)
+  if(NOT ACCUCHECK_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS;LABELS;ENV" ${ARGN})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(${ARG_NAME}
+    DISCOVERY_TIMEOUT 120
+    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${ARG_ENV}")
+endfunction()
+
+# accucheck_script_test(NAME <name> COMMAND ... [LABELS ...])
+#   A test that runs a command (a Python cross-check, a CLI run).
+function(accucheck_script_test)
+  if(NOT ACCUCHECK_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_COMMAND})
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+                       ENVIRONMENT "${ARG_ENV}")
+endfunction()
+
+include(GoogleTest OPTIONAL)

@@ -1,0 +1,94 @@
+// The backend interface and the registry.
+//
+// A backend is one accumulator implementation: name, device, storage and accumulation format,
+// stated bound, determinism class, and the function that runs a workload. Each backend file
+// registers itself with one line:
+//
+//   ACCUCHECK_REGISTER_BACKEND(dense_backend("naive_f32", Format::f32, Format::f32,
+//       "recursive(f32)", Determinism::bitwise_deterministic, "acc += g, in order", &run));
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accucheck/bound.h"
+#include "accucheck/workload.h"
+
+namespace accucheck {
+
+enum class Device : std::uint8_t { cpu, cuda };
+std::string_view name(Device d);
+
+enum class Determinism : std::uint8_t {
+  bitwise_deterministic,       // same bits every run, any thread count
+  order_independent,           // same bits under any permutation or split of the addends
+  run_to_run_nondeterministic, // only the bound is promised
+};
+std::string_view name(Determinism d);
+
+// Knobs a run may turn; backends ignore what does not apply to them.
+struct RunOptions {
+  unsigned threads = 0;          // 0: the backend's default
+  std::uint64_t order_seed = 0;  // chooses the order of atomic / completion-order updates in models
+};
+
+// A backend reports a failure it detects itself (a plugin returning an error) by throwing this.
+struct BackendFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs a dense workload: `result` has workload.elements slots and receives values of the
+// backend's storage format.
+using DenseRun = std::function<void(const DenseWorkload&, std::span<double> result, const RunOptions&)>;
+
+struct Backend {
+  std::string name;
+  Device device = Device::cpu;
+  Format storage = Format::f32;
+  Format accumulation = Format::f32;
+  BoundExpr bound;
+  Determinism determinism = Determinism::bitwise_deterministic;
+  std::string summary;            // one line: what it does
+  std::string origin = "builtin"; // "builtin", or the plugin file it came from
+  DenseRun run_dense;
+
+  std::string bound_text() const { return to_string(bound); }
+};
+
+// Builds a dense backend; the bound text must parse (a bad registration aborts at start-up
+// with the message, since it is a programming error in the backend's file).
+Backend dense_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                      Determinism determinism, std::string summary, DenseRun run);
+
+class Registry {
+ public:
+  static Registry& global();
+  // Adds a backend; throws std::invalid_argument on a duplicate or malformed name.
+  void add(Backend backend);
+  const std::vector<Backend>& all() const { return backends_; }
+  const Backend* find(std::string_view name) const;
+  // Backends whose name matches a shell glob (fnmatch), in registration order.
+  std::vector<const Backend*> match(std::string_view glob) const;
+
+ private:
+  std::vector<Backend> backends_;
+};
+
+bool valid_backend_name(std::string_view name);
+
+struct Registration {
+  explicit Registration(Backend backend);
+};
+
+#define ACCUCHECK_CONCAT_INNER(a, b) a##b
+#define ACCUCHECK_CONCAT(a, b) ACCUCHECK_CONCAT_INNER(a, b)
+#define ACCUCHECK_REGISTER_BACKEND(...) \
+  static const ::accucheck::Registration ACCUCHECK_CONCAT(accucheck_registration_, __COUNTER__){__VA_ARGS__}
+
+}  // namespace accucheck

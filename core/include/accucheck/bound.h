@@ -1,0 +1,88 @@
+// Stated error bounds (BOUNDS.md) as data: kind, parameters, the format whose unit roundoff
+// they use, and the source they come from; parsed from and printed as bound expressions such
+// as "recursive(f32)", "tree(blocked:64,f32)", "widened(recursive(f64),f32)".
+//
+// Evaluation is rigorous: every bound is computed as an interval of doubles rounded outward,
+// and when the interval cannot decide a comparison the bound is recomputed in exact rational
+// arithmetic (or, for exp and sqrt, as a rational upper bound). No tolerance is ever added.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accucheck/exact.h"
+#include "accucheck/format.h"
+
+namespace accucheck {
+
+enum class BoundKind : std::uint8_t {
+  recursive,            // (n-1) u A
+  anyorder,             // (n-1)u/(1+(n-1)u) A when n-1 <= 1/(2u), else (n-1) u A
+  tree,                 // min(h u A or gamma_h A, anyorder) with h = height of the tree
+  kahan,                // (3u + 14(n+1)u^2) A for u <= 1/128, n u <= 1/2
+  neumaier,             // u|S| + gamma_{n-1}^2 A
+  widened,              // u_out |S| + (1+u_out) inner
+  products,             // N u A (+ underflow term of the products)
+  correctly_rounded,    // computed == RNE(S)
+  faithful,             // computed in {RD(S), RU(S)}
+  reproducible_binned,  // Ahrens, Nguyen & Demmel Thm 5.8
+  stochastic,           // gamma~_{n-1}(lambda) A, with probability >= 1 - 2 exp(-lambda^2/2)
+  ftz,                  // inner + (2n-1) min_normal
+  ulps,                 // |computed - RNE(S)| <= k ulps (an empirical claim)
+};
+
+// The tree shapes whose height h(n) the evaluator knows. h(n) is the largest number of
+// roundings any addend passes through (Higham 2002 sec. 4.2; Lange & Rump 2019).
+struct TreeShape {
+  enum class Kind : std::uint8_t {
+    pairwise,  // recursive halving: h = ceil(log2 n)
+    numpy,     // NumPy's pairwise_sum: 8 accumulators up to 128, halving above
+    blocked,   // blocks of b summed in order, block sums in order: (b-1) + (ceil(n/b)-1)
+    lanes,     // L lanes in order, then a pairwise tree over lanes: ceil(n/L)-1 + ceil(log2 L)
+  } kind = Kind::pairwise;
+  std::uint64_t parameter = 0;  // b or L
+};
+std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n);
+
+struct BoundExpr {
+  BoundKind kind = BoundKind::recursive;
+  Format format = Format::f64;   // whose unit roundoff the bound uses (u_acc, or u_out)
+  TreeShape shape;               // tree
+  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold)
+  std::int64_t width = 0;        // reproducible_binned: W (bin width)
+  double lambda = 0.0;           // stochastic
+  std::shared_ptr<const BoundExpr> inner;  // widened, ftz
+};
+
+std::string to_string(const BoundExpr& bound);
+std::string to_string(BoundKind kind);
+// nullopt with *error set (saying which part of the text is wrong) on failure.
+std::optional<BoundExpr> parse_bound(std::string_view text, std::string* error = nullptr);
+
+// Where each kind comes from, for docs and reports.
+std::string_view bound_source(BoundKind kind);
+// Formats whose overflow threshold the precondition checks (besides the output format).
+std::vector<Format> bound_formats(const BoundExpr& bound);
+
+// Whether the kind is a bound on |computed - S| (true) or a rounding claim checked against
+// RNE/RD/RU of S (correctly_rounded, faithful, ulps).
+bool is_error_bound(BoundKind kind);
+
+// The outcome of one bound evaluation for one element.
+struct BoundCheck {
+  bool precondition_met = false;  // finite addends and A + bound below every overflow threshold
+  bool vacuous = false;           // the bound promises no accuracy: infinite, or >= A
+  double bound = 0.0;             // the bound, rounded upward to a double (+inf if undefined)
+  bool within = true;             // |error| <= bound, decided exactly
+};
+
+// Checks |abs_error| <= bound for an error bound kind, where abs_error is the exact
+// |computed - S| in the fixed-point grid. `output` is the format of the result buffer.
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
+                             const FixedInt& abs_error);
+
+}  // namespace accucheck

@@ -1,0 +1,48 @@
+// A small JSON writer: enough for the CLI's machine-readable output and reports.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace accucheck {
+
+std::string json_escape(std::string_view text);
+
+// Builds one JSON value incrementally; commas are inserted automatically.
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
+  JsonWriter& value(bool b);
+  JsonWriter& value(std::int64_t i);
+  JsonWriter& value(std::uint64_t i);
+  JsonWriter& value(int i) { return value(static_cast<std::int64_t>(i)); }
+  JsonWriter& value(unsigned i) { return value(static_cast<std::uint64_t>(i)); }
+  // Finite doubles print with 17 significant digits; NaN and infinities as the strings
+  // "nan", "inf", "-inf" (JSON has no literal for them).
+  JsonWriter& value(double d);
+  JsonWriter& null();
+  template <class T>
+  JsonWriter& field(std::string_view k, const T& v) {
+    key(k);
+    return value(v);
+  }
+  const std::string& str() const { return out_; }
+
+ private:
+  void separator();
+  std::string out_;
+  bool need_comma_ = false;
+  bool after_key_ = false;
+};
+
+}  // namespace accucheck

@@ -1,0 +1,45 @@
+// The one definition of "this result is wrong": per element, the computed value against the
+// exact sum and the backend's stated bound. Properties, fuzzers and the CLI all call judge().
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "accucheck/bound.h"
+#include "accucheck/exact.h"
+
+namespace accucheck {
+
+enum class Verdict : std::uint8_t {
+  ok,
+  bound_vacuous,           // within whatever the bound says, but it promises no accuracy here
+  precondition_not_met,    // A + bound overflows a format involved: only special rules apply
+  bound_exceeded,          // |computed - S| > bound (or outside faithful / ulps claims)
+  not_correctly_rounded,   // a correctly_rounded backend differs from RNE(S) (zero sign included)
+  overflow,                // non-finite result for a finite S inside the precondition
+  special_value_mismatch,  // NaN / infinity rules of BOUNDS.md broken
+  not_representable,       // the result is not a value of the backend's output format
+  nondeterministic,        // bits differ between runs that the determinism class says agree
+};
+
+std::string_view name(Verdict v);
+bool is_violation(Verdict v);
+
+struct ElementVerdict {
+  Verdict verdict = Verdict::ok;
+  double exact = 0;              // S rounded to the nearest double (NaN / inf for special sums)
+  double computed = 0;
+  double correctly_rounded = 0;  // RNE(S) in the output format
+  double error = 0;              // |computed - S| rounded to nearest (inf if computed is not finite)
+  double bound = 0;              // the bound rounded upward; +inf where undefined; NaN for rounding claims
+  double ratio = 0;              // error / bound ("tightness")
+  std::int64_t ulps = 0;         // signed steps of the output format from RNE(S) (0 if either is not finite)
+  double kappa = 1;              // A / |S|
+  bool vacuous = false;
+  bool precondition_met = true;
+};
+
+// Judges one element: `computed` is the backend's result (a value of `output`).
+ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed);
+
+}  // namespace accucheck

@@ -1,0 +1,84 @@
+#include "accucheck/backend.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace accucheck {
+
+std::string_view name(Device d) { return d == Device::cpu ? "cpu" : "cuda"; }
+
+std::string_view name(Determinism d) {
+  switch (d) {
+    case Determinism::bitwise_deterministic: return "bitwise-deterministic";
+    case Determinism::order_independent: return "order-independent";
+    case Determinism::run_to_run_nondeterministic: return "run-to-run-nondeterministic";
+  }
+  return "?";
+}
+
+Backend dense_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                      Determinism determinism, std::string summary, DenseRun run) {
+  std::string error;
+  auto parsed = parse_bound(bound, &error);
+  if (!parsed) {
+    std::fprintf(stderr, "accucheck: backend %s: %s\n", name.c_str(), error.c_str());
+    std::abort();
+  }
+  Backend b;
+  b.name = std::move(name);
+  b.storage = storage;
+  b.accumulation = accumulation;
+  b.bound = std::move(*parsed);
+  b.determinism = determinism;
+  b.summary = std::move(summary);
+  b.run_dense = std::move(run);
+  return b;
+}
+
+bool valid_backend_name(std::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+  });
+}
+
+Registry& Registry::global() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(Backend backend) {
+  if (!valid_backend_name(backend.name))
+    throw std::invalid_argument("backend name '" + backend.name + "' must be letters, digits, '_', '-', '.'");
+  if (find(backend.name)) throw std::invalid_argument("duplicate backend name '" + backend.name + "'");
+  backends_.push_back(std::move(backend));
+}
+
+const Backend* Registry::find(std::string_view name) const {
+  for (const auto& b : backends_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::vector<const Backend*> Registry::match(std::string_view glob) const {
+  const std::string pattern(glob);
+  std::vector<const Backend*> matched;
+  for (const auto& b : backends_)
+    if (fnmatch(pattern.c_str(), b.name.c_str(), 0) == 0) matched.push_back(&b);
+  return matched;
+}
+
+Registration::Registration(Backend backend) {
+  try {
+    Registry::global().add(std::move(backend));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accucheck: %s\n", e.what());
+    std::abort();
+  }
+}
+
+}  // namespace accucheck

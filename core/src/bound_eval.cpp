@@ -1,0 +1,286 @@
+// Rigorous evaluation of error bounds.
+//
+// One formula per kind, written once as a template over the number type: Interval (doubles
+// rounded outward: fast, decides almost every comparison) and Rational (exact; where a
+// formula needs sqrt or exp, a rational upper bound, so the bound is rounded upward).
+#include <boost/multiprecision/cpp_int.hpp>
+#include <cmath>
+#include <limits>
+
+#include "accucheck/bound.h"
+
+namespace accucheck {
+namespace {
+
+using Rational = mp::cpp_rational;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+double round_down(double x) { return std::max(0.0, std::nextafter(x, -kInfinity)); }
+double round_up(double x) { return std::nextafter(x, kInfinity); }
+
+// A closed interval of non-negative doubles containing the exact value.
+struct Interval {
+  double lo = 0, hi = 0;
+  static Interval exact(double x) { return {x, x}; }
+  friend Interval operator+(Interval a, Interval b) { return {round_down(a.lo + b.lo), round_up(a.hi + b.hi)}; }
+  friend Interval operator*(Interval a, Interval b) { return {round_down(a.lo * b.lo), round_up(a.hi * b.hi)}; }
+  friend Interval operator/(Interval a, Interval b) { return {round_down(a.lo / b.hi), round_up(a.hi / b.lo)}; }
+  // a - b where the exact difference is known to be non-negative.
+  friend Interval operator-(Interval a, Interval b) { return {round_down(a.lo - b.hi), round_up(a.hi - b.lo)}; }
+};
+
+Interval minimum(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+Interval maximum(Interval a, Interval b) { return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; }
+Rational minimum(const Rational& a, const Rational& b) { return a < b ? a : b; }
+Rational maximum(const Rational& a, const Rational& b) { return a < b ? b : a; }
+
+// Number-type operations the formulas need.
+template <class Num>
+struct Ops;
+
+template <>
+struct Ops<Interval> {
+  static Interval integer(std::uint64_t k) {
+    const double d = static_cast<double>(k);
+    if (static_cast<std::uint64_t>(d) == k && k < (std::uint64_t{1} << 53)) return Interval::exact(d);
+    return {round_down(d), round_up(d)};
+  }
+  static Interval power_of_two(int e) { return Interval::exact(std::ldexp(1.0, e)); }
+  static Interval exact_double(double x) { return Interval::exact(x); }
+  static Interval fixed(const FixedInt& x) {
+    const double nearest = std::fabs(nearest_double(x));
+    if (std::isinf(nearest)) return {std::numeric_limits<double>::max(), kInfinity};
+    return {round_down(nearest), round_up(nearest)};
+  }
+  // sqrt is correctly rounded (IEEE 754), so one step outward suffices.
+  static Interval sqrt_up(Interval x) { return {round_down(std::sqrt(x.lo)), round_up(std::sqrt(x.hi))}; }
+  // glibc's exp errs by less than one ulp: two steps outward.
+  static Interval exp_up(Interval x) {
+    return {round_down(round_down(std::exp(x.lo))), round_up(round_up(std::exp(x.hi)))};
+  }
+};
+
+// Rounds a non-negative rational up to a dyadic with `bits` fraction bits, to keep sizes small.
+Rational round_up_dyadic(const Rational& x, unsigned bits) {
+  const BigInt scale = BigInt(1) << bits;
+  BigInt numerator = mp::numerator(x) * scale, quotient, remainder;
+  mp::divide_qr(numerator, mp::denominator(x), quotient, remainder);
+  if (remainder != 0) ++quotient;
+  return Rational(quotient, scale);
+}
+
+template <>
+struct Ops<Rational> {
+  static Rational integer(std::uint64_t k) { return Rational(BigInt(k)); }
+  static Rational power_of_two(int e) {
+    return e >= 0 ? Rational(BigInt(1) << e) : Rational(BigInt(1), BigInt(1) << -e);
+  }
+  static Rational exact_double(double x) {
+    return Rational(BigInt(to_fixed(x)), BigInt(1) << fixed_scale);
+  }
+  static Rational fixed(const FixedInt& x) {
+    return Rational(mp::abs(BigInt(x)), BigInt(1) << fixed_scale);
+  }
+  // sqrt(a/b) = sqrt(a*b)/b <= (isqrt(a*b*4^m) + 1) / (b*2^m).
+  static Rational sqrt_up(const Rational& x) {
+    constexpr unsigned m = 128;
+    const BigInt& a = mp::numerator(x);
+    const BigInt& b = mp::denominator(x);
+    const BigInt root = mp::sqrt(BigInt(a * b) << (2 * m)) + 1;
+    return Rational(root, b << m);
+  }
+  // e^x for x >= 0: halve until x <= 1/2, Taylor series with its remainder bounded by a
+  // geometric series, then square back; every step rounds upward.
+  static Rational exp_up(const Rational& x) {
+    unsigned halvings = 0;
+    Rational y = x;
+    while (y > Rational(1, 2)) {
+      y /= 2;
+      ++halvings;
+    }
+    y = round_up_dyadic(y, 256);
+    Rational term = 1, sum = 1;
+    constexpr int terms = 40;
+    for (int k = 1; k < terms; ++k) {
+      term = round_up_dyadic(term * y / k, 256);
+      sum += term;
+    }
+    // Remainder: sum_{k>=terms} y^k/k! <= term * y/terms * 1/(1 - y/(terms+1)).
+    sum += term * y / terms / (1 - y / (terms + 1));
+    sum = round_up_dyadic(sum, 256);
+    for (unsigned i = 0; i < halvings; ++i) sum = round_up_dyadic(sum * sum, 256);
+    return sum;
+  }
+};
+
+// floor(sqrt(2^p)): the largest h+1 with (h+1)^2 <= 2^p, i.e. h <= u^(-1/2) - 1.
+std::uint64_t floor_sqrt_power_of_two(int p) {
+  std::uint64_t r = static_cast<std::uint64_t>(std::sqrt(std::ldexp(1.0, p)));
+  const unsigned __int128 limit = static_cast<unsigned __int128>(1) << p;
+  while (static_cast<unsigned __int128>(r) * r > limit) --r;
+  while (static_cast<unsigned __int128>(r + 1) * (r + 1) <= limit) ++r;
+  return r;
+}
+
+template <class Num>
+struct Quantities {
+  std::uint64_t n;  // addends, the initial buffer value included
+  Num abs_sum;      // A
+  Num abs_exact;    // |S|
+  Num max_abs;      // max |x|
+};
+
+template <class Num>
+Quantities<Num> quantities(const ExactSum& exact) {
+  return {exact.count, Ops<Num>::fixed(exact.abs_sum), Ops<Num>::fixed(exact.sum), Ops<Num>::exact_double(exact.max_abs)};
+}
+
+// The bound for one element; nullopt where the theorem gives nothing (gamma_k with k u >= 1,
+// Kahan beyond n u <= 1/2, ...).
+template <class Num>
+std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
+  using O = Ops<Num>;
+  const int p = traits(b.format).precision;
+  const Num u = O::power_of_two(-p);
+  const Num one = O::integer(1);
+  const std::uint64_t n = q.n;
+  const std::uint64_t k = n > 0 ? n - 1 : 0;
+  const std::uint64_t two_to_p = std::uint64_t{1} << p;
+
+  auto anyorder = [&]() -> Num {
+    const Num ku = O::integer(k) * u;
+    // (n-1)u/(1+(n-1)u) when n-1 <= 1/(2u) (Lange & Rump 2019), else (n-1)u (AN23 4.11).
+    if (k <= two_to_p / 2) return ku / (one + ku) * q.abs_sum;
+    return ku * q.abs_sum;
+  };
+  auto gamma = [&](std::uint64_t h) -> std::optional<Num> {
+    if (h >= two_to_p) return std::nullopt;  // h u >= 1: no bound
+    const Num hu = O::integer(h) * u;
+    return hu / (one - hu);
+  };
+
+  switch (b.kind) {
+    case BoundKind::recursive: return O::integer(k) * u * q.abs_sum;
+    case BoundKind::anyorder: return anyorder();
+    case BoundKind::tree: {
+      const std::uint64_t h = tree_height(b.shape, n);
+      std::optional<Num> tree;
+      if (h + 1 <= floor_sqrt_power_of_two(p)) tree = O::integer(h) * u * q.abs_sum;
+      else if (auto g = gamma(h)) tree = *g * q.abs_sum;
+      const Num any = anyorder();
+      return tree ? minimum(*tree, any) : any;
+    }
+    case BoundKind::kahan: {
+      // Valid for u <= 1/128 (every format here) and n u <= 1/2.
+      if (n > two_to_p / 2) return std::nullopt;
+      return (O::integer(3) * u + O::integer(14) * O::integer(n + 1) * u * u) * q.abs_sum;
+    }
+    case BoundKind::neumaier: {
+      auto g = gamma(k);
+      if (!g) return std::nullopt;
+      return u * q.abs_exact + *g * *g * q.abs_sum;
+    }
+    case BoundKind::widened: {
+      auto inner = evaluate(*b.inner, q);
+      if (!inner) return std::nullopt;
+      return u * q.abs_exact + (one + u) * *inner;
+    }
+    case BoundKind::products: {
+      // N u A (Jeannerod & Rump 2013) plus, per operation, twice the underflow error of a
+      // product or FMA landing in the subnormal range (half the smallest subnormal; the factor
+      // 2 covers its growth through later roundings when N u <= 1/2). See docs/bounds.md.
+      if (n > two_to_p / 2) return std::nullopt;
+      const Num eta = O::power_of_two(traits(b.format).emin - p);
+      return O::integer(n) * u * q.abs_sum + O::integer(2 * n) * eta;
+    }
+    case BoundKind::reproducible_binned: {
+      const Num e = u;
+      const Num c = O::integer(7) * e / (one - O::integer(6) * O::sqrt_up(e));
+      const Num floor_term = O::power_of_two(traits(b.format).emin - 1);
+      const Num scaled_max = O::power_of_two(static_cast<int>(b.width * (1 - b.count))) * q.max_abs;
+      return (one + c) * O::integer(n) * maximum(scaled_max, floor_term) + c * q.abs_exact;
+    }
+    case BoundKind::stochastic: {
+      // gamma~_{n-1}(lambda) = exp(lambda sqrt(n-1) u_sr + (n-1) u_sr^2/(1-u_sr)) - 1.
+      const Num usr = O::power_of_two(1 - p);
+      const Num exponent = O::exact_double(b.lambda) * O::sqrt_up(O::integer(k)) * usr +
+                           O::integer(k) * usr * usr / (one - usr);
+      return (O::exp_up(exponent) - one) * q.abs_sum;
+    }
+    case BoundKind::ftz: {
+      auto inner = evaluate(*b.inner, q);
+      if (!inner) return std::nullopt;
+      const std::uint64_t flushes = n > 0 ? 2 * n - 1 : 0;
+      return *inner + O::integer(flushes) * O::power_of_two(traits(b.format).emin);
+    }
+    case BoundKind::correctly_rounded:
+    case BoundKind::faithful:
+    case BoundKind::ulps: break;
+  }
+  return std::nullopt;
+}
+
+bool fixed_at_most(const FixedInt& x, double y) {  // x <= y for finite y >= 0
+  return x <= to_fixed(y);
+}
+
+}  // namespace
+
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
+                             const FixedInt& abs_error) {
+  BoundCheck check;
+  if (exact.special != Special::none) return check;  // only the special-value rules apply
+  const auto qi = quantities<Interval>(exact);
+  const auto approximate = evaluate(bound, qi);
+  if (!approximate) {
+    check.bound = kInfinity;
+    check.vacuous = true;
+    return check;
+  }
+  const Interval b = *approximate;
+  check.bound = b.hi;
+
+  std::optional<Rational> exact_bound;
+  std::optional<Quantities<Rational>> qr;
+  auto rational = [&]() -> const Rational& {
+    if (!exact_bound) {
+      qr = quantities<Rational>(exact);
+      exact_bound = *evaluate(bound, *qr);  // same integer conditions: defined when the interval is
+    }
+    return *exact_bound;
+  };
+
+  // Vacuous: the bound allows an error as large as A itself (no accuracy promised).
+  if (exact.abs_sum != 0) {
+    if (b.lo >= qi.abs_sum.hi) check.vacuous = true;
+    else if (b.hi < qi.abs_sum.lo) check.vacuous = false;
+    else check.vacuous = rational() >= qr->abs_sum;
+  }
+
+  // Precondition: A + bound below the overflow threshold of every format involved.
+  std::vector<Format> formats = bound_formats(bound);
+  formats.push_back(output);
+  const Interval reach = qi.abs_sum + b;
+  check.precondition_met = true;
+  for (Format f : formats) {
+    const double limit = largest_finite(f);
+    if (reach.hi < limit) continue;
+    if (reach.lo >= limit) {
+      check.precondition_met = false;
+      break;
+    }
+    const Rational reach_exact = Ops<Rational>::fixed(exact.abs_sum) + rational();
+    if (!(reach_exact < Ops<Rational>::exact_double(limit))) {
+      check.precondition_met = false;
+      break;
+    }
+  }
+
+  // Within: |error| <= bound, decided exactly.
+  if (abs_error == 0 || (std::isfinite(b.lo) && fixed_at_most(abs_error, b.lo))) check.within = true;
+  else if (std::isfinite(b.hi) && !fixed_at_most(abs_error, b.hi)) check.within = false;
+  else check.within = Ops<Rational>::fixed(abs_error) <= rational();
+  return check;
+}
+
+}  // namespace accucheck

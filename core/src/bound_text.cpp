@@ -1,0 +1,359 @@
+// Bound expressions as text: the parser, the printer, tree heights and sources.
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "accucheck/bound.h"
+
+namespace accucheck {
+namespace {
+
+struct KindInfo {
+  BoundKind kind;
+  std::string_view name;
+  std::string_view source;
+};
+
+constexpr KindInfo kKinds[] = {
+    {BoundKind::recursive, "recursive", "Rump, BIT 52 (2012); AN23 sec. 4.6.2"},
+    {BoundKind::anyorder, "anyorder", "AN23 eq. (4.11); Lange & Rump (2019), AN23 Thm 4.5"},
+    {BoundKind::tree, "tree", "Lange & Rump (2019), AN23 Thm 4.4; Higham (2002) sec. 4.2"},
+    {BoundKind::kahan, "kahan", "Hallman & Ipsen, arXiv 2203.15928 (2022), as cited in AN23 sec. 5.3"},
+    {BoundKind::neumaier, "neumaier", "Ogita, Rump & Oishi, SIAM J. Sci. Comput. 26 (2005), Prop. 4.5"},
+    {BoundKind::widened, "widened", "composition: u_out|S| + (1+u_out)*inner"},
+    {BoundKind::products, "products", "Jeannerod & Rump, SIAM J. Matrix Anal. Appl. 34 (2013); Higham (2002) sec. 3.1"},
+    {BoundKind::correctly_rounded, "correctly_rounded", "IEEE 754-2019"},
+    {BoundKind::faithful, "faithful", "Rump, Ogita & Oishi, SIAM J. Sci. Comput. 31 (2008)"},
+    {BoundKind::reproducible_binned, "reproducible_binned", "Ahrens, Nguyen & Demmel, UCB/EECS-2015-229, Thm 5.8 eq. (5.26)"},
+    {BoundKind::stochastic, "stochastic", "Connolly, Higham & Mary, SIAM J. Sci. Comput. 43 (2021); AN23 sec. 4.6.4"},
+    {BoundKind::ftz, "ftz", "derived: flush-to-zero moves each input and result by less than min_normal"},
+    {BoundKind::ulps, "ulps", "stated by the backend (empirical)"},
+};
+
+const KindInfo& info(BoundKind kind) {
+  for (const auto& k : kKinds)
+    if (k.kind == kind) return k;
+  return kKinds[0];
+}
+
+// A tiny recursive-descent parser over: NAME [ '(' ARG {',' ARG} ')' ].
+struct Node {
+  std::string head;  // identifier or literal ("f32", "blocked:64", "3", "recursive")
+  std::vector<Node> arguments;
+  bool has_parentheses = false;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  bool parse(Node& out, std::string& error) {
+    if (!node(out, error)) return false;
+    skip_space();
+    if (position_ != text_.size()) {
+      error = "unexpected '" + std::string(text_.substr(position_)) + "' at position " + std::to_string(position_);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  void skip_space() {
+    while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_]))) ++position_;
+  }
+  static bool word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '.' || c == '-' || c == '+';
+  }
+  bool node(Node& out, std::string& error) {
+    if (++depth_ > 16) {
+      error = "bound expression nested too deeply";
+      return false;
+    }
+    skip_space();
+    const std::size_t start = position_;
+    while (position_ < text_.size() && word_char(text_[position_])) ++position_;
+    if (position_ == start) {
+      error = position_ < text_.size() ? "unexpected '" + std::string(1, text_[position_]) + "' at position " + std::to_string(position_)
+                                       : "bound expression ends early";
+      return false;
+    }
+    out.head = std::string(text_.substr(start, position_ - start));
+    skip_space();
+    if (position_ < text_.size() && text_[position_] == '(') {
+      out.has_parentheses = true;
+      ++position_;
+      skip_space();
+      if (position_ < text_.size() && text_[position_] == ')') {
+        ++position_;
+        --depth_;
+        return true;
+      }
+      for (;;) {
+        Node argument;
+        if (!node(argument, error)) return false;
+        out.arguments.push_back(std::move(argument));
+        skip_space();
+        if (position_ < text_.size() && text_[position_] == ',') {
+          ++position_;
+          continue;
+        }
+        if (position_ < text_.size() && text_[position_] == ')') {
+          ++position_;
+          break;
+        }
+        error = "expected ',' or ')' at position " + std::to_string(position_) + " in '" + out.head + "(...)'";
+        return false;
+      }
+    }
+    --depth_;
+    return true;
+  }
+
+  std::string_view text_;
+  std::size_t position_ = 0;
+  int depth_ = 0;
+};
+
+bool parse_unsigned(std::string_view text, std::uint64_t& out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+bool to_format(const Node& node, Format& out, std::string& error) {
+  auto f = parse_format(node.head);
+  if (!f || node.has_parentheses) {
+    error = "'" + node.head + "' is not a format (f64, f32, f16, bf16)";
+    return false;
+  }
+  out = *f;
+  return true;
+}
+
+bool to_shape(const Node& node, TreeShape& out, std::string& error) {
+  const std::string& h = node.head;
+  if (node.has_parentheses) {
+    error = "tree shape '" + h + "' takes no arguments";
+    return false;
+  }
+  if (h == "pairwise") {
+    out = {TreeShape::Kind::pairwise, 0};
+    return true;
+  }
+  if (h == "numpy") {
+    out = {TreeShape::Kind::numpy, 0};
+    return true;
+  }
+  auto colon = h.find(':');
+  if (colon != std::string::npos) {
+    std::string_view kind = std::string_view(h).substr(0, colon);
+    std::uint64_t parameter = 0;
+    if (!parse_unsigned(std::string_view(h).substr(colon + 1), parameter) || parameter == 0 || parameter > (1u << 30)) {
+      error = "tree shape '" + h + "' needs a positive integer after ':'";
+      return false;
+    }
+    if (kind == "blocked") {
+      out = {TreeShape::Kind::blocked, parameter};
+      return true;
+    }
+    if (kind == "lanes") {
+      out = {TreeShape::Kind::lanes, parameter};
+      return true;
+    }
+  }
+  error = "unknown tree shape '" + h + "' (pairwise, numpy, blocked:B, lanes:L)";
+  return false;
+}
+
+std::optional<BoundExpr> build(const Node& node, std::string& error);
+
+bool expect_arguments(const Node& node, std::size_t count, std::string& error) {
+  if (node.arguments.size() != count) {
+    error = "'" + node.head + "' takes " + std::to_string(count) + " argument" + (count == 1 ? "" : "s") +
+            ", got " + std::to_string(node.arguments.size());
+    return false;
+  }
+  return true;
+}
+
+std::optional<BoundExpr> build(const Node& node, std::string& error) {
+  const KindInfo* kind = nullptr;
+  for (const auto& k : kKinds)
+    if (k.name == node.head) kind = &k;
+  if (!kind) {
+    error = "unknown bound kind '" + node.head + "'";
+    return std::nullopt;
+  }
+  BoundExpr bound;
+  bound.kind = kind->kind;
+  switch (kind->kind) {
+    case BoundKind::recursive:
+    case BoundKind::anyorder:
+    case BoundKind::kahan:
+    case BoundKind::neumaier:
+    case BoundKind::products:
+      if (!expect_arguments(node, 1, error) || !to_format(node.arguments[0], bound.format, error)) return std::nullopt;
+      return bound;
+    case BoundKind::tree:
+      if (!expect_arguments(node, 2, error) || !to_shape(node.arguments[0], bound.shape, error) ||
+          !to_format(node.arguments[1], bound.format, error))
+        return std::nullopt;
+      return bound;
+    case BoundKind::widened:
+    case BoundKind::ftz: {
+      if (!expect_arguments(node, 2, error)) return std::nullopt;
+      auto inner = build(node.arguments[0], error);
+      if (!inner) return std::nullopt;
+      if (!is_error_bound(inner->kind)) {
+        error = "'" + node.head + "' needs an error bound inside, not '" + to_string(inner->kind) + "'";
+        return std::nullopt;
+      }
+      if (!to_format(node.arguments[1], bound.format, error)) return std::nullopt;
+      bound.inner = std::make_shared<const BoundExpr>(std::move(*inner));
+      return bound;
+    }
+    case BoundKind::correctly_rounded:
+    case BoundKind::faithful:
+      if (!expect_arguments(node, 0, error)) return std::nullopt;
+      return bound;
+    case BoundKind::ulps: {
+      std::uint64_t k = 0;
+      if (!expect_arguments(node, 1, error)) return std::nullopt;
+      if (!parse_unsigned(node.arguments[0].head, k) || k > (1u << 30)) {
+        error = "ulps(K) needs a non-negative integer K, got '" + node.arguments[0].head + "'";
+        return std::nullopt;
+      }
+      bound.count = static_cast<std::int64_t>(k);
+      return bound;
+    }
+    case BoundKind::reproducible_binned: {
+      std::uint64_t fold = 0, width = 0;
+      if (!expect_arguments(node, 3, error)) return std::nullopt;
+      if (!parse_unsigned(node.arguments[0].head, fold) || fold < 2 || fold > 8 ||
+          !parse_unsigned(node.arguments[1].head, width) || width < 1 || width > 60) {
+        error = "reproducible_binned(K,W,F) needs integers 2 <= K <= 8 and 1 <= W <= 60";
+        return std::nullopt;
+      }
+      if (!to_format(node.arguments[2], bound.format, error)) return std::nullopt;
+      bound.count = static_cast<std::int64_t>(fold);
+      bound.width = static_cast<std::int64_t>(width);
+      return bound;
+    }
+    case BoundKind::stochastic: {
+      if (!expect_arguments(node, 2, error)) return std::nullopt;
+      const std::string& text = node.arguments[0].head;
+      char* end = nullptr;
+      const double lambda = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() + text.size() || !(lambda > 0) || lambda > 64) {
+        error = "stochastic(LAMBDA,F) needs 0 < LAMBDA <= 64, got '" + text + "'";
+        return std::nullopt;
+      }
+      if (!to_format(node.arguments[1], bound.format, error)) return std::nullopt;
+      bound.lambda = lambda;
+      return bound;
+    }
+  }
+  error = "unhandled bound kind";
+  return std::nullopt;
+}
+
+std::string shape_text(const TreeShape& s) {
+  switch (s.kind) {
+    case TreeShape::Kind::pairwise: return "pairwise";
+    case TreeShape::Kind::numpy: return "numpy";
+    case TreeShape::Kind::blocked: return "blocked:" + std::to_string(s.parameter);
+    case TreeShape::Kind::lanes: return "lanes:" + std::to_string(s.parameter);
+  }
+  return "?";
+}
+
+std::uint64_t ceil_log2(std::uint64_t n) {
+  std::uint64_t h = 0;
+  while ((std::uint64_t{1} << h) < n) ++h;
+  return h;
+}
+
+std::uint64_t numpy_height(std::uint64_t n) {
+  // numpy/core/src/umath/loops_utils.h.src, pairwise_sum: below 8 a plain loop; up to 128
+  // eight accumulators (n/8 addends each), a 3-level tree, then the n%8 leftovers in order;
+  // above, split at n/2 rounded down to a multiple of 8 and recurse.
+  if (n <= 1) return 0;
+  if (n < 8) return n - 1;
+  if (n <= 128) return (n / 8 - 1) + 3 + (n % 8);
+  std::uint64_t half = n / 2;
+  half -= half % 8;
+  return 1 + std::max(numpy_height(half), numpy_height(n - half));
+}
+
+}  // namespace
+
+std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
+  if (n <= 1) return 0;
+  switch (shape.kind) {
+    case TreeShape::Kind::pairwise: return ceil_log2(n);
+    case TreeShape::Kind::numpy: return numpy_height(n);
+    case TreeShape::Kind::blocked: {
+      const std::uint64_t b = shape.parameter;
+      return (std::min(n, b) - 1) + ((n + b - 1) / b - 1);
+    }
+    case TreeShape::Kind::lanes: {
+      const std::uint64_t lanes = shape.parameter;
+      return ((n + lanes - 1) / lanes - 1) + ceil_log2(lanes);
+    }
+  }
+  return n - 1;
+}
+
+std::string to_string(BoundKind kind) { return std::string(info(kind).name); }
+std::string_view bound_source(BoundKind kind) { return info(kind).source; }
+
+bool is_error_bound(BoundKind kind) {
+  return kind != BoundKind::correctly_rounded && kind != BoundKind::faithful && kind != BoundKind::ulps;
+}
+
+std::vector<Format> bound_formats(const BoundExpr& bound) {
+  std::vector<Format> formats;
+  if (bound.inner) formats = bound_formats(*bound.inner);
+  if (bound.kind != BoundKind::correctly_rounded && bound.kind != BoundKind::faithful && bound.kind != BoundKind::ulps)
+    formats.push_back(bound.format);
+  return formats;
+}
+
+std::string to_string(const BoundExpr& bound) {
+  const std::string name(info(bound.kind).name);
+  const std::string format(accucheck::name(bound.format));
+  switch (bound.kind) {
+    case BoundKind::recursive:
+    case BoundKind::anyorder:
+    case BoundKind::kahan:
+    case BoundKind::neumaier:
+    case BoundKind::products: return name + "(" + format + ")";
+    case BoundKind::tree: return name + "(" + shape_text(bound.shape) + "," + format + ")";
+    case BoundKind::widened:
+    case BoundKind::ftz: return name + "(" + to_string(*bound.inner) + "," + format + ")";
+    case BoundKind::correctly_rounded:
+    case BoundKind::faithful: return name;
+    case BoundKind::ulps: return name + "(" + std::to_string(bound.count) + ")";
+    case BoundKind::reproducible_binned:
+      return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
+    case BoundKind::stochastic: {
+      std::ostringstream text;
+      text << name << "(" << bound.lambda << "," << format << ")";
+      return text.str();
+    }
+  }
+  return name;
+}
+
+std::optional<BoundExpr> parse_bound(std::string_view text, std::string* error) {
+  std::string message;
+  Node root;
+  Parser parser(text);
+  std::optional<BoundExpr> result;
+  if (parser.parse(root, message)) result = build(root, message);
+  if (!result && error) *error = "bad bound expression '" + std::string(text) + "': " + message;
+  return result;
+}
+
+}  // namespace accucheck

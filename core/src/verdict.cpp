@@ -1,0 +1,118 @@
+#include "accucheck/verdict.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace accucheck {
+
+std::string_view name(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return "ok";
+    case Verdict::bound_vacuous: return "bound-vacuous";
+    case Verdict::precondition_not_met: return "precondition-not-met";
+    case Verdict::bound_exceeded: return "bound-exceeded";
+    case Verdict::not_correctly_rounded: return "not-correctly-rounded";
+    case Verdict::overflow: return "overflow";
+    case Verdict::special_value_mismatch: return "special-value-mismatch";
+    case Verdict::not_representable: return "not-representable";
+    case Verdict::nondeterministic: return "nondeterministic";
+  }
+  return "?";
+}
+
+bool is_violation(Verdict v) {
+  return v != Verdict::ok && v != Verdict::bound_vacuous && v != Verdict::precondition_not_met;
+}
+
+namespace {
+
+bool same_bits(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+// The verdict of a rounding claim (correctly_rounded, faithful, ulps) for a finite S.
+Verdict judge_rounding_claim(const BoundExpr& bound, Format output, const ExactSum& exact, double computed,
+                             double nearest, ElementVerdict& v) {
+  v.bound = std::numeric_limits<double>::quiet_NaN();
+  if (!std::isfinite(computed) && std::isfinite(nearest)) return Verdict::overflow;
+  switch (bound.kind) {
+    case BoundKind::correctly_rounded:
+      return same_bits(computed, nearest) ? Verdict::ok : Verdict::not_correctly_rounded;
+    case BoundKind::faithful: {
+      // RD(S) and RU(S): RNE(S) and its neighbour on the other side of S.
+      const int side = exact.sum.compare(std::isfinite(nearest) ? to_fixed(nearest) : exact.sum);
+      double other = nearest;
+      if (std::isinf(nearest)) other = nearest > 0 ? largest_finite(output) : -largest_finite(output);
+      else if (side > 0) other = next_up(nearest, output);
+      else if (side < 0) other = next_down(nearest, output);
+      return (computed == nearest || computed == other) ? Verdict::ok : Verdict::bound_exceeded;
+    }
+    case BoundKind::ulps:
+      if (!std::isfinite(nearest)) {
+        v.precondition_met = false;
+        return Verdict::precondition_not_met;
+      }
+      v.bound = static_cast<double>(bound.count);
+      return std::llabs(v.ulps) <= bound.count ? Verdict::ok : Verdict::bound_exceeded;
+    default: break;
+  }
+  return Verdict::ok;
+}
+
+}  // namespace
+
+ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed) {
+  ElementVerdict v;
+  v.computed = computed;
+  v.kappa = exact.condition_number();
+  const double nearest = exact.rounded(output);
+  v.correctly_rounded = nearest;
+
+  if (exact.special != Special::none) {
+    v.exact = nearest;
+    v.precondition_met = false;
+    v.error = same_bits(computed, nearest) ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    v.bound = std::numeric_limits<double>::quiet_NaN();
+    const bool matches = exact.special == Special::nan ? std::isnan(computed) : computed == nearest;
+    v.verdict = matches ? Verdict::ok : Verdict::special_value_mismatch;
+    return v;
+  }
+
+  v.exact = nearest_double(exact.sum);
+  if (!representable(computed, output)) {
+    v.verdict = Verdict::not_representable;
+    return v;
+  }
+  FixedInt abs_error;
+  if (std::isfinite(computed)) {
+    abs_error = to_fixed(computed) - exact.sum;
+    if (abs_error < 0) abs_error = -abs_error;
+    v.error = nearest_double(abs_error);
+  } else {
+    v.error = std::numeric_limits<double>::infinity();
+  }
+  if (std::isfinite(computed) && std::isfinite(nearest)) v.ulps = ordinal(computed, output) - ordinal(nearest, output);
+
+  if (!is_error_bound(bound.kind)) {
+    v.verdict = judge_rounding_claim(bound, output, exact, computed, nearest, v);
+    if (std::isfinite(v.bound) && v.bound > 0) v.ratio = static_cast<double>(std::llabs(v.ulps)) / v.bound;
+    return v;
+  }
+
+  const BoundCheck check = check_error_bound(bound, output, exact, abs_error);
+  v.bound = check.bound;
+  v.vacuous = check.vacuous;
+  v.precondition_met = check.precondition_met;
+  v.ratio = v.bound > 0 ? v.error / v.bound : (v.error == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+  if (std::isinf(check.bound)) v.verdict = Verdict::bound_vacuous;
+  else if (!check.precondition_met) v.verdict = Verdict::precondition_not_met;
+  else if (!std::isfinite(computed)) v.verdict = Verdict::overflow;
+  else if (!check.within) v.verdict = Verdict::bound_exceeded;
+  else if (check.vacuous) v.verdict = Verdict::bound_vacuous;
+  else v.verdict = Verdict::ok;
+  return v;
+}
+
+}  // namespace accucheck

@@ -1,0 +1,66 @@
+// Shared by CPU backend files: run a summation over each element's addends in a storage type,
+// and register one backend per format from a single line.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/soft_float.h"
+
+namespace accucheck::impls {
+
+// Calls sum(std::span<const T>) on each element's addends (initial value first) in type T.
+template <class T, class Sum>
+void sum_each_element(const DenseWorkload& w, std::span<double> result, const Sum& sum) {
+  std::vector<T> column(w.steps + 1);
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    column[0] = from_value<T>(w.initial[j]);
+    for (std::size_t t = 0; t < w.steps; ++t) column[t + 1] = from_value<T>(w.addends[t * w.elements + j]);
+    result[j] = to_value(sum(std::span<const T>(column)));
+  }
+}
+
+// "{F}" in a name or bound template becomes the format's name.
+inline std::string with_format(std::string text, Format f) {
+  for (auto at = text.find("{F}"); at != std::string::npos; at = text.find("{F}"))
+    text.replace(at, 3, name(f));
+  return text;
+}
+
+// Registers <name>_<format> for each format in `formats`, each accumulating in its own
+// storage format with a per-element functor Sum (a template operator() over the storage type).
+template <class Sum>
+struct PerFormatRegistration {
+  PerFormatRegistration(const char* name, const char* bound, Determinism determinism, const char* summary,
+                        std::initializer_list<Format> formats) {
+    for (Format f : formats) {
+      DenseRun run;
+      switch (f) {
+        case Format::f64: run = runner<double>(); break;
+        case Format::f32: run = runner<float>(); break;
+        case Format::f16: run = runner<Half>(); break;
+        case Format::bf16: run = runner<BFloat16>(); break;
+      }
+      Registration(dense_backend(with_format(std::string(name) + "_{F}", f), f, f, with_format(bound, f),
+                                 determinism, summary, std::move(run)));
+    }
+  }
+
+ private:
+  template <class T>
+  static DenseRun runner() {
+    return [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+      sum_each_element<T>(w, result, [](std::span<const T> x) { return Sum{}(x); });
+    };
+  }
+};
+
+#define ACCUCHECK_REGISTER_PER_FORMAT(SUM, ...)                                                         \
+  static const ::accucheck::impls::PerFormatRegistration<SUM> ACCUCHECK_CONCAT(accucheck_family_, \
+                                                                                __COUNTER__)(__VA_ARGS__)
+
+inline constexpr std::initializer_list<Format> every_format = {Format::f64, Format::f32, Format::f16, Format::bf16};
+
+}  // namespace accucheck::impls

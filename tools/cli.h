@@ -1,0 +1,43 @@
+// Shared by the accucheck subcommands: argument access, exit codes, errors.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace accucheck::cli {
+
+// Exit codes of every subcommand.
+inline constexpr int kExitOk = 0;         // nothing violated
+inline constexpr int kExitViolation = 1;  // a backend violated its stated bound
+inline constexpr int kExitUsage = 2;      // usage or input error
+
+// Thrown for bad usage or bad input; main prints "accucheck: <message>" and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Command-line arguments after the subcommand name, consumed option by option.
+class Args {
+ public:
+  explicit Args(std::vector<std::string> args) : args_(std::move(args)) {}
+  // --name VALUE or --name=VALUE; every occurrence, consumed.
+  std::vector<std::string> values(std::string_view name);
+  std::optional<std::string> value(std::string_view name);  // the last occurrence
+  bool flag(std::string_view name);                         // --name present (consumed)
+  // The remaining arguments; a leftover "--option" is an error.
+  std::vector<std::string> positionals();
+
+ private:
+  std::vector<std::string> args_;
+};
+
+using Command = int (*)(Args&);
+
+int list_command(Args& args);
+int exact_command(Args& args);
+
+}  // namespace accucheck::cli

@@ -1,0 +1,104 @@
+// accucheck exact --format F [FILE|-] [--json]
+// Reads whitespace-separated numbers, each exactly a value of F, and prints their correctly
+// rounded sum in F, the exact sum, A = sum |x| and the condition number.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "accucheck/exact.h"
+#include "accucheck/json.h"
+#include "accucheck/number_parse.h"
+#include "cli.h"
+
+namespace accucheck::cli {
+namespace {
+
+// Reads every token of `in`, checks it is exactly a value of f, feeds the oracle.
+ExactSum read_and_sum(std::istream& in, const std::string& source, Format f) {
+  BoostExactAccumulator accumulator;
+  std::string line;
+  std::size_t line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    const auto comment = line.find('#');
+    if (comment != std::string::npos) line.erase(comment);
+    std::istringstream tokens(line);
+    std::string token;
+    while (tokens >> token) {
+      const ParseResult parsed = parse_number(token);
+      const std::string where = source + ":" + std::to_string(line_number) + ": ";
+      if (!parsed.ok()) throw UsageError(where + "'" + token + "' is not a number (" + parsed.error + ")");
+      const auto value = exact_value_in(parsed.number, f);
+      if (!value) {
+        const double nearest = round_parsed_to_format(parsed.number, f);
+        throw UsageError(where + "'" + token + "' is not exactly representable in " + std::string(name(f)) +
+                         " (nearest " + std::string(name(f)) + " value: " + shortest_decimal(nearest, f) + " = " +
+                         hex_float(nearest) + ")");
+      }
+      accumulator.add(*value);
+    }
+  }
+  if (in.bad()) throw UsageError(source + ": read error");
+  return accumulator.result();
+}
+
+}  // namespace
+
+int exact_command(Args& args) {
+  const bool json = args.flag("json");
+  const auto format_text = args.value("format");
+  if (!format_text) throw UsageError("--format F is required (f64, f32, f16, bf16)");
+  const auto f = parse_format(*format_text);
+  if (!f) throw UsageError("unknown format '" + *format_text + "' (f64, f32, f16, bf16)");
+  const auto files = args.positionals();
+  if (files.size() > 1) throw UsageError("exact reads one FILE (or - for standard input)");
+  const std::string path = files.empty() ? "-" : files[0];
+
+  ExactSum exact;
+  if (path == "-") {
+    exact = read_and_sum(std::cin, "<stdin>", *f);
+  } else {
+    std::ifstream in(path);
+    if (!in) throw UsageError(path + ": cannot open");
+    exact = read_and_sum(in, path, *f);
+  }
+
+  const double rounded = exact.rounded(*f);
+  const bool finite = exact.special == Special::none;
+  const std::string exact_text = finite ? fixed_hex(exact.sum) : std::string(name(exact.special));
+  const std::string abs_text = finite ? fixed_hex(exact.abs_sum) : std::string("nan");
+  const double kappa = exact.condition_number();
+  if (json) {
+    JsonWriter w;
+    w.begin_object()
+        .field("format", name(*f))
+        .field("count", exact.count)
+        .field("special", name(exact.special))
+        .field("sum_hex", hex_float(rounded))
+        .field("sum_decimal", shortest_decimal(rounded, *f))
+        .field("sum_bits", [&] {
+          char bits[24];
+          std::snprintf(bits, sizeof bits, "0x%0*llx", traits(*f).storage_bits / 4,
+                        static_cast<unsigned long long>(encode(rounded, *f)));
+          return std::string(bits);
+        }())
+        .field("exact", exact_text)
+        .field("exact_nearest_f64", finite ? nearest_double(exact.sum) : rounded)
+        .field("abs_sum_hex", abs_text)
+        .field("kappa", kappa)
+        .end_object();
+    std::printf("%s\n", w.str().c_str());
+    return kExitOk;
+  }
+  std::printf("format    %s\n", std::string(name(*f)).c_str());
+  std::printf("count     %llu\n", static_cast<unsigned long long>(exact.count));
+  std::printf("sum       %s = %s   (correctly rounded to %s)\n", hex_float(rounded).c_str(),
+              shortest_decimal(rounded, *f).c_str(), std::string(name(*f)).c_str());
+  std::printf("exact     %s\n", exact_text.c_str());
+  std::printf("abs_sum   %s\n", abs_text.c_str());
+  std::printf("kappa     %.6g\n", kappa);
+  return kExitOk;
+}
+
+}  // namespace accucheck::cli

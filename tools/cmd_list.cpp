@@ -1,0 +1,45 @@
+// accucheck list [--json]: every registered backend with its formats, stated bound and class.
+#include <cstdio>
+
+#include "accucheck/backend.h"
+#include "accucheck/json.h"
+#include "cli.h"
+
+namespace accucheck::cli {
+
+int list_command(Args& args) {
+  const bool json = args.flag("json");
+  if (!args.positionals().empty()) throw UsageError("list takes no arguments");
+  const auto& backends = Registry::global().all();
+  if (json) {
+    JsonWriter w;
+    w.begin_object().key("backends").begin_array();
+    for (const auto& b : backends) {
+      w.begin_object()
+          .field("name", b.name)
+          .field("device", name(b.device))
+          .field("storage", name(b.storage))
+          .field("accumulation", name(b.accumulation))
+          .field("bound", b.bound_text())
+          .field("bound_source", bound_source(b.bound.kind))
+          .field("determinism", name(b.determinism))
+          .field("origin", b.origin)
+          .field("summary", b.summary)
+          .end_object();
+    }
+    w.end_array().end_object();
+    std::printf("%s\n", w.str().c_str());
+    return kExitOk;
+  }
+  std::printf("%-24s %-6s %-7s %-5s %-34s %s\n", "backend", "device", "storage", "acc", "stated bound", "determinism");
+  for (const auto& b : backends) {
+    std::printf("%-24s %-6s %-7s %-5s %-34s %s%s\n", b.name.c_str(), std::string(name(b.device)).c_str(),
+                std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(),
+                b.bound_text().c_str(), std::string(name(b.determinism)).c_str(),
+                b.origin == "builtin" ? "" : ("  [plugin " + b.origin + "]").c_str());
+  }
+  std::printf("%zu backends\n", backends.size());
+  return kExitOk;
+}
+
+}  // namespace accucheck::cli

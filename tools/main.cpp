@@ -1,0 +1,54 @@
+// accucheck: checks gradient accumulators against exact sums and their stated error bounds.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  accucheck::cli::Command run;
+  const char* synopsis;
+};
+
+const Subcommand kSubcommands[] = {
+    {"list", accucheck::cli::list_command, "list [--json]                      every backend: formats, bound, determinism"},
+    {"exact", accucheck::cli::exact_command,
+     "exact --format F [FILE|-] [--json]  exact and correctly rounded sum of the numbers in FILE"},
+};
+
+void usage(std::FILE* out) {
+  std::fprintf(out, "usage: accucheck <command> [options]\n\ncommands:\n");
+  for (const auto& s : kSubcommands) std::fprintf(out, "  %s\n", s.synopsis);
+  std::fprintf(out, "\nexit status: 0 ok, 1 a bound was violated, 2 usage or input error\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? accucheck::cli::kExitUsage : accucheck::cli::kExitOk;
+  }
+  for (const auto& s : kSubcommands) {
+    if (std::strcmp(argv[1], s.name) != 0) continue;
+    accucheck::cli::Args args(std::vector<std::string>(argv + 2, argv + argc));
+    try {
+      return s.run(args);
+    } catch (const accucheck::cli::UsageError& e) {
+      std::fprintf(stderr, "accucheck %s: %s\n", s.name, e.what());
+      return accucheck::cli::kExitUsage;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "accucheck %s: %s\n", s.name, e.what());
+      return accucheck::cli::kExitUsage;
+    }
+  }
+  std::fprintf(stderr, "accucheck: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return accucheck::cli::kExitUsage;
+}
