@@ -1,0 +1,2 @@
+// Placeholder for the fast exact accumulator (issue 8).
+#pragma once

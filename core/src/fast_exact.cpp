@@ -1,0 +1,1 @@
+// Placeholder for the fast exact accumulator (issue 8).
