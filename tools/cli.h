@@ -39,5 +39,7 @@ using Command = int (*)(Args&);
 
 int list_command(Args& args);
 int exact_command(Args& args);
+int check_command(Args& args);
+int replay_command(Args& args);
 
 }  // namespace accucheck::cli

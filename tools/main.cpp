@@ -19,6 +19,13 @@ const Subcommand kSubcommands[] = {
     {"list", accucheck::cli::list_command, "list [--json]                      every backend: formats, bound, determinism"},
     {"exact", accucheck::cli::exact_command,
      "exact --format F [FILE|-] [--json]  exact and correctly rounded sum of the numbers in FILE"},
+    {"check", accucheck::cli::check_command,
+     "check [--backend GLOB]... [--format F] [--family NAME]... [--minutes M | --cases N] [--seed S]\n"
+     "        [--findings DIR] [--json FILE] [--junit FILE] [--max-steps N] [--max-long-steps N] [--quiet]\n"
+     "                                     a campaign of adversarial cases against the backends"},
+    {"replay", accucheck::cli::replay_command,
+     "replay CASE [--backend GLOB]... [--json]\n"
+     "                                     re-run a case file: the per-element verdict table"},
 };
 
 void usage(std::FILE* out) {

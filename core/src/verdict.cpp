@@ -17,6 +17,7 @@ std::string_view name(Verdict v) {
     case Verdict::special_value_mismatch: return "special-value-mismatch";
     case Verdict::not_representable: return "not-representable";
     case Verdict::nondeterministic: return "nondeterministic";
+    case Verdict::backend_failed: return "backend-failed";
   }
   return "?";
 }
@@ -77,6 +78,16 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
     v.bound = std::numeric_limits<double>::quiet_NaN();
     const bool matches = exact.special == Special::nan ? std::isnan(computed) : computed == nearest;
     v.verdict = matches ? Verdict::ok : Verdict::special_value_mismatch;
+    if (!matches && exact.special != Special::nan && std::isnan(computed) && is_error_bound(bound.kind)) {
+      // One infinity among finite addends: IEEE gives NaN if the finite addends themselves
+      // overflow to the opposite infinity first. That is possible only when the finite part
+      // fails the precondition (A + bound reaches the overflow threshold); then NaN is no
+      // mismatch (docs/bounds.md, "Special values").
+      ExactSum finite_part = exact;
+      finite_part.special = Special::none;
+      if (!check_error_bound(bound, output, finite_part, FixedInt(0)).precondition_met)
+        v.verdict = Verdict::precondition_not_met;
+    }
     return v;
   }
 

@@ -46,3 +46,32 @@ class JsonWriter {
 };
 
 }  // namespace accucheck
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace accucheck {
+
+// A parsed JSON value. Numbers keep their source text so that they can be parsed exactly.
+struct JsonValue {
+  enum class Type { null, boolean, number, string, array, object } type = Type::null;
+  bool boolean = false;
+  std::string text;  // number token or string contents
+  std::vector<JsonValue> items;
+  std::vector<std::pair<std::string, JsonValue>> members;  // in document order
+
+  const JsonValue* find(std::string_view key) const;
+  std::string_view type_name() const;
+};
+
+struct JsonParseResult {
+  JsonValue value;
+  std::string error;  // "line L, column C: what is wrong"; empty on success
+  bool ok() const { return error.empty(); }
+};
+
+// Strict JSON (RFC 8259) with limits: nesting depth 64, 256 MiB of text. Never throws.
+JsonParseResult parse_json(std::string_view text);
+
+}  // namespace accucheck

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: build accucheck and run a short campaign over every backend, printing the
+# verdict table. Exit status is accucheck's: 0 nothing violated, 1 a violation, 2 usage error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash ci/install-deps.sh
+cmake --preset default >/dev/null
+cmake --build --preset default --target accucheck
+
+./build/accucheck list
+./build/accucheck check "$@"

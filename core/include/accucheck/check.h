@@ -1,0 +1,56 @@
+// Running a backend on a workload and judging every element: the one path that properties,
+// fuzzers and the CLI share, with determinism checks, shrinking and readable reports.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/choice.h"
+#include "accucheck/verdict.h"
+
+namespace accucheck {
+
+// Exact summaries of every element (computed once per workload, shared by all backends).
+std::vector<ExactSum> exact_sums(const DenseWorkload& w);
+
+struct BackendOutcome {
+  std::vector<ElementVerdict> elements;
+  Verdict worst = Verdict::ok;  // the most severe verdict over the elements
+  std::size_t worst_element = 0;
+  double max_ratio = 0;          // max error/bound over elements with a finite, non-vacuous bound
+  std::int64_t max_abs_ulps = 0; // max |ulps from RNE(S)|
+  std::string failure;           // the backend itself failed (threw): its message; worst is backend_failed
+  bool violated() const { return is_violation(worst); }
+};
+
+// Severity used to pick the worst verdict: violations above everything else.
+int severity(Verdict v);
+
+BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w, const std::vector<ExactSum>& exact,
+                             const RunOptions& options = {});
+inline BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w) {
+  return run_and_judge(backend, w, exact_sums(w));
+}
+
+// What the backend's determinism class promises, checked by re-running: bitwise-deterministic
+// backends must give identical bits across reruns and thread counts; order-independent ones
+// also under permutations of each element's addends and -0 padding (a different split of the
+// same addends). Returns "" when the promise holds, else what differed.
+std::string check_determinism(const Backend& backend, const DenseWorkload& w, ChoiceStream& s);
+
+// Shrinks a failing workload while `still_fails` holds: one element, fewer steps, simpler
+// values (0, fewer significant bits, powers of two). At most `budget` calls of still_fails.
+DenseWorkload shrink_workload(DenseWorkload w, const std::function<bool(const DenseWorkload&)>& still_fails,
+                              std::size_t budget = 3000);
+
+// A readable report of a violation: backend, bound, element, exact, computed, RNE(S), error,
+// bound value, ratio, ulps, kappa, verdict.
+std::string describe_violation(const Backend& backend, const DenseWorkload& w, const BackendOutcome& outcome);
+
+// Bits of a result value, NaNs compared as equal.
+bool same_result_bits(double a, double b);
+
+}  // namespace accucheck

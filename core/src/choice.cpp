@@ -1,0 +1,48 @@
+#include "accucheck/choice.h"
+
+namespace accucheck {
+
+int bytes_for_bound(std::uint64_t bound) {
+  int bytes = 0;
+  while (bound) {
+    ++bytes;
+    bound >>= 8;
+  }
+  return bytes;
+}
+
+std::uint64_t ByteChoiceStream::draw(std::uint64_t bound) {
+  if (bound == 0) return 0;
+  std::uint64_t value = 0;
+  const int count = bytes_for_bound(bound);
+  for (int i = 0; i < count; ++i) {
+    value <<= 8;
+    if (position_ < bytes_.size()) value |= bytes_[position_];
+    ++position_;
+  }
+  // Values above the bound wrap; small byte values stay small choices.
+  return bound == ~std::uint64_t{0} ? value : value % (bound + 1);
+}
+
+std::uint64_t SeededChoiceStream::next() {
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t SeededChoiceStream::draw(std::uint64_t bound) {
+  const std::uint64_t x = next();
+  if (bound == ~std::uint64_t{0}) return x;
+  // Lemire's multiply-shift reduction (bias below 2^-64 * bound: irrelevant here).
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * (bound + 1)) >> 64);
+}
+
+std::uint64_t RecordingChoiceStream::draw(std::uint64_t bound) {
+  const std::uint64_t value = source_.draw(bound);
+  const int count = bytes_for_bound(bound);
+  for (int i = count - 1; i >= 0; --i) bytes_.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+  return value;
+}
+
+}  // namespace accucheck

@@ -1,0 +1,291 @@
+#include "accucheck/families.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "accucheck/exact.h"
+#include "accucheck/float_gen.h"
+
+namespace accucheck {
+namespace {
+
+// Sizes the workload and returns a setter for element j's i-th addend (i = 0: initial value).
+struct Columns {
+  DenseWorkload& w;
+  Columns(DenseWorkload& workload, std::size_t elements, std::size_t steps) : w(workload) {
+    w.elements = elements;
+    w.steps = steps;
+    w.initial.assign(elements, 0.0);
+    w.addends.assign(elements * steps, 0.0);
+  }
+  std::size_t n() const { return w.steps + 1; }
+  void set(std::size_t j, std::size_t i, double value) {
+    if (i == 0) w.initial[j] = value;
+    else w.addends[(i - 1) * w.elements + j] = value;
+  }
+};
+
+std::size_t draw_elements(ChoiceStream& s, const GenerationLimits& l) { return 1 + s.draw(l.max_elements - 1); }
+std::size_t draw_steps(ChoiceStream& s, const GenerationLimits& l) { return 1 + s.draw(l.max_steps - 1); }
+std::size_t draw_long_steps(ChoiceStream& s, const GenerationLimits& l) {
+  const std::size_t scale = s.coin() ? l.max_long_steps : l.max_steps;
+  return 1 + s.draw(std::max<std::size_t>(scale, 1) - 1);
+}
+
+// Loss scaling for the narrow formats, as training does: gradients of 1e-11..1e-7 are mostly
+// below f16's range, so f16 gradients are scaled by 2^k (k drawn, 0 simplest).
+int loss_scale_exponent(ChoiceStream& s, Format f) { return f == Format::f16 ? static_cast<int>(s.draw(24)) : 0; }
+
+void mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const int k = loss_scale_exponent(s, f);
+  for (std::size_t j = 0; j < w.elements; ++j)
+    for (std::size_t i = 0; i < c.n(); ++i) {
+      // A few large values (1e-3 .. 1) among transformer-sized gradients (1e-11 .. 1e-7).
+      const bool large = s.chance(1, 16);
+      c.set(j, i, large ? draw_band_float(s, f, -10 + k, 0 + k) : draw_band_float(s, f, -37 + k, -24 + k));
+    }
+}
+
+void ill_conditioned(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // After Ogita, Rump & Oishi's GenDot (SIAM J. Sci. Comput. 26, 2005, sec. 6): the first half
+  // spans exponents up to b = log2(kappa); the second half cancels the running exact sum down to
+  // magnitudes decreasing to 2^0, so S ~ 1 while A ~ 2^b: kappa ~ 2^b (1 to 1e30 where the
+  // format's range allows).
+  Columns c(w, draw_elements(s, l), std::max<std::size_t>(1, draw_steps(s, l)));
+  const auto& t = traits(f);
+  const int max_b = std::min(100, t.emax - t.emin - 8);
+  const int b = static_cast<int>(s.draw(static_cast<std::uint64_t>(max_b)));
+  const int e0 = std::clamp(-b / 2, t.emin, t.emax - b - 8);
+  const std::size_t n = c.n(), half = std::max<std::size_t>(1, n / 2);
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    BoostExactAccumulator running;
+    for (std::size_t i = 0; i < n; ++i) {
+      double v;
+      if (i < half) {
+        const int e = e0 + (i == 0 ? b : static_cast<int>(s.draw(static_cast<std::uint64_t>(b))));
+        v = draw_band_float(s, f, e, e);
+      } else {
+        const int e = e0 + static_cast<int>(std::lround(double(b) * double(n - 1 - i) / double(std::max<std::size_t>(1, n - half))));
+        const double target = draw_band_float(s, f, e, e);
+        v = round_to_format(target - nearest_double(running.result().sum), f);
+        if (!std::isfinite(v)) v = target;
+      }
+      running.add(v);
+      c.set(j, i, v);
+    }
+  }
+}
+
+void near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // The mxnet-16686 reproduction: two steps, g = p*h with p about +0.5 then -0.5 and hidden
+  // activations h up to 7.5e-7: the steps nearly cancel (kappa about 5e6).
+  Columns c(w, draw_elements(s, l), 2);
+  const int k = f == Format::f16 ? 16 + static_cast<int>(s.draw(8)) : 0;
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    const double h = draw_band_float(s, f, -30 + k, -21 + k, /*positive=*/true);
+    const double p0 = 0.5 + std::ldexp(s.coin() ? 1.0 : -1.0, -18 - static_cast<int>(s.draw(10)));
+    const double p1 = -(0.5 + std::ldexp(s.coin() ? 1.0 : -1.0, -18 - static_cast<int>(s.draw(10))));
+    c.set(j, 0, s.chance(1, 4) ? draw_band_float(s, f, -50 + k, -40 + k) : 0.0);
+    c.set(j, 1, round_to_format(round_to_format(p0, f) * h, f));
+    c.set(j, 2, round_to_format(round_to_format(p1, f) * h, f));
+  }
+}
+
+void stagnation(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // A running sum at 2^p (256 in bf16, 2048 in f16, 2^24 in f32), then many increments at or
+  // below half an ulp: each is absorbed, the error grows by the increment every step.
+  Columns c(w, 1 + s.draw(std::min<std::size_t>(l.max_elements, 2) - 1), draw_long_steps(s, l));
+  const auto& t = traits(f);
+  const std::uint64_t zig = s.draw(16);
+  const int shift = zig % 2 == 0 ? static_cast<int>(zig / 2) : -static_cast<int>((zig + 1) / 2);
+  const int e = std::clamp(t.precision + shift, t.emin + t.precision, t.emax - 2);
+  const int mode = static_cast<int>(s.draw(3));
+  const bool mixed_signs = s.chance(1, 4);
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    double big = std::ldexp(1.0, e);
+    for (std::uint64_t u = s.draw(3); u > 0; --u) big = next_up(big, f);
+    c.set(j, 0, big);
+    const double half_ulp = ulp(big, f) / 2;
+    for (std::size_t i = 1; i < c.n(); ++i) {
+      double inc;
+      switch (mode) {
+        case 0: inc = half_ulp; break;                                       // exact ties
+        case 1: inc = next_down(half_ulp, f); break;                         // just below a tie
+        case 2: inc = draw_band_float(s, f, std::ilogb(half_ulp) - 8, std::ilogb(half_ulp), true); break;
+        default: inc = s.chance(1, 8) ? 2 * half_ulp : half_ulp; break;
+      }
+      c.set(j, i, mixed_signs && s.coin() ? -inc : inc);
+    }
+  }
+}
+
+void long_chain(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  const std::size_t steps = l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
+  Columns c(w, 1 + s.draw(1), steps);
+  const int low = -static_cast<int>(s.draw(20));
+  const int width = static_cast<int>(s.draw(8));
+  const bool same_sign = !s.chance(1, 4);
+  SeededChoiceStream bulk(s.seed());  // bulk values from a sub-seed: few choices, any length
+  for (std::size_t j = 0; j < w.elements; ++j)
+    for (std::size_t i = 0; i < c.n(); ++i) c.set(j, i, draw_band_float(bulk, f, low, low + width, same_sign));
+}
+
+void exact_ties(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // Every in-order addition is an exact tie: the addend is an odd multiple of half an ulp of
+  // the running (naive, format-f) sum. From a power of two, ties to even never move the sum.
+  Columns c(w, draw_elements(s, l), s.chance(1, 4) ? draw_long_steps(s, l) : draw_steps(s, l));
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    double running = s.coin() ? draw_band_float(s, f, -4, 4) : std::ldexp(1.0, static_cast<int>(s.draw(8)) - 4);
+    c.set(j, 0, running);
+    for (std::size_t i = 1; i < c.n(); ++i) {
+      const double half = std::max(ulp(running, f) / 2, smallest_subnormal(f));
+      double x = half * (s.chance(1, 4) ? 3.0 : 1.0);
+      if (s.chance(1, 8)) x = -x;
+      x = round_to_format(x, f);
+      c.set(j, i, x);
+      running = round_to_format(running + x, f);
+    }
+  }
+}
+
+void overflow_partials(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // Partial sums overflow while the exact sum is finite: +M, +M, ..., -M, -M, ...
+  const std::size_t copies = 1 + s.draw(3);
+  const std::size_t extra = s.draw(4);
+  Columns c(w, draw_elements(s, l), 2 * copies + extra - 1);
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    double m = largest_finite(f);
+    for (std::uint64_t k = s.draw(3); k > 0; --k) m = next_down(m, f);
+    std::size_t i = 0;
+    for (std::size_t k = 0; k < copies; ++k) c.set(j, i++, m);
+    for (std::size_t k = 0; k < copies; ++k) c.set(j, i++, -m);
+    for (std::size_t k = 0; k < extra; ++k) c.set(j, i++, draw_simple_float(s, f));
+  }
+}
+
+void subnormal_only(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const std::uint64_t top = (std::uint64_t{1} << (traits(f).precision - 1)) - 1;
+  for (std::size_t j = 0; j < w.elements; ++j)
+    for (std::size_t i = 0; i < c.n(); ++i) {
+      const double v = static_cast<double>(1 + s.draw(top - 1)) * smallest_subnormal(f);
+      c.set(j, i, s.coin() ? -v : v);
+    }
+}
+
+void exact_zero(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // Values and their negations: S == 0 exactly (kappa infinite); sometimes every addend -0.
+  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const bool all_negative_zero = s.chance(1, 8);
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    const std::size_t n = c.n(), pairs = n / 2;
+    for (std::size_t k = 0; k < pairs; ++k) {
+      const double x = all_negative_zero ? -0.0 : draw_float(s, f, false);
+      c.set(j, 2 * k, x);
+      c.set(j, 2 * k + 1, all_negative_zero ? -0.0 : -x);
+    }
+    if (n % 2) c.set(j, n - 1, all_negative_zero || s.coin() ? -0.0 : 0.0);
+  }
+}
+
+void special_mix(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  for (std::size_t j = 0; j < w.elements; ++j)
+    for (std::size_t i = 0; i < c.n(); ++i)
+      c.set(j, i, s.chance(1, 4) ? draw_special_float(s, f, true) : draw_float(s, f, false));
+}
+
+void uniform(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // The baseline a user writes first: uniform random floats in [-1, 1].
+  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  for (std::size_t j = 0; j < w.elements; ++j)
+    for (std::size_t i = 0; i < c.n(); ++i)
+      c.set(j, i, round_to_format(std::ldexp(static_cast<double>(s.draw(std::uint64_t{1} << 53)), -52) - 1.0, f));
+}
+
+const std::vector<Family> kFamilies = {
+    {"mixed_magnitudes", "a few large values among many in [1e-11, 1e-7] (transformer gradients)", true, mixed_magnitudes},
+    {"ill_conditioned", "prescribed condition number 1 .. 1e30 (after Ogita-Rump-Oishi GenDot)", true, ill_conditioned},
+    {"near_cancelling", "two steps of about +-0.5*h, h <= 7.5e-7 (mxnet-16686, kappa ~5e6)", true, near_cancelling},
+    {"stagnation", "a sum at 2^p (256 bf16, 2048 f16, 2^24 f32) absorbing increments <= half an ulp", true, stagnation},
+    {"long_chain", "long accumulation chains (10^4 in CI, 10^6 at night) of same-sign values", true, long_chain},
+    {"exact_ties", "every in-order addition an exact tie", true, exact_ties},
+    {"overflow_partials", "partial sums overflow while the exact sum is finite", true, overflow_partials},
+    {"subnormal_only", "only subnormal addends", true, subnormal_only},
+    {"exact_zero", "values and their negations: the exact sum is zero (sometimes all -0)", true, exact_zero},
+    {"special_values", "NaN, infinities and special finite values mixed in", true, special_mix},
+    {"uniform", "uniform random floats in [-1, 1] (baseline, not adversarial)", false, uniform},
+};
+
+}  // namespace
+
+const std::vector<Family>& families() { return kFamilies; }
+
+const Family* find_family(std::string_view name) {
+  for (const auto& f : kFamilies)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string_view name(Order o) {
+  switch (o) {
+    case Order::as_generated: return "as_generated";
+    case Order::ascending_magnitude: return "ascending";
+    case Order::descending_magnitude: return "descending";
+    case Order::alternating_signs: return "alternating";
+    case Order::shuffled: return "shuffled";
+  }
+  return "?";
+}
+
+void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
+  if (order == Order::as_generated) return;
+  std::vector<double> column;
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    w.column(j, column);
+    switch (order) {
+      case Order::as_generated: break;
+      case Order::ascending_magnitude:
+        std::stable_sort(column.begin(), column.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+        break;
+      case Order::descending_magnitude:
+        std::stable_sort(column.begin(), column.end(), [](double a, double b) { return std::fabs(a) > std::fabs(b); });
+        break;
+      case Order::alternating_signs: {
+        std::vector<double> positive, negative;
+        for (double x : column) (std::signbit(x) ? negative : positive).push_back(x);
+        column.clear();
+        for (std::size_t k = 0; k < std::max(positive.size(), negative.size()); ++k) {
+          if (k < positive.size()) column.push_back(positive[k]);
+          if (k < negative.size()) column.push_back(negative[k]);
+        }
+        break;
+      }
+      case Order::shuffled:
+        for (std::size_t i = column.size(); i > 1; --i) std::swap(column[i - 1], column[s.pick(i)]);
+        break;
+    }
+    w.initial[j] = column[0];
+    for (std::size_t t = 0; t < w.steps; ++t) w.addends[t * w.elements + j] = column[t + 1];
+  }
+}
+
+DenseWorkload generate_dense(ChoiceStream& s, Format f, const GenerationLimits& limits, const Family* family) {
+  if (!family) {
+    std::vector<const Family*> adversarial;
+    for (const auto& fam : kFamilies)
+      if (fam.adversarial) adversarial.push_back(&fam);
+    family = adversarial[s.pick(adversarial.size())];
+  }
+  DenseWorkload w;
+  w.format = f;
+  family->fill(s, f, limits, w);
+  const auto order = static_cast<Order>(s.draw(4));
+  reorder(w, order, s);
+  w.family = std::string(family->name);
+  if (order != Order::as_generated) w.family += "/" + std::string(name(order));
+  return w;
+}
+
+}  // namespace accucheck

@@ -1,0 +1,99 @@
+#include "accucheck/float_gen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace accucheck {
+
+std::vector<double> special_values(Format f, bool with_nonfinite) {
+  const auto& t = traits(f);
+  const double one_ulp = std::ldexp(1.0, 1 - t.precision);
+  std::vector<double> values = {
+      0.0,
+      -0.0,
+      1.0,
+      smallest_subnormal(f),
+      smallest_normal(f) - smallest_subnormal(f),  // largest subnormal
+      smallest_normal(f),
+      largest_finite(f),
+      0.5,
+      2.0,
+      1.0 + one_ulp,
+      1.0 - one_ulp / 2,
+      one_ulp,
+      std::ldexp(1.0, -t.precision),           // u
+      std::ldexp(1.0, t.precision),            // 2^p: integers stop being exact
+      std::ldexp(1.0, t.precision) - 1.0,
+      std::ldexp(1.0, t.precision) + 2.0,
+      std::ldexp(1.0, t.emax),                 // largest power of two
+      largest_finite(f) - std::ldexp(1.0, t.emax - t.precision + 1),
+      smallest_normal(f) + smallest_subnormal(f),
+  };
+  if (with_nonfinite) {
+    values.push_back(std::numeric_limits<double>::infinity());
+    values.push_back(-std::numeric_limits<double>::infinity());
+    values.push_back(std::numeric_limits<double>::quiet_NaN());
+  }
+  return values;
+}
+
+double draw_simple_float(ChoiceStream& s, Format f) {
+  const auto& t = traits(f);
+  const bool negative = s.coin();
+  double magnitude;
+  if (!s.coin()) {
+    // Small integers: 0, 1, 2, ... (rounded into f where they are not exact).
+    magnitude = static_cast<double>(s.draw(std::uint64_t{1} << std::min(t.precision, 16)));
+  } else {
+    // Exponents zig-zag out from 0 (0, -1, 1, -2, 2, ...); the mantissa's bits are reversed
+    // so that small choices are short binary fractions (1.5, 1.25, 1.75, ...).
+    const int lowest = t.emin - t.precision + 1;
+    const std::uint64_t spread = static_cast<std::uint64_t>(2 * std::max(t.emax, -lowest));
+    const std::uint64_t index = s.draw(spread);
+    int exponent = (index % 2 == 0) ? static_cast<int>(index / 2) : -static_cast<int>((index + 1) / 2);
+    exponent = std::clamp(exponent, lowest, t.emax);
+    const int mantissa_bits = t.precision - 1;
+    const std::uint64_t choice = s.draw((std::uint64_t{1} << mantissa_bits) - 1);
+    std::uint64_t reversed = 0;
+    for (int i = 0; i < mantissa_bits; ++i)
+      if (choice >> i & 1) reversed |= std::uint64_t{1} << (mantissa_bits - 1 - i);
+    magnitude = std::ldexp(1.0 + std::ldexp(static_cast<double>(reversed), -mantissa_bits), exponent);
+  }
+  const double value = round_to_format(magnitude, f);
+  return negative ? -value : value;
+}
+
+double draw_special_float(ChoiceStream& s, Format f, bool with_nonfinite) {
+  const auto values = special_values(f, with_nonfinite);
+  const double v = values[s.pick(values.size())];
+  return s.coin() ? -v : v;
+}
+
+double draw_band_float(ChoiceStream& s, Format f, int exponent_low, int exponent_high, bool positive) {
+  const int exponent = static_cast<int>(s.between(0, static_cast<std::uint64_t>(exponent_high - exponent_low))) + exponent_low;
+  const double mantissa = std::ldexp(static_cast<double>(s.draw((std::uint64_t{1} << 52) - 1)), -52);
+  double value = round_to_format(std::ldexp(1.0 + mantissa, exponent), f);
+  if (std::isinf(value)) value = largest_finite(f);  // the band touched the top binade
+  return (!positive && s.coin()) ? -value : value;
+}
+
+double draw_float(ChoiceStream& s, Format f, bool with_nonfinite) {
+  switch (s.draw(9)) {
+    case 0: case 1: case 2: case 3: return draw_simple_float(s, f);
+    case 4: case 5: return draw_special_float(s, f, with_nonfinite);
+    case 6: case 7: case 8: {
+      const auto& t = traits(f);
+      return draw_band_float(s, f, t.emin - t.precision + 1, t.emax);
+    }
+    default: {
+      const auto& t = traits(f);
+      const std::uint64_t mask = t.storage_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << t.storage_bits) - 1;
+      double v = decode(s.draw(mask), f);
+      if (!with_nonfinite && !std::isfinite(v)) v = std::copysign(largest_finite(f), v);
+      return v;
+    }
+  }
+}
+
+}  // namespace accucheck

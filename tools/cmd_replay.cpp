@@ -1,0 +1,102 @@
+// accucheck replay CASE [--backend GLOB]... [--json]
+// Re-runs one case file and prints the per-element verdict table; exit 1 if it still fails.
+#include <cstdio>
+
+#include "accucheck/case_file.h"
+#include "accucheck/check.h"
+#include "accucheck/json.h"
+#include "cli.h"
+
+namespace accucheck::cli {
+
+std::vector<const Backend*> backends_for_case(const std::vector<std::string>& globs, const std::string& named,
+                                              Format storage) {
+  const Registry& registry = Registry::global();
+  std::vector<const Backend*> chosen;
+  if (!globs.empty()) {
+    for (const auto& glob : globs) {
+      const auto matched = registry.match(glob);
+      if (matched.empty()) throw UsageError("--backend '" + glob + "' matches no backend (see accucheck list)");
+      for (const Backend* b : matched)
+        if (b->storage == storage && std::find(chosen.begin(), chosen.end(), b) == chosen.end()) chosen.push_back(b);
+    }
+    if (chosen.empty()) throw UsageError("no backend selected by --backend has storage format " + std::string(name(storage)));
+    return chosen;
+  }
+  if (!named.empty()) {
+    const Backend* b = registry.find(named);
+    if (!b) throw UsageError("the case names backend '" + named + "', which is not registered (see accucheck list; load its plugin with --plugin)");
+    return {b};
+  }
+  for (const auto& b : registry.all())
+    if (b.storage == storage) chosen.push_back(&b);
+  return chosen;
+}
+
+void print_element_table(const Backend& b, const BackendOutcome& outcome, std::FILE* out) {
+  std::fprintf(out, "%s  (stated bound %s, %s)\n", b.name.c_str(), b.bound_text().c_str(), std::string(name(b.determinism)).c_str());
+  if (!outcome.failure.empty()) {
+    std::fprintf(out, "  backend failed: %s\n", outcome.failure.c_str());
+    return;
+  }
+  std::fprintf(out, "  %7s %-24s %-24s %-24s %-11s %-11s %-10s %6s %-10s %s\n", "element", "exact", "computed", "RNE(S)", "error",
+               "bound", "err/bound", "ulps", "kappa", "verdict");
+  for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
+    const ElementVerdict& v = outcome.elements[j];
+    std::fprintf(out, "  %7zu %-24.17g %-24.17g %-24.17g %-11.4g %-11.4g %-10.4g %6lld %-10.4g %s%s\n", j, v.exact, v.computed,
+                 v.correctly_rounded, v.error, v.bound, v.ratio, static_cast<long long>(v.ulps), v.kappa,
+                 std::string(name(v.verdict)).c_str(), v.vacuous && v.verdict != Verdict::bound_vacuous ? " (vacuous)" : "");
+  }
+}
+
+int replay_command(Args& args) {
+  const auto globs = args.values("backend");
+  const bool json = args.flag("json");
+  const auto files = args.positionals();
+  if (files.size() != 1) throw UsageError("replay takes one CASE file");
+  CaseFile c;
+  try {
+    c = read_case_file(files[0]);
+  } catch (const CaseError& e) {
+    throw UsageError(e.what());
+  }
+  const DenseWorkload& w = c.workload;
+  const auto backends = backends_for_case(globs, c.backend, w.format);
+  const auto exact = exact_sums(w);
+  bool failed = false;
+  JsonWriter out;
+  out.begin_object().field("case", files[0]).field("format", name(w.format)).field("elements", w.elements)
+      .field("addends_per_element", w.steps + 1);
+  out.key("backends").begin_array();
+  if (!json)
+    std::printf("case %s: %s, %zu element(s) x %zu addends%s\n\n", files[0].c_str(), std::string(name(w.format)).c_str(),
+                w.elements, w.steps + 1, w.family.empty() ? "" : (" [" + w.family + "]").c_str());
+  for (const Backend* b : backends) {
+    const auto outcome = run_and_judge(*b, w, exact);
+    SeededChoiceStream order(c.seed.value_or(1));
+    const std::string determinism = check_determinism(*b, w, order);
+    const bool violated = outcome.violated() || !determinism.empty();
+    failed = failed || violated;
+    if (json) {
+      out.begin_object().field("backend", b->name).field("bound", b->bound_text())
+          .field("worst", name(!determinism.empty() && !outcome.violated() ? Verdict::nondeterministic : outcome.worst))
+          .field("failure", outcome.failure).field("determinism", determinism.empty() ? "ok" : determinism);
+      out.key("elements").begin_array();
+      for (const auto& v : outcome.elements)
+        out.begin_object().field("verdict", name(v.verdict)).field("exact", v.exact).field("computed", v.computed)
+            .field("correctly_rounded", v.correctly_rounded).field("error", v.error).field("bound", v.bound)
+            .field("ratio", v.ratio).field("ulps", v.ulps).field("kappa", v.kappa).field("vacuous", v.vacuous)
+            .field("precondition_met", v.precondition_met).end_object();
+      out.end_array().end_object();
+    } else {
+      print_element_table(*b, outcome, stdout);
+      if (!determinism.empty()) std::printf("  nondeterministic: %s\n", determinism.c_str());
+      std::printf("  => %s\n\n", violated ? "VIOLATED" : "ok");
+    }
+  }
+  out.end_array().field("failed", failed).end_object();
+  if (json) std::printf("%s\n", out.str().c_str());
+  return failed ? kExitViolation : kExitOk;
+}
+
+}  // namespace accucheck::cli
