@@ -62,14 +62,14 @@ class Campaign {
   std::size_t violations() const;
 
  private:
-  void run_case(Format f, std::uint64_t case_number);
-  const Family* pick_family(ChoiceStream& s) const;
-  void record_finding(BackendStats& stats, const DenseWorkload& w, Verdict verdict, const std::string& detail,
+  void run_case(Format f, WorkloadKind kind, std::uint64_t case_number);
+  const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
+  void record_finding(BackendStats& stats, const Workload& w, Verdict verdict, const std::string& detail,
                       std::uint64_t case_seed, bool shrink);
 
   CampaignOptions options_;
   std::vector<BackendStats> stats_;
-  std::set<Format> formats_;
+  std::set<std::pair<Format, WorkloadKind>> streams_;  // what to generate: each storage format x workload kind
   std::vector<const Family*> family_list_;
   std::uint64_t cases_run_ = 0;
   double elapsed_seconds_ = 0;

@@ -102,13 +102,18 @@ Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
     if (matched.empty()) throw UsageError("--backend '" + glob + "' matches no backend (see accucheck list)");
     for (const Backend* b : matched) chosen.insert(b->name);
   }
+  for (const auto& f : options_.families) family_list_.push_back(find_family(f));
   for (const auto& b : registry.all())
     if (chosen.count(b.name) && (!options_.format || b.storage == *options_.format)) {
       stats_.push_back(BackendStats{&b});
-      formats_.insert(b.storage);
+      for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::product, WorkloadKind::sparse}) {
+        const bool family_allows = family_list_.empty() || std::any_of(family_list_.begin(), family_list_.end(),
+                                                                       [&](const Family* f) { return f->kind == kind; });
+        if (b.supports(kind) && family_allows) streams_.insert({b.storage, kind});
+      }
     }
   if (stats_.empty()) throw UsageError("no selected backend has storage format " + std::string(name(*options_.format)));
-  for (const auto& f : options_.families) family_list_.push_back(find_family(f));
+  if (streams_.empty()) throw UsageError("no selected backend runs the workload kinds of the selected families");
 }
 
 std::size_t Campaign::violations() const {
@@ -118,20 +123,23 @@ std::size_t Campaign::violations() const {
   return total;
 }
 
-const Family* Campaign::pick_family(ChoiceStream& s) const {
-  if (family_list_.empty()) return nullptr;  // generate_dense draws among the adversarial ones
-  return family_list_[s.pick(family_list_.size())];
+const Family* Campaign::pick_family(ChoiceStream& s, WorkloadKind kind) const {
+  std::vector<const Family*> of_kind;
+  for (const Family* f : family_list_)
+    if (f->kind == kind) of_kind.push_back(f);
+  if (of_kind.empty()) return nullptr;  // generate() draws among the kind's adversarial families
+  return of_kind[s.pick(of_kind.size())];
 }
 
-void Campaign::record_finding(BackendStats& stats, const DenseWorkload& w, Verdict verdict, const std::string& detail,
+void Campaign::record_finding(BackendStats& stats, const Workload& w, Verdict verdict, const std::string& detail,
                               std::uint64_t case_seed, bool shrink) {
   auto& written = stats.findings_by_class[verdict];
   if (written >= options_.findings_per_class) return;
   ++written;
   const Backend& backend = *stats.backend;
-  DenseWorkload minimal = w;
+  Workload minimal = w;
   if (shrink) {
-    minimal = shrink_workload(w, [&](const DenseWorkload& candidate) {
+    minimal = shrink_workload(w, [&](const Workload& candidate) {
       const auto outcome = run_and_judge(backend, candidate);
       return outcome.worst == verdict;
     });
@@ -151,30 +159,33 @@ void Campaign::record_finding(BackendStats& stats, const DenseWorkload& w, Verdi
                             (backend.name + "_" + std::string(name(verdict)) + file)).string();
   write_file_atomically(path, case_to_json(c));
   stats.findings.push_back(path);
-  std::fprintf(stderr, "%sFINDING %s: %s\n%s  minimized to %zu element(s) x %zu addends: %s\n  replay: accucheck replay %s\n",
+  std::fprintf(stderr, "%sFINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s\n",
                progress_line_open_ ? "\n" : "", backend.name.c_str(), std::string(name(verdict)).c_str(), detail.c_str(),
-               minimal.elements, minimal.steps + 1, path.c_str(), path.c_str());
+               describe_shape(minimal).c_str(), path.c_str());
   progress_line_open_ = false;
 }
 
-void Campaign::run_case(Format f, std::uint64_t case_number) {
-  const std::uint64_t case_seed = mix(options_.seed, static_cast<std::uint64_t>(f) + 1, case_number);
+void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) {
+  const std::uint64_t case_seed =
+      mix(options_.seed, 1 + static_cast<std::uint64_t>(f) + 4 * static_cast<std::uint64_t>(kind), case_number);
   SeededChoiceStream stream(case_seed);
-  const Family* family = pick_family(stream);
-  const DenseWorkload w = generate_dense(stream, f, options_.limits, family);
+  const Family* family = pick_family(stream, kind);
+  const Workload w = generate(stream, f, options_.limits, kind, family);
   const auto exact = exact_sums(w);
-  const std::string family_name = w.family.substr(0, w.family.find('/'));
+  const std::string full_family = family_of(w);
+  const std::string family_name = full_family.substr(0, full_family.find('/'));
+  const std::size_t terms = max_terms(w);
   for (auto& stats : stats_) {
     const Backend& backend = *stats.backend;
-    if (backend.storage != f) continue;
+    if (backend.storage != f || !backend.supports(kind)) continue;
     const auto outcome = run_and_judge(backend, w, exact);
     ++stats.cases;
-    stats.addends += w.elements * (w.steps + 1);
+    for (const auto& e : exact) stats.addends += e.count;
     stats.max_ratio = std::max(stats.max_ratio, outcome.max_ratio);
     stats.max_ulps = std::max(stats.max_ulps, outcome.max_abs_ulps);
     for (const auto& v : outcome.elements) {
       ++stats.verdicts[v.verdict];
-      Sample sample{family_name, w.steps + 1, v.error, v.bound, v.ratio, v.kappa, v.verdict};
+      Sample sample{family_name, terms, v.error, v.bound, v.ratio, v.kappa, v.verdict};
       stats.add_sample(sample, stream);
     }
     if (outcome.violated()) {
@@ -201,15 +212,15 @@ void Campaign::run() {
   const bool tty = isatty(fileno(stderr)) && !options_.quiet;
   auto last_report = start;
   if (!options_.quiet)
-    std::fprintf(stderr, "accucheck check: %zu backends, %zu formats, seed %llu, %s\n", stats_.size(), formats_.size(),
+    std::fprintf(stderr, "accucheck check: %zu backends, %zu format x workload streams, seed %llu, %s\n", stats_.size(), streams_.size(),
                  static_cast<unsigned long long>(options_.seed),
-                 options_.cases ? (std::to_string(*options_.cases) + " cases per format").c_str()
+                 options_.cases ? (std::to_string(*options_.cases) + " cases per stream").c_str()
                                 : (std::to_string(options_.seconds) + " s").c_str());
   for (std::uint64_t case_number = 0;; ++case_number) {
     if (options_.cases && case_number >= *options_.cases) break;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (!options_.cases && elapsed >= options_.seconds) break;
-    for (Format f : formats_) run_case(f, case_number);
+    for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
     cases_run_ = case_number + 1;
     const auto now = Clock::now();
     const double since = std::chrono::duration<double>(now - last_report).count();
@@ -218,12 +229,12 @@ void Campaign::run() {
       const double fraction = options_.cases ? double(cases_run_) / double(*options_.cases) : elapsed / options_.seconds;
       const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
       if (tty) {
-        std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/format  %zu violations ", std::string(filled, '#').c_str(),
+        std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),
                      std::string(width - filled, '.').c_str(), elapsed, static_cast<unsigned long long>(cases_run_),
                      violations());
         progress_line_open_ = true;
       } else {
-        std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per format, %zu violations\n", elapsed,
+        std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %zu violations\n", elapsed,
                      static_cast<unsigned long long>(cases_run_), violations());
       }
     }
@@ -258,7 +269,7 @@ void Campaign::print_table(std::FILE* out) const {
                  b.bound_text().c_str(), static_cast<unsigned long long>(s.cases), s.violation_text().c_str(), s.max_ratio,
                  static_cast<long long>(s.max_ulps), determinism.c_str());
   }
-  std::fprintf(out, "\n%zu backends, %llu cases per format, %.1f s, seed %llu: %s\n", stats_.size(),
+  std::fprintf(out, "\n%zu backends, %llu cases per format x workload stream, %.1f s, seed %llu: %s\n", stats_.size(),
                static_cast<unsigned long long>(cases_run_), elapsed_seconds_,
                static_cast<unsigned long long>(options_.seed),
                violations() ? (std::to_string(violations()) + " violations (findings in " + options_.findings_dir + "/)").c_str()
@@ -270,7 +281,7 @@ std::string Campaign::json() const {
   w.begin_object()
       .field("tool", "accucheck check")
       .field("seed", options_.seed)
-      .field("cases_per_format", cases_run_)
+      .field("cases_per_stream", cases_run_)
       .field("seconds", elapsed_seconds_)
       .field("violations", static_cast<std::uint64_t>(violations()));
   w.key("backends").begin_array();

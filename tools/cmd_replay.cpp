@@ -1,5 +1,6 @@
 // accucheck replay CASE [--backend GLOB]... [--json]
 // Re-runs one case file and prints the per-element verdict table; exit 1 if it still fails.
+#include <algorithm>
 #include <cstdio>
 
 #include "accucheck/case_file.h"
@@ -60,17 +61,19 @@ int replay_command(Args& args) {
   } catch (const CaseError& e) {
     throw UsageError(e.what());
   }
-  const DenseWorkload& w = c.workload;
-  const auto backends = backends_for_case(globs, c.backend, w.format);
+  const Workload& w = c.workload;
+  const Format format = format_of(w);
+  auto backends = backends_for_case(globs, c.backend, format);
+  std::erase_if(backends, [&](const Backend* b) { return !b->supports(kind_of(w)); });
+  if (backends.empty()) throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)));
   const auto exact = exact_sums(w);
   bool failed = false;
   JsonWriter out;
-  out.begin_object().field("case", files[0]).field("format", name(w.format)).field("elements", w.elements)
-      .field("addends_per_element", w.steps + 1);
+  out.begin_object().field("case", files[0]).field("workload", name(kind_of(w))).field("format", name(format))
+      .field("elements", element_count(w)).field("max_terms", max_terms(w));
   out.key("backends").begin_array();
   if (!json)
-    std::printf("case %s: %s, %zu element(s) x %zu addends%s\n\n", files[0].c_str(), std::string(name(w.format)).c_str(),
-                w.elements, w.steps + 1, w.family.empty() ? "" : (" [" + w.family + "]").c_str());
+    std::printf("case %s: %s\n\n", files[0].c_str(), describe_shape(w).c_str());
   for (const Backend* b : backends) {
     const auto outcome = run_and_judge(*b, w, exact);
     SeededChoiceStream order(c.seed.value_or(1));

@@ -19,8 +19,10 @@ std::string_view name(Determinism d) {
   return "?";
 }
 
-Backend dense_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
-                      Determinism determinism, std::string summary, DenseRun run) {
+namespace {
+
+Backend backend_with_bound(std::string name, Format storage, Format accumulation, std::string_view bound,
+                           Determinism determinism, std::string summary) {
   std::string error;
   auto parsed = parse_bound(bound, &error);
   if (!parsed) {
@@ -34,8 +36,47 @@ Backend dense_backend(std::string name, Format storage, Format accumulation, std
   b.bound = std::move(*parsed);
   b.determinism = determinism;
   b.summary = std::move(summary);
+  return b;
+}
+
+}  // namespace
+
+Backend dense_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                      Determinism determinism, std::string summary, DenseRun run) {
+  Backend b = backend_with_bound(std::move(name), storage, accumulation, bound, determinism, std::move(summary));
   b.run_dense = std::move(run);
   return b;
+}
+
+Backend product_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                        Determinism determinism, std::string summary, ProductRun run) {
+  Backend b = backend_with_bound(std::move(name), storage, accumulation, bound, determinism, std::move(summary));
+  b.run_product = std::move(run);
+  return b;
+}
+
+Backend sparse_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                       Determinism determinism, std::string summary, SparseRun run) {
+  Backend b = backend_with_bound(std::move(name), storage, accumulation, bound, determinism, std::move(summary));
+  b.run_sparse = std::move(run);
+  return b;
+}
+
+bool Backend::supports(WorkloadKind kind) const {
+  switch (kind) {
+    case WorkloadKind::dense: return static_cast<bool>(run_dense);
+    case WorkloadKind::product: return static_cast<bool>(run_product);
+    case WorkloadKind::sparse: return static_cast<bool>(run_sparse);
+  }
+  return false;
+}
+
+void Backend::run(const Workload& w, std::span<double> result, const RunOptions& options) const {
+  if (!supports(kind_of(w)))
+    throw BackendFailure(name + " does not run " + std::string(accucheck::name(kind_of(w))) + " workloads");
+  if (auto* d = std::get_if<DenseWorkload>(&w)) run_dense(*d, result, options);
+  else if (auto* p = std::get_if<ProductWorkload>(&w)) run_product(*p, result, options);
+  else run_sparse(std::get<SparseWorkload>(w), result, options);
 }
 
 bool valid_backend_name(std::string_view name) {

@@ -15,14 +15,39 @@
 namespace accucheck {
 namespace {
 
-constexpr std::size_t kMaxValues = std::size_t{1} << 28;  // refuse absurd shapes before allocating
+constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 28;  // refuse absurd shapes before allocating
 
 [[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& what) {
   throw CaseError(source + ": " + field + ": " + what);
 }
 
-const JsonValue& require(const JsonValue& object, std::string_view key, JsonValue::Type type,
-                         const std::string& source) {
+std::string quoted(const std::string& s) { return "\"" + json_escape(s) + "\""; }
+
+// ---- writing --------------------------------------------------------------------------------
+
+std::string value_list(const double* values, std::size_t count) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < count; ++i) out += (i ? ", " : "") + quoted(hex_float(values[i]));
+  return out + "]";
+}
+
+// One JSON array per step, each of `per_step` values, one line each.
+std::string step_lists(const std::vector<double>& values, std::size_t steps, std::size_t per_step) {
+  if (steps == 0) return "[]";
+  std::string out = "[";
+  for (std::size_t t = 0; t < steps; ++t) out += (t ? ",\n    " : "\n    ") + value_list(values.data() + t * per_step, per_step);
+  return out + "\n  ]";
+}
+
+std::string initial_list(const std::vector<double>& initial) {
+  bool all_zero = true;
+  for (double x : initial) all_zero = all_zero && x == 0.0 && !std::signbit(x);
+  return all_zero && initial.size() > 16 ? quoted("zeros") : value_list(initial.data(), initial.size());
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+const JsonValue& require(const JsonValue& object, std::string_view key, JsonValue::Type type, const std::string& source) {
   const JsonValue* v = object.find(key);
   if (!v) fail(source, std::string(key), "missing");
   if (v->type != type) {
@@ -40,12 +65,19 @@ std::string optional_string(const JsonValue& object, std::string_view key, const
   return v->text;
 }
 
-std::uint64_t count_field(const JsonValue& object, std::string_view key, const std::string& source) {
-  const JsonValue& v = require(object, key, JsonValue::Type::number, source);
+std::uint64_t unsigned_text(const JsonValue& v, const std::string& source, const std::string& field, std::uint64_t limit) {
   const std::string& t = v.text;
-  if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos)
-    fail(source, std::string(key), "must be a non-negative integer below 10^12, got " + t);
-  return std::stoull(t);
+  if ((v.type != JsonValue::Type::number && v.type != JsonValue::Type::string) || t.empty() || t.size() > 20 ||
+      t.find_first_not_of("0123456789") != std::string::npos || (t.size() == 20 && t > "18446744073709551615"))
+    fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : t));
+  const std::uint64_t value = std::stoull(t);
+  if (value > limit) fail(source, field, std::to_string(value) + " is too large (at most " + std::to_string(limit) + ")");
+  return value;
+}
+
+std::uint64_t count_field(const JsonValue& object, std::string_view key, const std::string& source,
+                          std::uint64_t limit = kMaxValues) {
+  return unsigned_text(require(object, key, JsonValue::Type::number, source), source, std::string(key), limit);
 }
 
 double value_field(const JsonValue& v, Format f, const std::string& source, const std::string& field) {
@@ -58,37 +90,149 @@ double value_field(const JsonValue& v, Format f, const std::string& source, cons
   return *value;
 }
 
+// An array of exactly `count` values of f.
+void read_values(const JsonValue& array, std::size_t count, Format f, const std::string& source, const std::string& field,
+                 double* out) {
+  if (array.type != JsonValue::Type::array) fail(source, field, "must be an array of " + std::to_string(count) + " values");
+  if (array.items.size() != count)
+    fail(source, field, "has " + std::to_string(array.items.size()) + " values, expected " + std::to_string(count));
+  for (std::size_t i = 0; i < count; ++i)
+    out[i] = value_field(array.items[i], f, source, field + "[" + std::to_string(i) + "]");
+}
+
+void read_initial(const JsonValue& root, std::size_t count, Format f, const std::string& source, std::vector<double>& out) {
+  const JsonValue* v = root.find("initial");
+  if (!v) fail(source, "initial", "missing");
+  out.assign(count, 0.0);
+  if (v->type == JsonValue::Type::string && v->text == "zeros") return;
+  read_values(*v, count, f, source, "initial", out.data());
+}
+
+// A "steps" array of `steps` arrays of `per_step` values.
+void read_step_lists(const JsonValue& root, std::string_view key, std::size_t steps, std::size_t per_step, Format f,
+                     const std::string& source, std::vector<double>& out) {
+  const JsonValue& lists = require(root, key, JsonValue::Type::array, source);
+  if (lists.items.size() != steps)
+    fail(source, std::string(key), "has " + std::to_string(lists.items.size()) + " steps, expected steps = " + std::to_string(steps));
+  out.assign(steps * per_step, 0.0);
+  for (std::size_t t = 0; t < steps; ++t)
+    read_values(lists.items[t], per_step, f, source, std::string(key) + "[" + std::to_string(t) + "]", out.data() + t * per_step);
+}
+
+void check_total(std::uint64_t a, std::uint64_t b, const std::string& source, const std::string& what) {
+  if (a != 0 && b > kMaxValues / a) fail(source, what, "the workload is too large");
+}
+
+DenseWorkload read_dense(const JsonValue& root, Format f, const std::string& source) {
+  DenseWorkload w;
+  w.format = f;
+  w.elements = count_field(root, "elements", source);
+  w.steps = count_field(root, "steps", source);
+  if (w.elements == 0) fail(source, "elements", "must be at least 1");
+  check_total(w.elements, w.steps + 1, source, "steps");
+  read_initial(root, w.elements, f, source, w.initial);
+  read_step_lists(root, "addends", w.steps, w.elements, f, source, w.addends);
+  return w;
+}
+
+ProductWorkload read_product(const JsonValue& root, Format f, const std::string& source) {
+  if (f == Format::f64) fail(source, "format", "product workloads of f64 are not supported");
+  ProductWorkload p;
+  p.format = f;
+  p.rows = count_field(root, "rows", source);
+  p.cols = count_field(root, "cols", source);
+  p.batch = count_field(root, "batch", source);
+  p.steps = count_field(root, "steps", source);
+  if (p.rows == 0 || p.cols == 0) fail(source, "rows", "rows and cols must be at least 1");
+  check_total(p.rows, p.cols, source, "cols");
+  check_total(p.rows * p.batch, p.steps, source, "batch");
+  check_total(p.cols * p.batch, p.steps, source, "batch");
+  read_initial(root, p.rows * p.cols, f, source, p.initial);
+  read_step_lists(root, "a", p.steps, p.rows * p.batch, f, source, p.a);
+  read_step_lists(root, "b", p.steps, p.batch * p.cols, f, source, p.b);
+  return p;
+}
+
+SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source) {
+  SparseWorkload s;
+  s.format = f;
+  s.rows = count_field(root, "rows", source, std::uint64_t{1} << 32);
+  s.dim = count_field(root, "dim", source);
+  s.steps = count_field(root, "steps", source);
+  if (s.rows == 0 || s.dim == 0) fail(source, "rows", "rows and dim must be at least 1");
+  check_total(s.rows, s.dim, source, "dim");
+  read_initial(root, s.rows * s.dim, f, source, s.initial);
+  const JsonValue& steps = require(root, "pairs", JsonValue::Type::array, source);
+  if (steps.items.size() != s.steps)
+    fail(source, "pairs", "has " + std::to_string(steps.items.size()) + " steps, expected steps = " + std::to_string(s.steps));
+  s.step_offsets.assign(1, 0);
+  for (std::size_t t = 0; t < s.steps; ++t) {
+    const std::string field = "pairs[" + std::to_string(t) + "]";
+    const JsonValue& step = steps.items[t];
+    if (step.type != JsonValue::Type::array) fail(source, field, "must be an array of {\"row\": R, \"values\": [...]} pairs");
+    for (std::size_t q = 0; q < step.items.size(); ++q) {
+      const JsonValue& pair = step.items[q];
+      const std::string pair_field = field + "[" + std::to_string(q) + "]";
+      if (pair.type != JsonValue::Type::object) fail(source, pair_field, "must be an object {\"row\": R, \"values\": [...]}");
+      const JsonValue* row = pair.find("row");
+      if (!row) fail(source, pair_field + ".row", "missing");
+      const std::uint64_t r = unsigned_text(*row, source, pair_field + ".row", s.rows - 1);
+      const JsonValue* values = pair.find("values");
+      if (!values) fail(source, pair_field + ".values", "missing");
+      check_total(s.values.size() / s.dim + 1, s.dim, source, pair_field);
+      s.row_index.push_back(static_cast<std::uint32_t>(r));
+      s.values.resize(s.values.size() + s.dim);
+      read_values(*values, s.dim, f, source, pair_field + ".values", s.values.data() + s.values.size() - s.dim);
+    }
+    s.step_offsets.push_back(s.row_index.size());
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string case_to_json(const CaseFile& c) {
-  const DenseWorkload& w = c.workload;
   std::string out = "{\n";
-  auto line = [&](std::string_view key, const std::string& json_value, bool comma = true) {
-    out += "  \"" + std::string(key) + "\": " + json_value + (comma ? ",\n" : "\n");
-  };
-  auto quoted = [](const std::string& s) { return "\"" + json_escape(s) + "\""; };
+  auto line = [&](std::string_view key, const std::string& json_value) { out += "  \"" + std::string(key) + "\": " + json_value + ",\n"; };
   line("accucheck_case", std::to_string(kCaseFormatVersion));
-  line("workload", quoted("dense"));
-  line("format", quoted(std::string(name(w.format))));
-  line("elements", std::to_string(w.elements));
-  line("steps", std::to_string(w.steps));
+  line("workload", quoted(std::string(name(kind_of(c.workload)))));
+  line("format", quoted(std::string(name(format_of(c.workload)))));
   if (!c.backend.empty()) line("backend", quoted(c.backend));
   if (!c.bound.empty()) line("bound", quoted(c.bound));
   if (!c.verdict.empty()) line("verdict", quoted(c.verdict));
-  if (!w.family.empty()) line("family", quoted(w.family));
+  if (const std::string family = family_of(c.workload); !family.empty()) line("family", quoted(family));
   if (c.seed) line("seed", std::to_string(*c.seed));
   if (!c.found_by.empty()) line("found_by", quoted(c.found_by));
   if (!c.note.empty()) line("note", quoted(c.note));
-  std::string initial = "[";
-  for (std::size_t j = 0; j < w.elements; ++j) initial += (j ? ", " : "") + quoted(hex_float(w.initial[j]));
-  line("initial", initial + "]");
-  out += "  \"addends\": [";
-  for (std::size_t t = 0; t < w.steps; ++t) {
-    out += t ? ",\n    [" : "\n    [";
-    for (std::size_t j = 0; j < w.elements; ++j) out += (j ? ", " : "") + quoted(hex_float(w.addend(t, j)));
-    out += "]";
+  if (auto* w = std::get_if<DenseWorkload>(&c.workload)) {
+    line("elements", std::to_string(w->elements));
+    line("steps", std::to_string(w->steps));
+    line("initial", initial_list(w->initial));
+    out += "  \"addends\": " + step_lists(w->addends, w->steps, w->elements) + "\n}\n";
+  } else if (auto* p = std::get_if<ProductWorkload>(&c.workload)) {
+    line("rows", std::to_string(p->rows));
+    line("cols", std::to_string(p->cols));
+    line("batch", std::to_string(p->batch));
+    line("steps", std::to_string(p->steps));
+    line("initial", initial_list(p->initial));
+    line("a", step_lists(p->a, p->steps, p->rows * p->batch));
+    out += "  \"b\": " + step_lists(p->b, p->steps, p->batch * p->cols) + "\n}\n";
+  } else {
+    const auto& s = std::get<SparseWorkload>(c.workload);
+    line("rows", std::to_string(s.rows));
+    line("dim", std::to_string(s.dim));
+    line("steps", std::to_string(s.steps));
+    line("initial", initial_list(s.initial));
+    out += "  \"pairs\": [";
+    for (std::size_t t = 0; t < s.steps; ++t) {
+      out += t ? ",\n    [" : "\n    [";
+      for (std::size_t q = s.step_offsets[t]; q < s.step_offsets[t + 1]; ++q)
+        out += std::string(q > s.step_offsets[t] ? ", " : "") + "{\"row\": " + std::to_string(s.row_index[q]) +
+               ", \"values\": " + value_list(s.values.data() + q * s.dim, s.dim) + "}";
+      out += "]";
+    }
+    out += s.steps ? "\n  ]\n}\n" : "]\n}\n";
   }
-  out += w.steps ? "\n  ]\n}\n" : "]\n}\n";
   return out;
 }
 
@@ -99,57 +243,27 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
   if (root.type != JsonValue::Type::object) throw CaseError(source + ": a case file is a JSON object");
   const std::uint64_t version = count_field(root, "accucheck_case", source);
   if (version != kCaseFormatVersion)
-    fail(source, "accucheck_case", "version " + std::to_string(version) + " is not supported (this accucheck reads " +
-                                       std::to_string(kCaseFormatVersion) + ")");
-  const std::string kind = require(root, "workload", JsonValue::Type::string, source).text;
-  if (kind != "dense") fail(source, "workload", "'" + kind + "' is not a workload kind this accucheck reads (dense)");
+    fail(source, "accucheck_case",
+         "version " + std::to_string(version) + " is not supported (this accucheck reads " + std::to_string(kCaseFormatVersion) + ")");
   const std::string format_text = require(root, "format", JsonValue::Type::string, source).text;
   const auto format = parse_format(format_text);
   if (!format) fail(source, "format", "'" + format_text + "' is not a format (f64, f32, f16, bf16)");
+  const std::string kind = require(root, "workload", JsonValue::Type::string, source).text;
 
   CaseFile c;
-  DenseWorkload& w = c.workload;
-  w.format = *format;
-  w.elements = count_field(root, "elements", source);
-  w.steps = count_field(root, "steps", source);
-  if (w.elements == 0) fail(source, "elements", "must be at least 1");
-  if (w.elements > kMaxValues || w.steps > kMaxValues || w.elements * (w.steps + 1) > kMaxValues)
-    fail(source, "elements", "elements x (steps+1) is too large");
+  if (kind == "dense") c.workload = read_dense(root, *format, source);
+  else if (kind == "product") c.workload = read_product(root, *format, source);
+  else if (kind == "sparse") c.workload = read_sparse(root, *format, source);
+  else fail(source, "workload", "'" + kind + "' is not a workload kind (dense, product, sparse)");
+  const std::string family = optional_string(root, "family", source);
+  std::visit([&](auto& w) { w.family = family; }, c.workload);
   c.backend = optional_string(root, "backend", source);
   c.bound = optional_string(root, "bound", source);
   c.verdict = optional_string(root, "verdict", source);
-  w.family = optional_string(root, "family", source);
   c.found_by = optional_string(root, "found_by", source);
   c.note = optional_string(root, "note", source);
-  if (const JsonValue* seed = root.find("seed"); seed && seed->type != JsonValue::Type::null) {
-    // Seeds are 64-bit: written as a number (or a string), all digits, at most 2^64 - 1.
-    const std::string& t = seed->text;
-    if ((seed->type != JsonValue::Type::number && seed->type != JsonValue::Type::string) || t.empty() || t.size() > 20 ||
-        t.find_first_not_of("0123456789") != std::string::npos || (t.size() == 20 && t > "18446744073709551615"))
-      fail(source, "seed", "must be an integer in [0, 2^64)");
-    c.seed = std::stoull(t);
-  }
-
-  const JsonValue& initial = require(root, "initial", JsonValue::Type::array, source);
-  if (initial.items.size() != w.elements)
-    fail(source, "initial", "has " + std::to_string(initial.items.size()) + " values, expected elements = " + std::to_string(w.elements));
-  w.initial.resize(w.elements);
-  for (std::size_t j = 0; j < w.elements; ++j)
-    w.initial[j] = value_field(initial.items[j], w.format, source, "initial[" + std::to_string(j) + "]");
-
-  const JsonValue& addends = require(root, "addends", JsonValue::Type::array, source);
-  if (addends.items.size() != w.steps)
-    fail(source, "addends", "has " + std::to_string(addends.items.size()) + " steps, expected steps = " + std::to_string(w.steps));
-  w.addends.resize(w.steps * w.elements);
-  for (std::size_t t = 0; t < w.steps; ++t) {
-    const JsonValue& step = addends.items[t];
-    const std::string field = "addends[" + std::to_string(t) + "]";
-    if (step.type != JsonValue::Type::array) fail(source, field, "must be an array of " + std::to_string(w.elements) + " values");
-    if (step.items.size() != w.elements)
-      fail(source, field, "has " + std::to_string(step.items.size()) + " values, expected elements = " + std::to_string(w.elements));
-    for (std::size_t j = 0; j < w.elements; ++j)
-      w.addends[t * w.elements + j] = value_field(step.items[j], w.format, source, field + "[" + std::to_string(j) + "]");
-  }
+  if (const JsonValue* seed = root.find("seed"); seed && seed->type != JsonValue::Type::null)
+    c.seed = unsigned_text(*seed, source, "seed", ~std::uint64_t{0});
   return c;
 }
 

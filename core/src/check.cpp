@@ -5,12 +5,36 @@
 #include <cstdio>
 #include <exception>
 
+#include "accucheck/fast_exact.h"
+
 namespace accucheck {
 
-std::vector<ExactSum> exact_sums(const DenseWorkload& w) {
+std::vector<ExactSum> exact_sums(const Workload& w) {
   std::vector<ExactSum> sums;
-  sums.reserve(w.elements);
-  for (std::size_t j = 0; j < w.elements; ++j) sums.push_back(exact_element(w, j));
+  sums.reserve(element_count(w));
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    for (std::size_t j = 0; j < d->elements; ++j) sums.push_back(exact_element(*d, j));
+    return sums;
+  }
+  std::vector<double> terms;
+  if (auto* s = std::get_if<SparseWorkload>(&w)) {
+    // Group the pairs by row once: element (r, d) sums the initial value and column d of
+    // every pair of row r, in order.
+    std::vector<std::vector<std::size_t>> pairs_of_row(s->rows);
+    for (std::size_t q = 0; q < s->pairs(); ++q) pairs_of_row[s->row_index[q]].push_back(q);
+    for (std::size_t r = 0; r < s->rows; ++r)
+      for (std::size_t d = 0; d < s->dim; ++d) {
+        terms.clear();
+        terms.push_back(s->initial[r * s->dim + d]);
+        for (std::size_t q : pairs_of_row[r]) terms.push_back(s->values[q * s->dim + d]);
+        sums.push_back(fast_exact_sum(terms));
+      }
+    return sums;
+  }
+  for (std::size_t e = 0; e < element_count(w); ++e) {
+    element_terms(w, e, terms);
+    sums.push_back(fast_exact_sum(terms));
+  }
   return sums;
 }
 
@@ -30,15 +54,15 @@ bool same_result_bits(double a, double b) {
 
 namespace {
 
-std::vector<double> run(const Backend& backend, const DenseWorkload& w, const RunOptions& options) {
-  std::vector<double> result(w.elements, 0.0);
-  backend.run_dense(w, result, options);
+std::vector<double> run(const Backend& backend, const Workload& w, const RunOptions& options) {
+  std::vector<double> result(element_count(w), 0.0);
+  backend.run(w, result, options);
   return result;
 }
 
 }  // namespace
 
-BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w, const std::vector<ExactSum>& exact,
+BackendOutcome run_and_judge(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact,
                              const RunOptions& options) {
   BackendOutcome outcome;
   std::vector<double> result;
@@ -49,8 +73,8 @@ BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w, con
     outcome.worst = Verdict::backend_failed;
     return outcome;
   }
-  outcome.elements.reserve(w.elements);
-  for (std::size_t j = 0; j < w.elements; ++j) {
+  outcome.elements.reserve(result.size());
+  for (std::size_t j = 0; j < result.size(); ++j) {
     ElementVerdict v = judge(backend.bound, backend.storage, exact[j], result[j]);
     if (j == 0 || severity(v.verdict) > severity(outcome.worst)) {
       outcome.worst = v.verdict;
@@ -64,39 +88,77 @@ BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w, con
   return outcome;
 }
 
-std::string check_determinism(const Backend& backend, const DenseWorkload& w, ChoiceStream& s) {
+namespace {
+
+template <class T>
+void shuffle(std::vector<T>& v, ChoiceStream& s) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[s.pick(i)]);
+}
+
+// The same multiset of addends per element, in another order (and, for dense, another split).
+Workload permuted(const Workload& w, ChoiceStream& s) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    DenseWorkload p = *d;
+    std::vector<double> column;
+    for (std::size_t j = 0; j < d->elements; ++j) {
+      d->column(j, column);
+      shuffle(column, s);
+      p.initial[j] = column[0];
+      for (std::size_t t = 0; t < d->steps; ++t) p.addends[t * d->elements + j] = column[t + 1];
+    }
+    const std::size_t padding = 1 + s.draw(3);  // -0 steps: a different split, the same sum
+    p.steps += padding;
+    p.addends.resize(p.steps * p.elements, -0.0);
+    return p;
+  }
+  if (auto* pw = std::get_if<ProductWorkload>(&w)) {
+    // Permute the batch index k (the same permutation for A's columns and B's rows) and the steps.
+    ProductWorkload p = *pw;
+    std::vector<std::size_t> order(pw->steps * pw->batch);
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    shuffle(order, s);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::size_t t = i / pw->batch, k = i % pw->batch, t0 = order[i] / pw->batch, k0 = order[i] % pw->batch;
+      for (std::size_t m = 0; m < pw->rows; ++m) p.a[(t * pw->rows + m) * pw->batch + k] = pw->a_at(t0, m, k0);
+      for (std::size_t n = 0; n < pw->cols; ++n) p.b[(t * pw->batch + k) * pw->cols + n] = pw->b_at(t0, k0, n);
+    }
+    return p;
+  }
+  // Sparse: shuffle the pairs (rows and vectors together) across all steps.
+  const auto& sw = std::get<SparseWorkload>(w);
+  SparseWorkload p = sw;
+  std::vector<std::size_t> order(sw.pairs());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  shuffle(order, s);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    p.row_index[i] = sw.row_index[order[i]];
+    std::copy_n(sw.values.begin() + static_cast<long>(order[i] * sw.dim), sw.dim, p.values.begin() + static_cast<long>(i * sw.dim));
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s) {
   if (backend.determinism == Determinism::run_to_run_nondeterministic) return "";
   std::vector<double> reference;
+  char text[256];
   try {
     reference = run(backend, w, RunOptions{1, 0});
     for (unsigned threads : {1u, 2u, 4u}) {
       const auto again = run(backend, w, RunOptions{threads, threads});
-      for (std::size_t j = 0; j < w.elements; ++j)
+      for (std::size_t j = 0; j < reference.size(); ++j)
         if (!same_result_bits(again[j], reference[j])) {
-          char text[200];
-          std::snprintf(text, sizeof text, "element %zu: %a with threads=1, %a on a rerun with threads=%u", j,
-                        reference[j], again[j], threads);
+          std::snprintf(text, sizeof text, "element %zu: %a with threads=1, %a on a rerun with threads=%u", j, reference[j],
+                        again[j], threads);
           return text;
         }
     }
     if (backend.determinism != Determinism::order_independent) return "";
-    // Permute each element's addends (the initial value included), and pad with -0 steps.
-    DenseWorkload permuted = w;
-    std::vector<double> column;
-    for (std::size_t j = 0; j < w.elements; ++j) {
-      w.column(j, column);
-      for (std::size_t i = column.size(); i > 1; --i) std::swap(column[i - 1], column[s.pick(i)]);
-      permuted.initial[j] = column[0];
-      for (std::size_t t = 0; t < w.steps; ++t) permuted.addends[t * w.elements + j] = column[t + 1];
-    }
-    const std::size_t padding = 1 + s.draw(3);
-    permuted.steps += padding;
-    permuted.addends.resize(permuted.steps * w.elements, -0.0);
-    const auto shuffled = run(backend, permuted, RunOptions{});
-    for (std::size_t j = 0; j < w.elements; ++j)
+    const auto shuffled = run(backend, permuted(w, s), RunOptions{});
+    for (std::size_t j = 0; j < reference.size(); ++j)
       if (!same_result_bits(shuffled[j], reference[j])) {
-        char text[200];
-        std::snprintf(text, sizeof text, "element %zu: %a in the given order, %a with its addends permuted and padded", j,
+        std::snprintf(text, sizeof text, "element %zu: %a in the given order, %a with its addends permuted", j,
                       reference[j], shuffled[j]);
         return text;
       }
@@ -106,26 +168,12 @@ std::string check_determinism(const Backend& backend, const DenseWorkload& w, Ch
   return "";
 }
 
+// ---------------------------------------------------------------------------------------------
+// Shrinking
+
 namespace {
 
-DenseWorkload select_element(const DenseWorkload& w, std::size_t j) {
-  DenseWorkload one = w;
-  one.elements = 1;
-  one.initial = {w.initial[j]};
-  one.addends.resize(w.steps);
-  for (std::size_t t = 0; t < w.steps; ++t) one.addends[t] = w.addend(t, j);
-  return one;
-}
-
-DenseWorkload remove_steps(const DenseWorkload& w, std::size_t begin, std::size_t end) {
-  DenseWorkload fewer = w;
-  fewer.steps = w.steps - (end - begin);
-  fewer.addends.erase(fewer.addends.begin() + static_cast<long>(begin * w.elements),
-                      fewer.addends.begin() + static_cast<long>(end * w.elements));
-  return fewer;
-}
-
-// Candidates simpler than v, simplest first: 0, then v with fewer significant bits, 1.
+// Candidates simpler than v, simplest first: 0, then v with fewer significant bits, then |v|.
 std::vector<double> simpler_values(double v, Format f) {
   std::vector<double> candidates;
   if (v == 0.0 || std::isnan(v) || std::isinf(v)) {
@@ -141,78 +189,244 @@ std::vector<double> simpler_values(double v, Format f) {
     const double fewer = round_to_format(std::round(magnitude / scale) * scale, f);
     if (fewer != magnitude && std::isfinite(fewer)) candidates.push_back(std::copysign(fewer, v));
   }
-  if (std::signbit(v)) candidates.push_back(-v);  // positive is simpler
+  if (std::signbit(v)) candidates.push_back(-v);
   return candidates;
+}
+
+class Shrinker {
+ public:
+  Shrinker(const std::function<bool(const Workload&)>& still_fails, std::size_t budget)
+      : still_fails_(still_fails), budget_(budget) {}
+
+  bool fails(const Workload& candidate) {
+    if (calls_ >= budget_) return false;
+    ++calls_;
+    return still_fails_(candidate);
+  }
+  bool spent() const { return calls_ >= budget_; }
+
+  // Tries candidate; keeps it in w if it still fails.
+  bool attempt(Workload& w, Workload candidate) {
+    if (!fails(candidate)) return false;
+    w = std::move(candidate);
+    return true;
+  }
+
+  // Removes chunks of `count` items through `remove(w, begin, end)`, halving the chunk size.
+  template <class Count, class Remove>
+  bool remove_chunks(Workload& w, Count count, Remove remove, std::size_t keep_at_least) {
+    bool changed = false;
+    for (std::size_t chunk = std::max<std::size_t>(1, count(w) / 2); !spent(); chunk /= 2) {
+      for (std::size_t begin = 0; begin + chunk <= count(w) && count(w) - chunk >= keep_at_least && !spent();) {
+        if (attempt(w, remove(w, begin, begin + chunk))) changed = true;
+        else begin += chunk;
+      }
+      if (chunk <= 1) break;
+    }
+    return changed;
+  }
+
+  // Simplifies each value slot reachable through `slots(w)`.
+  template <class Slots>
+  bool simplify_values(Workload& w, Slots slots) {
+    bool changed = false;
+    const Format f = format_of(w);
+    const std::size_t count = slots(w).size();
+    for (std::size_t i = 0; i < count && !spent(); ++i) {
+      for (double candidate : simpler_values(*slots(w)[i], f)) {
+        Workload trial = w;
+        *slots(trial)[i] = candidate;
+        if (attempt(w, std::move(trial))) {
+          changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+ private:
+  const std::function<bool(const Workload&)>& still_fails_;
+  std::size_t budget_;
+  std::size_t calls_ = 0;
+};
+
+std::vector<double*> value_slots(Workload& w) {
+  std::vector<double*> slots;
+  auto add = [&](std::vector<double>& v) {
+    for (double& x : v) slots.push_back(&x);
+  };
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    add(d->initial);
+    add(d->addends);
+  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
+    add(p->initial);
+    add(p->a);
+    add(p->b);
+  } else {
+    auto& s = std::get<SparseWorkload>(w);
+    add(s.initial);
+    add(s.values);
+  }
+  return slots;
+}
+
+Workload dense_one_element(const DenseWorkload& w, std::size_t j) {
+  DenseWorkload one = w;
+  one.elements = 1;
+  one.initial = {w.initial[j]};
+  one.addends.resize(w.steps);
+  for (std::size_t t = 0; t < w.steps; ++t) one.addends[t] = w.addend(t, j);
+  return one;
+}
+
+Workload product_one_element(const ProductWorkload& w, std::size_t m, std::size_t n) {
+  ProductWorkload one = w;
+  one.rows = one.cols = 1;
+  one.initial = {w.initial[m * w.cols + n]};
+  one.a.assign(w.steps * w.batch, 0.0);
+  one.b.assign(w.steps * w.batch, 0.0);
+  for (std::size_t t = 0; t < w.steps; ++t)
+    for (std::size_t k = 0; k < w.batch; ++k) {
+      one.a[t * w.batch + k] = w.a_at(t, m, k);
+      one.b[t * w.batch + k] = w.b_at(t, k, n);
+    }
+  return one;
+}
+
+Workload sparse_one_element(const SparseWorkload& w, std::size_t r, std::size_t d) {
+  SparseWorkload one = w;
+  one.rows = one.dim = 1;
+  one.initial = {w.initial[r * w.dim + d]};
+  one.row_index.clear();
+  one.values.clear();
+  one.step_offsets.assign(1, 0);
+  for (std::size_t t = 0; t < w.steps; ++t) {
+    for (std::size_t q = w.step_offsets[t]; q < w.step_offsets[t + 1]; ++q)
+      if (w.row_index[q] == r) {
+        one.row_index.push_back(0);
+        one.values.push_back(w.values[q * w.dim + d]);
+      }
+    one.step_offsets.push_back(one.row_index.size());
+  }
+  return one;
 }
 
 }  // namespace
 
-DenseWorkload shrink_workload(DenseWorkload w, const std::function<bool(const DenseWorkload&)>& still_fails,
-                              std::size_t budget) {
-  std::size_t calls = 0;
-  auto fails = [&](const DenseWorkload& candidate) {
-    if (calls >= budget) return false;
-    ++calls;
-    return still_fails(candidate);
-  };
-  // 1. One element.
-  if (w.elements > 1)
-    for (std::size_t j = 0; j < w.elements; ++j) {
-      DenseWorkload one = select_element(w, j);
-      if (fails(one)) {
-        w = std::move(one);
-        break;
+Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget) {
+  Shrinker shrinker(still_fails, budget);
+  // 1. One element: try each until one still fails.
+  const std::size_t elements = element_count(w);
+  if (elements > 1)
+    for (std::size_t e = 0; e < elements && !shrinker.spent(); ++e) {
+      Workload one;
+      if (auto* d = std::get_if<DenseWorkload>(&w)) one = dense_one_element(*d, e);
+      else if (auto* p = std::get_if<ProductWorkload>(&w)) one = product_one_element(*p, e / p->cols, e % p->cols);
+      else {
+        const auto& s = std::get<SparseWorkload>(w);
+        one = sparse_one_element(s, e / s.dim, e % s.dim);
       }
+      if (shrinker.attempt(w, std::move(one))) break;
     }
   bool changed = true;
-  while (changed && calls < budget) {
+  while (changed && !shrinker.spent()) {
     changed = false;
-    // 2. Fewer steps: remove chunks, halving their size (delta debugging).
-    for (std::size_t chunk = std::max<std::size_t>(1, w.steps / 2); chunk >= 1 && calls < budget; chunk /= 2) {
-      for (std::size_t begin = 0; begin + chunk <= w.steps && calls < budget;) {
-        DenseWorkload fewer = remove_steps(w, begin, begin + chunk);
-        if (fails(fewer)) {
-          w = std::move(fewer);
-          changed = true;
-        } else {
-          begin += chunk;
-        }
-      }
-      if (chunk == 1) break;
+    // 2. Fewer steps (all kinds), fewer batch columns (product), fewer pairs (sparse).
+    if (std::holds_alternative<DenseWorkload>(w)) {
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<DenseWorkload>(x).steps; },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            DenseWorkload fewer = std::get<DenseWorkload>(x);
+            fewer.steps -= end - begin;
+            fewer.addends.erase(fewer.addends.begin() + static_cast<long>(begin * fewer.elements),
+                                fewer.addends.begin() + static_cast<long>(end * fewer.elements));
+            return fewer;
+          },
+          0);
+    } else if (std::holds_alternative<ProductWorkload>(w)) {
+      // Remove batch columns k in [begin, end) from every step.
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<ProductWorkload>(x).batch; },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            const auto& p = std::get<ProductWorkload>(x);
+            ProductWorkload fewer = p;
+            fewer.batch = p.batch - (end - begin);
+            fewer.a.clear();
+            fewer.b.clear();
+            for (std::size_t t = 0; t < p.steps; ++t) {
+              for (std::size_t m = 0; m < p.rows; ++m)
+                for (std::size_t k = 0; k < p.batch; ++k)
+                  if (k < begin || k >= end) fewer.a.push_back(p.a_at(t, m, k));
+              for (std::size_t k = 0; k < p.batch; ++k)
+                if (k < begin || k >= end)
+                  for (std::size_t n = 0; n < p.cols; ++n) fewer.b.push_back(p.b_at(t, k, n));
+            }
+            return fewer;
+          },
+          1);
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<ProductWorkload>(x).steps; },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            ProductWorkload fewer = std::get<ProductWorkload>(x);
+            const std::size_t a_step = fewer.rows * fewer.batch, b_step = fewer.batch * fewer.cols;
+            fewer.a.erase(fewer.a.begin() + static_cast<long>(begin * a_step), fewer.a.begin() + static_cast<long>(end * a_step));
+            fewer.b.erase(fewer.b.begin() + static_cast<long>(begin * b_step), fewer.b.begin() + static_cast<long>(end * b_step));
+            fewer.steps -= end - begin;
+            return fewer;
+          },
+          0);
+    } else {
+      // Remove pairs [begin, end) (step boundaries shift accordingly; empty steps stay).
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<SparseWorkload>(x).pairs(); },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            SparseWorkload fewer = std::get<SparseWorkload>(x);
+            fewer.row_index.erase(fewer.row_index.begin() + static_cast<long>(begin), fewer.row_index.begin() + static_cast<long>(end));
+            fewer.values.erase(fewer.values.begin() + static_cast<long>(begin * fewer.dim),
+                               fewer.values.begin() + static_cast<long>(end * fewer.dim));
+            for (auto& offset : fewer.step_offsets)
+              offset = offset <= begin ? offset : (offset >= end ? offset - (end - begin) : begin);
+            return fewer;
+          },
+          0);
     }
-    // 3. Simpler values, the initial value first.
-    auto simplify = [&](double& slot) {
-      for (double candidate : simpler_values(slot, w.format)) {
-        const double saved = slot;
-        slot = candidate;
-        if (fails(w)) {
-          changed = true;
-          return;
-        }
-        slot = saved;
-      }
-    };
-    for (std::size_t j = 0; j < w.elements && calls < budget; ++j) simplify(w.initial[j]);
-    for (std::size_t i = 0; i < w.addends.size() && calls < budget; ++i) simplify(w.addends[i]);
+    // 3. Simpler values.
+    changed |= shrinker.simplify_values(w, value_slots);
   }
   return w;
 }
 
-std::string describe_violation(const Backend& backend, const DenseWorkload& w, const BackendOutcome& outcome) {
-  std::string text = "backend " + backend.name + " (" + backend.bound_text() + ", " +
-                     std::string(name(backend.determinism)) + ") on " + std::to_string(w.elements) + " element(s) x " +
-                     std::to_string(w.steps + 1) + " addends" + (w.family.empty() ? "" : " [" + w.family + "]") + "\n";
+std::string describe_shape(const Workload& w) {
+  const std::string family = family_of(w);
+  std::string text = std::string(name(kind_of(w))) + " " + std::string(name(format_of(w))) + ", ";
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    text += std::to_string(d->elements) + " element(s) x " + std::to_string(d->steps + 1) + " addends";
+  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
+    text += std::to_string(p->rows) + "x" + std::to_string(p->cols) + " += " + std::to_string(p->steps) + " step(s) of batch " +
+            std::to_string(p->batch);
+  } else {
+    const auto& s = std::get<SparseWorkload>(w);
+    text += std::to_string(s.rows) + " rows x dim " + std::to_string(s.dim) + ", " + std::to_string(s.steps) + " step(s), " +
+            std::to_string(s.pairs()) + " pairs";
+  }
+  return family.empty() ? text : text + " [" + family + "]";
+}
+
+std::string describe_violation(const Backend& backend, const Workload& w, const BackendOutcome& outcome) {
+  std::string text = "backend " + backend.name + " (" + backend.bound_text() + ", " + std::string(name(backend.determinism)) +
+                     ") on " + describe_shape(w) + "\n";
   if (!outcome.failure.empty()) return text + "  the backend failed: " + outcome.failure + "\n";
   if (outcome.elements.empty()) return text;
   const ElementVerdict& v = outcome.elements[outcome.worst_element];
-  char line[512];
+  char line[640];
   std::snprintf(line, sizeof line,
                 "  element %zu: verdict %s\n  exact     %-24.17g %s\n  computed  %-24.17g %s\n  RNE(S)    %-24.17g %s\n"
                 "  error     %-24.17g\n  bound     %-24.17g%s%s\n  ratio     %.6g   ulps %lld   kappa %.6g\n",
-                outcome.worst_element, std::string(name(v.verdict)).c_str(), v.exact, hex_float(v.exact).c_str(),
-                v.computed, hex_float(v.computed).c_str(), v.correctly_rounded, hex_float(v.correctly_rounded).c_str(),
-                v.error, v.bound, v.vacuous ? "  (vacuous)" : "", v.precondition_met ? "" : "  (precondition not met)",
-                v.ratio, static_cast<long long>(v.ulps), v.kappa);
+                outcome.worst_element, std::string(name(v.verdict)).c_str(), v.exact, hex_float(v.exact).c_str(), v.computed,
+                hex_float(v.computed).c_str(), v.correctly_rounded, hex_float(v.correctly_rounded).c_str(), v.error, v.bound,
+                v.vacuous ? "  (vacuous)" : "", v.precondition_met ? "" : "  (precondition not met)", v.ratio,
+                static_cast<long long>(v.ulps), v.kappa);
   return text + line;
 }
 

@@ -204,18 +204,130 @@ void uniform(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload
       c.set(j, i, round_to_format(std::ldexp(static_cast<double>(s.draw(std::uint64_t{1} << 53)), -52) - 1.0, f));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Product workloads (GEMM with beta = 1): C += A_t * B_t.
+
+struct ProductShape {
+  ProductWorkload& p;
+  ProductShape(Workload& w, std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps)
+      : p(std::get<ProductWorkload>(w)) {
+    p.rows = rows;
+    p.cols = cols;
+    p.batch = batch;
+    p.steps = steps;
+    p.initial.assign(rows * cols, 0.0);
+    p.a.assign(steps * rows * batch, 0.0);
+    p.b.assign(steps * batch * cols, 0.0);
+  }
+  double& a(std::size_t t, std::size_t m, std::size_t k) { return p.a[(t * p.rows + m) * p.batch + k]; }
+  double& b(std::size_t t, std::size_t k, std::size_t n) { return p.b[(t * p.batch + k) * p.cols + n]; }
+};
+
+void product_near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // mxnet-16686 CPU: dW1 (2 x hidden) += dlogits^T (2 x batch) * relu(h) (batch x hidden) over two
+  // steps whose logit gradients are about +0.5 and -0.5; h in [0, 7.5e-7], some exactly 0 (relu).
+  ProductShape c(w, 1 + s.draw(1), 1 + s.draw(std::min<std::size_t>(l.max_elements, 8) - 1), 1 + s.draw(1), 2);
+  const int k = f == Format::f16 ? 16 + static_cast<int>(s.draw(8)) : 0;
+  for (std::size_t t = 0; t < 2; ++t)
+    for (std::size_t m = 0; m < c.p.rows; ++m)
+      for (std::size_t b = 0; b < c.p.batch; ++b) {
+        const double sign = ((t + m) % 2 == 0) ? 1.0 : -1.0;
+        c.a(t, m, b) = round_to_format(sign * (0.5 + std::ldexp(s.coin() ? 1.0 : -1.0, -18 - static_cast<int>(s.draw(10)))), f);
+      }
+  for (std::size_t b = 0; b < c.p.batch; ++b)
+    for (std::size_t n = 0; n < c.p.cols; ++n) {
+      const double h = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -30 + k, -21 + k, true);
+      for (std::size_t t = 0; t < 2; ++t) c.b(t, b, n) = h;  // the same input at both steps
+    }
+}
+
+void product_mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  ProductShape c(w, 1 + s.draw(2), 1 + s.draw(2), 1 + s.draw(l.max_batch - 1), 1 + s.draw(3));
+  const int k = loss_scale_exponent(s, f) / 2;
+  for (double& x : c.p.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -37 + 2 * k, -20 + 2 * k);
+  for (double& x : c.p.a) x = s.chance(1, 16) ? draw_band_float(s, f, -6, 0) : draw_band_float(s, f, -20 + k, -10 + k);
+  for (double& x : c.p.b) x = s.chance(1, 8) ? 0.0 : draw_band_float(s, f, -20 + k, -8 + k);
+}
+
+void product_cancelling_batch(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // Products that cancel across the batch: (a, b) then (a', -b) with a' close to a.
+  const std::size_t half = 1 + s.draw(std::max<std::size_t>(l.max_batch / 2, 1) - 1);
+  ProductShape c(w, 1, 1 + s.draw(2), 2 * half, 1 + s.draw(1));
+  for (std::size_t t = 0; t < c.p.steps; ++t)
+    for (std::size_t k = 0; k < half; ++k) {
+      const double a = draw_band_float(s, f, -8, 4);
+      c.a(t, 0, 2 * k) = a;
+      c.a(t, 0, 2 * k + 1) = s.coin() ? a : next_up(a, f);
+      for (std::size_t n = 0; n < c.p.cols; ++n) {
+        const double b = draw_band_float(s, f, -8, 4);
+        c.b(t, 2 * k, n) = b;
+        c.b(t, 2 * k + 1, n) = -b;
+      }
+    }
+  for (double& x : c.p.initial) x = s.coin() ? 0.0 : draw_band_float(s, f, -30, -10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sparse workloads (embedding gradients): rows repeat within and across steps.
+
+void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, bool zipf, bool one_hot_row) {
+  auto& sw = std::get<SparseWorkload>(w);
+  sw.rows = 1 + s.draw(l.max_table_rows - 1);
+  sw.dim = 1 + s.draw(l.max_dim - 1);
+  sw.steps = 1 + s.draw(std::min<std::size_t>(l.max_steps, 16) - 1);
+  const std::size_t pairs = s.draw(l.max_pairs);
+  const int k = loss_scale_exponent(s, f);
+  sw.initial.assign(sw.rows * sw.dim, 0.0);
+  for (double& x : sw.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -30 + k, -16 + k);
+  sw.step_offsets.assign(1, 0);
+  sw.row_index.clear();
+  sw.values.clear();
+  const std::uint32_t hot = static_cast<std::uint32_t>(s.draw(sw.rows - 1));
+  for (std::size_t q = 0; q < pairs; ++q) {
+    std::uint32_t row;
+    if (one_hot_row && !s.chance(1, 8)) row = hot;
+    else if (zipf) {
+      // Zipf-like hotness: row r with probability about 1/(r+1), through the exponent of a
+      // uniform draw (P(row >= r) ~ 1/r), folded into the table.
+      const std::uint64_t u = 1 + s.draw((std::uint64_t{1} << 20) - 1);
+      row = static_cast<std::uint32_t>(((std::uint64_t{1} << 20) / u - 1) % sw.rows);
+    } else row = static_cast<std::uint32_t>(s.draw(sw.rows - 1));
+    sw.row_index.push_back(row);
+    for (std::size_t d = 0; d < sw.dim; ++d) sw.values.push_back(draw_band_float(s, f, -26 + k, -12 + k));
+  }
+  // Spread the pairs over the steps in order.
+  for (std::size_t t = 1; t <= sw.steps; ++t) sw.step_offsets.push_back(pairs * t / sw.steps);
+}
+
+void sparse_zipf(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, true, false); }
+void sparse_hot_row(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, false, true); }
+void sparse_uniform_rows(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  fill_sparse(s, f, l, w, false, false);
+}
+
+template <void (*Fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&)>
+void dense(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  Fill(s, f, l, std::get<DenseWorkload>(w));
+}
+
 const std::vector<Family> kFamilies = {
-    {"mixed_magnitudes", "a few large values among many in [1e-11, 1e-7] (transformer gradients)", true, mixed_magnitudes},
-    {"ill_conditioned", "prescribed condition number 1 .. 1e30 (after Ogita-Rump-Oishi GenDot)", true, ill_conditioned},
-    {"near_cancelling", "two steps of about +-0.5*h, h <= 7.5e-7 (mxnet-16686, kappa ~5e6)", true, near_cancelling},
-    {"stagnation", "a sum at 2^p (256 bf16, 2048 f16, 2^24 f32) absorbing increments <= half an ulp", true, stagnation},
-    {"long_chain", "long accumulation chains (10^4 in CI, 10^6 at night) of same-sign values", true, long_chain},
-    {"exact_ties", "every in-order addition an exact tie", true, exact_ties},
-    {"overflow_partials", "partial sums overflow while the exact sum is finite", true, overflow_partials},
-    {"subnormal_only", "only subnormal addends", true, subnormal_only},
-    {"exact_zero", "values and their negations: the exact sum is zero (sometimes all -0)", true, exact_zero},
-    {"special_values", "NaN, infinities and special finite values mixed in", true, special_mix},
-    {"uniform", "uniform random floats in [-1, 1] (baseline, not adversarial)", false, uniform},
+    {"mixed_magnitudes", "a few large values among many in [1e-11, 1e-7] (transformer gradients)", true, WorkloadKind::dense, dense<mixed_magnitudes>},
+    {"ill_conditioned", "prescribed condition number 1 .. 1e30 (after Ogita-Rump-Oishi GenDot)", true, WorkloadKind::dense, dense<ill_conditioned>},
+    {"near_cancelling", "two steps of about +-0.5*h, h <= 7.5e-7 (mxnet-16686, kappa ~5e6)", true, WorkloadKind::dense, dense<near_cancelling>},
+    {"stagnation", "a sum at 2^p (256 bf16, 2048 f16, 2^24 f32) absorbing increments <= half an ulp", true, WorkloadKind::dense, dense<stagnation>},
+    {"long_chain", "long accumulation chains (10^4 in CI, 10^6 at night) of same-sign values", true, WorkloadKind::dense, dense<long_chain>},
+    {"exact_ties", "every in-order addition an exact tie", true, WorkloadKind::dense, dense<exact_ties>},
+    {"overflow_partials", "partial sums overflow while the exact sum is finite", true, WorkloadKind::dense, dense<overflow_partials>},
+    {"subnormal_only", "only subnormal addends", true, WorkloadKind::dense, dense<subnormal_only>},
+    {"exact_zero", "values and their negations: the exact sum is zero (sometimes all -0)", true, WorkloadKind::dense, dense<exact_zero>},
+    {"special_values", "NaN, infinities and special finite values mixed in", true, WorkloadKind::dense, dense<special_mix>},
+    {"uniform", "uniform random floats in [-1, 1] (baseline, not adversarial)", false, WorkloadKind::dense, dense<uniform>},
+    {"gemm_near_cancelling", "dW += dY^T X over two steps with logit gradients +-0.5 (mxnet-16686)", true, WorkloadKind::product, product_near_cancelling},
+    {"gemm_mixed_magnitudes", "GEMM beta=1 with gradient-sized products and a few large ones", true, WorkloadKind::product, product_mixed_magnitudes},
+    {"gemm_cancelling_batch", "products that cancel pairwise across the batch", true, WorkloadKind::product, product_cancelling_batch},
+    {"embedding_zipf", "embedding gradient, Zipf-distributed row hotness", true, WorkloadKind::sparse, sparse_zipf},
+    {"embedding_hot_row", "embedding gradient, one row hit by most pairs", true, WorkloadKind::sparse, sparse_hot_row},
+    {"embedding_uniform_rows", "embedding gradient, rows uniform, many never hit", true, WorkloadKind::sparse, sparse_uniform_rows},
 };
 
 }  // namespace
@@ -271,20 +383,33 @@ void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
   }
 }
 
-DenseWorkload generate_dense(ChoiceStream& s, Format f, const GenerationLimits& limits, const Family* family) {
+std::vector<const Family*> families_of(WorkloadKind kind) {
+  std::vector<const Family*> found;
+  for (const auto& fam : kFamilies)
+    if (fam.adversarial && fam.kind == kind) found.push_back(&fam);
+  return found;
+}
+
+Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, WorkloadKind kind, const Family* family) {
   if (!family) {
-    std::vector<const Family*> adversarial;
-    for (const auto& fam : kFamilies)
-      if (fam.adversarial) adversarial.push_back(&fam);
-    family = adversarial[s.pick(adversarial.size())];
+    const auto candidates = families_of(kind);
+    family = candidates[s.pick(candidates.size())];
   }
-  DenseWorkload w;
-  w.format = f;
+  Workload w;
+  switch (family->kind) {
+    case WorkloadKind::dense: w = DenseWorkload{}; break;
+    case WorkloadKind::product: w = ProductWorkload{}; break;
+    case WorkloadKind::sparse: w = SparseWorkload{}; break;
+  }
+  std::visit([&](auto& x) { x.format = f; }, w);
   family->fill(s, f, limits, w);
-  const auto order = static_cast<Order>(s.draw(4));
-  reorder(w, order, s);
-  w.family = std::string(family->name);
-  if (order != Order::as_generated) w.family += "/" + std::string(name(order));
+  std::string label(family->name);
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    const auto order = static_cast<Order>(s.draw(4));
+    reorder(*d, order, s);
+    if (order != Order::as_generated) label += "/" + std::string(name(order));
+  }
+  std::visit([&](auto& x) { x.family = label; }, w);
   return w;
 }
 

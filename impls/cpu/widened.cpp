@@ -19,7 +19,7 @@ DenseRun widened_run() {
 
 template <class Storage, class Accumulator>
 Backend widened(const char* name) {
-  constexpr Format storage = format_of<Storage>, accumulation = format_of<Accumulator>;
+  constexpr Format storage = storage_format_v<Storage>, accumulation = storage_format_v<Accumulator>;
   const std::string bound = "widened(recursive(" + std::string(accucheck::name(accumulation)) + ")," +
                             std::string(accucheck::name(storage)) + ")";
   return dense_backend(name, storage, accumulation, bound, Determinism::bitwise_deterministic,

@@ -46,6 +46,10 @@ struct BackendFailure : std::runtime_error {
 // Runs a dense workload: `result` has workload.elements slots and receives values of the
 // backend's storage format.
 using DenseRun = std::function<void(const DenseWorkload&, std::span<double> result, const RunOptions&)>;
+// Runs a product workload: `result` has rows*cols slots (row-major).
+using ProductRun = std::function<void(const ProductWorkload&, std::span<double> result, const RunOptions&)>;
+// Runs a sparse workload: `result` has rows*dim slots (the whole table).
+using SparseRun = std::function<void(const SparseWorkload&, std::span<double> result, const RunOptions&)>;
 
 struct Backend {
   std::string name;
@@ -56,15 +60,24 @@ struct Backend {
   Determinism determinism = Determinism::bitwise_deterministic;
   std::string summary;            // one line: what it does
   std::string origin = "builtin"; // "builtin", or the plugin file it came from
-  DenseRun run_dense;
+  DenseRun run_dense;      // each backend runs at least one workload kind
+  ProductRun run_product;
+  SparseRun run_sparse;
 
   std::string bound_text() const { return to_string(bound); }
+  bool supports(WorkloadKind kind) const;
+  // Runs any workload kind it supports (throws BackendFailure for a kind it does not).
+  void run(const Workload& w, std::span<double> result, const RunOptions& options) const;
 };
 
 // Builds a dense backend; the bound text must parse (a bad registration aborts at start-up
 // with the message, since it is a programming error in the backend's file).
 Backend dense_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
                       Determinism determinism, std::string summary, DenseRun run);
+Backend product_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                        Determinism determinism, std::string summary, ProductRun run);
+Backend sparse_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
+                       Determinism determinism, std::string summary, SparseRun run);
 
 class Registry {
  public:

@@ -15,7 +15,7 @@ namespace accucheck {
 inline constexpr int kCaseFormatVersion = 1;
 
 struct CaseFile {
-  DenseWorkload workload;
+  Workload workload;  // dense, product or sparse
   std::string backend;   // the backend it failed on ("" when not tied to one)
   std::string bound;     // that backend's stated bound when the case was written
   std::string verdict;   // the verdict it had then

@@ -14,7 +14,7 @@
 namespace accucheck {
 
 // Exact summaries of every element (computed once per workload, shared by all backends).
-std::vector<ExactSum> exact_sums(const DenseWorkload& w);
+std::vector<ExactSum> exact_sums(const Workload& w);
 
 struct BackendOutcome {
   std::vector<ElementVerdict> elements;
@@ -29,26 +29,28 @@ struct BackendOutcome {
 // Severity used to pick the worst verdict: violations above everything else.
 int severity(Verdict v);
 
-BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w, const std::vector<ExactSum>& exact,
+BackendOutcome run_and_judge(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact,
                              const RunOptions& options = {});
-inline BackendOutcome run_and_judge(const Backend& backend, const DenseWorkload& w) {
+inline BackendOutcome run_and_judge(const Backend& backend, const Workload& w) {
   return run_and_judge(backend, w, exact_sums(w));
 }
 
 // What the backend's determinism class promises, checked by re-running: bitwise-deterministic
 // backends must give identical bits across reruns and thread counts; order-independent ones
-// also under permutations of each element's addends and -0 padding (a different split of the
+// also under permutations of the addends (each dense element's column, the batch of a
+// product, the pairs of a sparse workload) and, for dense, -0 padding (another split of the
 // same addends). Returns "" when the promise holds, else what differed.
-std::string check_determinism(const Backend& backend, const DenseWorkload& w, ChoiceStream& s);
+std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s);
 
-// Shrinks a failing workload while `still_fails` holds: one element, fewer steps, simpler
-// values (0, fewer significant bits, powers of two). At most `budget` calls of still_fails.
-DenseWorkload shrink_workload(DenseWorkload w, const std::function<bool(const DenseWorkload&)>& still_fails,
-                              std::size_t budget = 3000);
+// Shrinks a failing workload while `still_fails` holds: one element, fewer steps (and batch
+// columns, pairs), simpler values (0, fewer significant bits). At most `budget` calls.
+Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget = 3000);
 
 // A readable report of a violation: backend, bound, element, exact, computed, RNE(S), error,
 // bound value, ratio, ulps, kappa, verdict.
-std::string describe_violation(const Backend& backend, const DenseWorkload& w, const BackendOutcome& outcome);
+std::string describe_violation(const Backend& backend, const Workload& w, const BackendOutcome& outcome);
+// The shape of a workload in words: "dense f32, 2 elements x 65 addends [exact_ties]".
+std::string describe_shape(const Workload& w);
 
 // Bits of a result value, NaNs compared as equal.
 bool same_result_bits(double a, double b);

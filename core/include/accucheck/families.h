@@ -15,27 +15,39 @@ struct GenerationLimits {
   std::size_t max_elements = 4;       // D
   std::size_t max_steps = 64;         // T for ordinary families
   std::size_t max_long_steps = 10000; // T for long chains and stagnation (10^4 in CI, 10^6 at night)
+  std::size_t max_batch = 32;         // K of product workloads
+  std::size_t max_table_rows = 64;    // V of sparse workloads
+  std::size_t max_dim = 8;            // dim of sparse workloads
+  std::size_t max_pairs = 256;        // (row, vector) pairs of a sparse workload, over all steps
 };
 
 struct Family {
   std::string_view name;
   std::string_view summary;
   bool adversarial;  // false for the uniform baseline, which is there to be compared against
-  // Fills workload.{elements, steps, initial, addends} for the given format.
-  void (*fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&);
+  WorkloadKind kind;
+  // Fills the workload (of the family's kind) for the given format; format already set.
+  void (*fill)(ChoiceStream&, Format, const GenerationLimits&, Workload&);
 };
 
 const std::vector<Family>& families();
 const Family* find_family(std::string_view name);
+// The adversarial families of one workload kind.
+std::vector<const Family*> families_of(WorkloadKind kind);
 
 // The order variants applied to each element's addends after a family made them.
 enum class Order { as_generated, ascending_magnitude, descending_magnitude, alternating_signs, shuffled };
 std::string_view name(Order o);
 void reorder(DenseWorkload& w, Order order, ChoiceStream& s);
 
-// One workload: the family (drawn among the adversarial ones when `family` is null), then an
-// order variant drawn from the stream. workload.family records "family" or "family/order".
-DenseWorkload generate_dense(ChoiceStream& s, Format f, const GenerationLimits& limits,
-                             const Family* family = nullptr);
+// One workload of `kind`: the family (drawn among that kind's adversarial ones when `family`
+// is null), then, for dense workloads, an order variant drawn from the stream. The workload's
+// family records "family" or "family/order".
+Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, WorkloadKind kind,
+                  const Family* family = nullptr);
+inline DenseWorkload generate_dense(ChoiceStream& s, Format f, const GenerationLimits& limits,
+                                    const Family* family = nullptr) {
+  return std::get<DenseWorkload>(generate(s, f, limits, WorkloadKind::dense, family));
+}
 
 }  // namespace accucheck

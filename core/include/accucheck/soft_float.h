@@ -60,9 +60,9 @@ template <Format F>
 using storage_t = typename StorageOf<F>::type;
 
 template <class T>
-inline constexpr Format format_of = T::format;
-template <> inline constexpr Format format_of<double> = Format::f64;
-template <> inline constexpr Format format_of<float> = Format::f32;
+inline constexpr Format storage_format_v = T::format;
+template <> inline constexpr Format storage_format_v<double> = Format::f64;
+template <> inline constexpr Format storage_format_v<float> = Format::f32;
 
 // Conversions between the harness's doubles and a storage type. from_value rounds to nearest
 // (exact for a value of the format).

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "accucheck/exact.h"
@@ -29,7 +32,57 @@ struct DenseWorkload {
   std::string validate() const;
 };
 
-// The exact summary of one element's addends, through the reference oracle.
+// The exact summary of one element's addends (through the fast exact accumulator).
 ExactSum exact_element(const DenseWorkload& workload, std::size_t element);
+
+// A dense layer's weight gradient accumulated as GEMM with beta = 1 over T steps:
+// C (rows x cols) += A_t (rows x batch) * B_t (batch x cols), t = 0..T-1. Element (m, n)'s
+// terms are C[m][n] and every product A_t[m][k] * B_t[k][n] (n = 1 + T*batch terms). Products
+// of two f32, f16 or bf16 values are exact in double; f64 product workloads are not supported.
+struct ProductWorkload {
+  Format format = Format::f32;
+  std::size_t rows = 0, cols = 0, batch = 0, steps = 0;
+  std::vector<double> initial;  // rows*cols, row-major
+  std::vector<double> a;        // steps*rows*batch: A_t[m][k] at [(t*rows + m)*batch + k]
+  std::vector<double> b;        // steps*batch*cols: B_t[k][n] at [(t*batch + k)*cols + n]
+  std::string family;
+
+  std::size_t elements() const { return rows * cols; }
+  double a_at(std::size_t t, std::size_t m, std::size_t k) const { return a[(t * rows + m) * batch + k]; }
+  double b_at(std::size_t t, std::size_t k, std::size_t n) const { return b[(t * batch + k) * cols + n]; }
+  std::string validate() const;
+};
+
+// An embedding gradient: a table (rows x dim) with an initial gradient; each step is a list of
+// (row, vector) pairs, rows repeat within and across steps, many are never touched. Table
+// element (r, d)'s terms: initial[r*dim + d], then values[p*dim + d] of every pair p with row r,
+// in step and pair order.
+struct SparseWorkload {
+  Format format = Format::f32;
+  std::size_t rows = 0, dim = 0, steps = 0;
+  std::vector<double> initial;              // rows*dim
+  std::vector<std::size_t> step_offsets;    // steps+1; step t owns pairs [step_offsets[t], step_offsets[t+1])
+  std::vector<std::uint32_t> row_index;     // one row per pair
+  std::vector<double> values;               // pairs*dim, pair-major
+  std::string family;
+
+  std::size_t elements() const { return rows * dim; }
+  std::size_t pairs() const { return row_index.size(); }
+  std::string validate() const;
+};
+
+enum class WorkloadKind : std::uint8_t { dense, product, sparse };
+std::string_view name(WorkloadKind k);
+
+using Workload = std::variant<DenseWorkload, ProductWorkload, SparseWorkload>;
+WorkloadKind kind_of(const Workload& w);
+Format format_of(const Workload& w);
+std::size_t element_count(const Workload& w);
+std::string family_of(const Workload& w);
+std::string validate(const Workload& w);
+// Largest number of terms of any element (n, the initial value included).
+std::size_t max_terms(const Workload& w);
+// Element e's terms in the order a sequential accumulator meets them.
+void element_terms(const Workload& w, std::size_t element, std::vector<double>& out);
 
 }  // namespace accucheck

@@ -1,0 +1,101 @@
+#include <cmath>
+
+#include "accucheck/workload.h"
+
+namespace accucheck {
+namespace {
+
+std::string check_values(const std::vector<double>& values, Format f, std::string_view field) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!representable(values[i], f))
+      return std::string(field) + "[" + std::to_string(i) + "] is not a " + std::string(name(f)) + " value";
+  return "";
+}
+
+std::string check_size(std::size_t have, std::size_t want, std::string_view field) {
+  if (have == want) return "";
+  return std::string(field) + " has " + std::to_string(have) + " values, expected " + std::to_string(want);
+}
+
+}  // namespace
+
+std::string ProductWorkload::validate() const {
+  if (format == Format::f64) return "product workloads of f64 are not supported (products would not be exact in the oracle)";
+  for (auto problem : {check_size(initial.size(), rows * cols, "initial"), check_size(a.size(), steps * rows * batch, "a"),
+                       check_size(b.size(), steps * batch * cols, "b"), check_values(initial, format, "initial"),
+                       check_values(a, format, "a"), check_values(b, format, "b")})
+    if (!problem.empty()) return problem;
+  return "";
+}
+
+std::string SparseWorkload::validate() const {
+  if (auto p = check_size(initial.size(), rows * dim, "initial"); !p.empty()) return p;
+  if (step_offsets.size() != steps + 1) return "step_offsets has " + std::to_string(step_offsets.size()) + " entries, expected steps+1";
+  if (step_offsets.front() != 0 || step_offsets.back() != row_index.size())
+    return "step_offsets must start at 0 and end at the number of pairs";
+  for (std::size_t t = 0; t < steps; ++t)
+    if (step_offsets[t] > step_offsets[t + 1]) return "step_offsets must not decrease (step " + std::to_string(t) + ")";
+  for (std::size_t p = 0; p < row_index.size(); ++p)
+    if (row_index[p] >= rows)
+      return "row_index[" + std::to_string(p) + "] = " + std::to_string(row_index[p]) + " is not below rows = " + std::to_string(rows);
+  if (auto p = check_size(values.size(), row_index.size() * dim, "values"); !p.empty()) return p;
+  if (auto p = check_values(initial, format, "initial"); !p.empty()) return p;
+  return check_values(values, format, "values");
+}
+
+std::string_view name(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::dense: return "dense";
+    case WorkloadKind::product: return "product";
+    case WorkloadKind::sparse: return "sparse";
+  }
+  return "?";
+}
+
+WorkloadKind kind_of(const Workload& w) { return static_cast<WorkloadKind>(w.index()); }
+Format format_of(const Workload& w) {
+  return std::visit([](const auto& x) { return x.format; }, w);
+}
+std::string family_of(const Workload& w) {
+  return std::visit([](const auto& x) { return x.family; }, w);
+}
+
+std::size_t element_count(const Workload& w) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) return d->elements;
+  if (auto* p = std::get_if<ProductWorkload>(&w)) return p->elements();
+  return std::get<SparseWorkload>(w).elements();
+}
+
+std::string validate(const Workload& w) {
+  return std::visit([](const auto& x) { return x.validate(); }, w);
+}
+
+std::size_t max_terms(const Workload& w) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) return d->steps + 1;
+  if (auto* p = std::get_if<ProductWorkload>(&w)) return 1 + p->steps * p->batch;
+  const auto& s = std::get<SparseWorkload>(w);
+  std::vector<std::size_t> hits(s.rows, 0);
+  std::size_t most = 0;
+  for (auto r : s.row_index) most = std::max(most, ++hits[r]);
+  return 1 + most;
+}
+
+void element_terms(const Workload& w, std::size_t element, std::vector<double>& out) {
+  out.clear();
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    d->column(element, out);
+  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
+    const std::size_t m = element / p->cols, n = element % p->cols;
+    out.push_back(p->initial[element]);
+    for (std::size_t t = 0; t < p->steps; ++t)
+      for (std::size_t k = 0; k < p->batch; ++k) out.push_back(p->a_at(t, m, k) * p->b_at(t, k, n));  // exact
+  } else {
+    const auto& s = std::get<SparseWorkload>(w);
+    const std::size_t r = element / s.dim, d = element % s.dim;
+    out.push_back(s.initial[element]);
+    for (std::size_t q = 0; q < s.pairs(); ++q)
+      if (s.row_index[q] == r) out.push_back(s.values[q * s.dim + d]);
+  }
+}
+
+}  // namespace accucheck
