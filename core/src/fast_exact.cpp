@@ -1,1 +1,317 @@
-// Placeholder for the fast exact accumulator (issue 8).
+// The fast exact accumulator (see fast_exact.h for the design and its invariants).
+#include "accucheck/fast_exact.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace accucheck {
+namespace {
+
+using u128 = unsigned __int128;
+constexpr std::uint64_t kMantissaMask = (std::uint64_t{1} << 52) - 1;
+constexpr std::uint64_t kZeroKey = std::uint64_t{1} << 53;  // max_key_ of +-0
+
+// The FixedInt limbs are written directly; these are the assumptions that makes valid.
+using FixedBackend = FixedInt::backend_type;
+static_assert(sizeof(mp::limb_type) == 8, "64-bit limbs expected");
+static_assert(FixedBackend::internal_limb_count == FastExactAccumulator::kLimbs,
+              "FixedInt and the accumulator must have the same width");
+
+void set_fixed(FixedInt& target, const std::uint64_t* limbs, bool negative) {
+  int size = FastExactAccumulator::kLimbs;
+  while (size > 1 && limbs[size - 1] == 0) --size;
+  FixedBackend& b = target.backend();
+  b.resize(static_cast<unsigned>(size), static_cast<unsigned>(size));
+  std::memcpy(b.limbs(), limbs, static_cast<std::size_t>(size) * sizeof(std::uint64_t));
+  b.normalize();
+  b.sign(negative);
+}
+
+// -1, 0, 1 as a <, ==, > b (unsigned, kLimbs limbs).
+int compare_limbs(const std::uint64_t* a, const std::uint64_t* b) {
+  for (int i = FastExactAccumulator::kLimbs - 1; i >= 0; --i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+// out = a - b, requires a >= b.
+void subtract_limbs(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out) {
+  std::uint64_t borrow = 0;
+  for (int i = 0; i < FastExactAccumulator::kLimbs; ++i) {
+    const u128 d = static_cast<u128>(a[i]) - b[i] - borrow;
+    out[i] = static_cast<std::uint64_t>(d);
+    borrow = static_cast<std::uint64_t>(d >> 64) & 1;
+  }
+}
+
+void add_limbs(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out) {
+  std::uint64_t carry = 0;
+  for (int i = 0; i < FastExactAccumulator::kLimbs; ++i) {
+    const u128 s = static_cast<u128>(a[i]) + b[i] + carry;
+    out[i] = static_cast<std::uint64_t>(s);
+    carry = static_cast<std::uint64_t>(s >> 64);
+  }
+}
+
+// Adds value << position (value < 2^65, position < 2046) into the limbs, rippling the carry.
+inline void add_at(std::uint64_t* limbs, u128 value, int position) {
+  const int k = position >> 6;
+  const u128 shifted = value << (position & 63);  // < 2^128 since value < 2^65
+  const u128 current = (static_cast<u128>(limbs[k + 1]) << 64) | limbs[k];
+  const u128 sum = current + shifted;
+  limbs[k] = static_cast<std::uint64_t>(sum);
+  limbs[k + 1] = static_cast<std::uint64_t>(sum >> 64);
+  if (sum < shifted) [[unlikely]] {
+    // The sums stay far below 2^2240 (fast_exact.h), so the ripple ends inside the array.
+    int i = k + 2;
+    while (++limbs[i] == 0) ++i;
+  }
+}
+
+bool bit_at(const std::uint64_t* limbs, int i) { return (limbs[i >> 6] >> (i & 63)) & 1; }
+
+// The 64 bits of the magnitude starting at bit `from` (bits past the top limb read as 0).
+std::uint64_t window(const std::uint64_t* limbs, int count, int from) {
+  const int k = from >> 6, r = from & 63;
+  std::uint64_t w = k < count ? limbs[k] >> r : 0;
+  if (r != 0 && k + 1 < count) w |= limbs[k + 1] << (64 - r);
+  return w;
+}
+
+// Any bit set strictly below bit `below`?
+bool any_below(const std::uint64_t* limbs, int below) {
+  const int k = below >> 6, r = below & 63;
+  if (r != 0 && (limbs[k] & ((std::uint64_t{1} << r) - 1)) != 0) return true;
+  for (int i = 0; i < k; ++i)
+    if (limbs[i] != 0) return true;
+  return false;
+}
+
+}  // namespace
+
+double round_limbs(const std::uint64_t* limbs, int count, Format f) {
+  int top = count - 1;
+  while (top >= 0 && limbs[top] == 0) --top;
+  if (top < 0) return 0.0;
+  const auto& t = traits(f);
+  const int top_bit = top * 64 + 63 - std::countl_zero(limbs[top]);
+  const int exponent = top_bit - fixed_scale;  // floor(log2 |value|)
+  if (exponent > t.emax + 1) return std::numeric_limits<double>::infinity();
+  const int quantum_exponent = std::max(exponent, t.emin) - t.precision + 1;
+  const int quantum_bit = quantum_exponent + fixed_scale;  // >= 0 for every format
+  // Bits above top_bit are zero, so the window from quantum_bit holds exactly the <= p kept bits.
+  std::uint64_t units = window(limbs, count, quantum_bit);
+  if (quantum_bit > 0 && bit_at(limbs, quantum_bit - 1) &&
+      ((units & 1) || any_below(limbs, quantum_bit - 1)))
+    ++units;  // nearest, ties to even
+  const double result = std::ldexp(static_cast<double>(units), quantum_exponent);
+  return result > largest_finite(f) ? std::numeric_limits<double>::infinity() : result;
+}
+
+struct FastExactAccumulator::Large {
+  // Sum of the raw bit patterns of the addends in each chunk (mod 2^64).
+  std::uint64_t chunk[kChunks];
+  // Addends the chunk can still take before a flush; -1 marks a chunk not in use (and the
+  // NaN/infinity chunks, which never hold anything).
+  std::int16_t count[kChunks];
+  std::uint16_t touched[kChunks];  // chunks in use, in order of first use
+  int touched_count = 0;
+
+  Large() { std::fill(std::begin(count), std::end(count), std::int16_t{-1}); }
+};
+
+FastExactAccumulator::FastExactAccumulator(std::uint64_t direct_limit) : direct_limit_(direct_limit) {
+  std::memset(pos_, 0, sizeof pos_);
+  std::memset(neg_, 0, sizeof neg_);
+}
+FastExactAccumulator::~FastExactAccumulator() = default;
+FastExactAccumulator::FastExactAccumulator(FastExactAccumulator&&) noexcept = default;
+FastExactAccumulator& FastExactAccumulator::operator=(FastExactAccumulator&&) noexcept = default;
+
+void FastExactAccumulator::reset() {
+  std::memset(pos_, 0, sizeof pos_);
+  std::memset(neg_, 0, sizeof neg_);
+  count_ = 0;
+  max_key_ = 0;
+  sign_and_ = ~std::uint64_t{0};
+  nan_ = pos_inf_ = neg_inf_ = false;
+  if (large_) {
+    for (int i = 0; i < large_->touched_count; ++i) large_->count[large_->touched[i]] = -1;
+    large_->touched_count = 0;
+  }
+  large_active_ = false;
+}
+
+void FastExactAccumulator::add(std::span<const double> xs) {
+  if (xs.empty()) return;
+  if (!large_active_) {
+    if (count_ + xs.size() <= direct_limit_ && count_ + xs.size() >= count_) {
+      add_direct(xs.data(), xs.size());
+      return;
+    }
+    enter_large();
+  }
+  add_large(xs.data(), xs.size());
+}
+
+void FastExactAccumulator::add_special(std::uint64_t bits) {
+  if ((bits & kMantissaMask) != 0) nan_ = true;
+  else if (bits >> 63) neg_inf_ = true;
+  else pos_inf_ = true;
+}
+
+void FastExactAccumulator::add_direct(const double* x, std::size_t n) {
+  std::uint64_t mk = max_key_, sa = sign_and_;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t u = std::bit_cast<std::uint64_t>(x[i]);
+    const std::uint64_t key = (u << 1) + kZeroKey;
+    mk = key > mk ? key : mk;
+    sa &= u;
+    const unsigned biased = static_cast<unsigned>(u >> 52) & 0x7ff;
+    if (biased == 0x7ff) [[unlikely]] {
+      add_special(u);
+      continue;
+    }
+    // x = (implicit * 2^52 + m) * 2^position in units of 2^-1074, position = max(biased - 1, 0).
+    const unsigned implicit = biased != 0;
+    const std::uint64_t mantissa = (u & kMantissaMask) | (std::uint64_t{implicit} << 52);
+    add_at((u >> 63) ? neg_ : pos_, mantissa, static_cast<int>(biased - implicit));
+  }
+  max_key_ = mk;
+  sign_and_ = sa;
+  count_ += n;
+}
+
+void FastExactAccumulator::enter_large() {
+  if (!large_) large_ = std::make_unique<Large>();
+  large_active_ = true;
+}
+
+void FastExactAccumulator::add_large(const double* x, std::size_t n) {
+  Large& large = *large_;
+  std::uint64_t mk = max_key_, sa = sign_and_;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t u = std::bit_cast<std::uint64_t>(x[i]);
+    const unsigned index = static_cast<unsigned>(u >> 52);
+    const int remaining = large.count[index] - 1;
+    if (remaining < 0) [[unlikely]] {
+      slow_chunk(index, u);
+    } else {
+      large.count[index] = static_cast<std::int16_t>(remaining);
+      large.chunk[index] += u;
+    }
+    const std::uint64_t key = (u << 1) + kZeroKey;
+    mk = key > mk ? key : mk;
+    sa &= u;
+  }
+  max_key_ = mk;
+  sign_and_ = sa;
+  count_ += n;
+}
+
+namespace {
+
+// The exact value of `adds` addends that chunk `index` summed into `chunk`, added to P or N.
+inline void flush_chunk(std::uint64_t* pos, std::uint64_t* neg, unsigned index, std::uint64_t chunk,
+                        std::uint64_t adds) {
+  const unsigned biased = index & 0x7ff;
+  // Every pattern in the chunk is (index << 52) | m: subtracting the top bits leaves the sum of
+  // the m, exact because it is below adds * 2^52 <= 2^64.
+  const std::uint64_t mantissas = chunk - adds * (static_cast<std::uint64_t>(index) << 52);
+  const unsigned implicit = biased != 0;
+  const u128 value = static_cast<u128>(mantissas) + (static_cast<u128>(implicit * adds) << 52);
+  add_at((index >> 11) ? neg : pos, value, static_cast<int>(biased - implicit));
+}
+
+}  // namespace
+
+void FastExactAccumulator::slow_chunk(unsigned index, std::uint64_t bits) {
+  if ((index & 0x7ff) == 0x7ff) {  // NaN or infinity: the chunk stays unused
+    add_special(bits);
+    return;
+  }
+  Large& large = *large_;
+  if (large.count[index] < 0) {
+    large.touched[large.touched_count++] = static_cast<std::uint16_t>(index);
+  } else {  // full: holds kChunkCapacity addends
+    flush_chunk(pos_, neg_, index, large.chunk[index], kChunkCapacity);
+  }
+  large.chunk[index] = bits;
+  large.count[index] = kChunkCapacity - 1;
+}
+
+void FastExactAccumulator::flush_touched() {
+  Large& large = *large_;
+  for (int i = 0; i < large.touched_count; ++i) {
+    const unsigned index = large.touched[i];
+    const std::uint64_t adds = static_cast<std::uint64_t>(kChunkCapacity - large.count[index]);
+    flush_chunk(pos_, neg_, index, large.chunk[index], adds);
+    large.count[index] = -1;
+  }
+  large.touched_count = 0;
+}
+
+Special FastExactAccumulator::special() const {
+  if (nan_ || (pos_inf_ && neg_inf_)) return Special::nan;
+  if (pos_inf_) return Special::pos_inf;
+  if (neg_inf_) return Special::neg_inf;
+  return Special::none;
+}
+
+bool FastExactAccumulator::all_negative_zero() const {
+  if (count_ == 0) return true;
+  // Every sign bit set, every finite addend a zero, and no NaN or infinity.
+  return (sign_and_ >> 63) && max_key_ == kZeroKey && !nan_ && !pos_inf_ && !neg_inf_;
+}
+
+double FastExactAccumulator::max_abs() const {
+  if (max_key_ < kZeroKey) return 0.0;  // no finite addend
+  return std::bit_cast<double>((max_key_ - kZeroKey) >> 1);
+}
+
+ExactSum FastExactAccumulator::result() {
+  if (large_active_) flush_touched();
+  ExactSum r;
+  r.special = special();
+  r.count = count_;
+  r.all_negative_zero = all_negative_zero();
+  r.max_abs = max_abs();
+  std::uint64_t limbs[kLimbs];
+  if (compare_limbs(pos_, neg_) >= 0) {
+    subtract_limbs(pos_, neg_, limbs);
+    set_fixed(r.sum, limbs, false);
+  } else {
+    subtract_limbs(neg_, pos_, limbs);
+    set_fixed(r.sum, limbs, true);
+  }
+  add_limbs(pos_, neg_, limbs);
+  set_fixed(r.abs_sum, limbs, false);
+  return r;
+}
+
+double FastExactAccumulator::rounded(Format f) {
+  switch (special()) {
+    case Special::nan: return std::numeric_limits<double>::quiet_NaN();
+    case Special::pos_inf: return std::numeric_limits<double>::infinity();
+    case Special::neg_inf: return -std::numeric_limits<double>::infinity();
+    case Special::none: break;
+  }
+  if (large_active_) flush_touched();
+  const int order = compare_limbs(pos_, neg_);
+  if (order == 0) return (count_ > 0 && all_negative_zero()) ? -0.0 : 0.0;
+  std::uint64_t limbs[kLimbs];
+  if (order > 0) subtract_limbs(pos_, neg_, limbs);
+  else subtract_limbs(neg_, pos_, limbs);
+  const double magnitude = round_limbs(limbs, kLimbs, f);
+  return order > 0 ? magnitude : -magnitude;
+}
+
+ExactSum fast_exact_sum(std::span<const double> addends) {
+  FastExactAccumulator accumulator;
+  accumulator.add(addends);
+  return accumulator.result();
+}
+
+}  // namespace accucheck
