@@ -101,10 +101,26 @@ double ExactSum::condition_number() const {
   // A / |S| to nearest: both exact, their quotient through long division in BigInt.
   const BigInt numerator(abs_sum), denominator(mp::abs(BigInt(sum)));
   // Scale so that the integer quotient carries 64 significant bits, then convert.
-  const int shift = 64 - (static_cast<int>(mp::msb(numerator)) - static_cast<int>(mp::msb(denominator)));
-  BigInt quotient = shift >= 0 ? BigInt((numerator << shift) / denominator)
-                               : BigInt(numerator / (denominator << -shift));
-  return std::ldexp(static_cast<double>(quotient), -shift);
+  int shift = 64 - (static_cast<int>(mp::msb(numerator)) - static_cast<int>(mp::msb(denominator)));
+  BigInt scaled_numerator = numerator, scaled_denominator = denominator;
+  if (shift >= 0) scaled_numerator <<= shift;
+  else scaled_denominator <<= -shift;
+  BigInt quotient, remainder;
+  mp::divide_qr(scaled_numerator, scaled_denominator, quotient, remainder);
+  // The quotient has 64 or 65 bits. Keep 63 of them and a sticky bit for everything below,
+  // then convert through uint64_t, which rounds to nearest even. (A bare truncated quotient
+  // can land on a tie that the exact one is above; and Boost 1.74's cpp_int -> double
+  // conversion does not round correctly beyond 64 bits.)
+  bool sticky = remainder != 0;
+  const int extra = static_cast<int>(mp::msb(quotient)) - 62;
+  if (extra > 0) {
+    sticky = sticky || static_cast<int>(mp::lsb(quotient)) < extra;
+    quotient >>= extra;
+    shift -= extra;
+  }
+  std::uint64_t bits = static_cast<std::uint64_t>(quotient);
+  if (sticky) bits |= 1;
+  return std::ldexp(static_cast<double>(bits), -shift);
 }
 
 void BoostExactAccumulator::add(double x) {
