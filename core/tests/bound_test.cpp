@@ -1,3 +1,550 @@
-// Placeholder: filled by the test work for this file.
+// Tests of bound.h: the text form, tree heights against instrumented models of the backends'
+// summation orders, and the rigorous evaluator on cases computed by hand (exact rationals,
+// or MPFR for sqrt/exp) rather than by the code under test.
 #include <gtest/gtest.h>
-TEST(Placeholder, bound) { GTEST_SKIP() << "not written yet"; }
+#include <gmp.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/bound.h"
+#include "accucheck/exact.h"
+
+namespace accucheck {
+namespace {
+
+using Big = boost::multiprecision::cpp_int;
+
+BoundExpr bound(const std::string& text) {
+  std::string error;
+  auto b = parse_bound(text, &error);
+  EXPECT_TRUE(b.has_value()) << text << ": " << error;
+  return b ? *b : BoundExpr{};
+}
+
+// ---------------------------------------------------------------------------------------
+// Text form
+
+TEST(BoundText, RoundTripOfEveryKind) {
+  for (const char* text :
+       {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)",
+        "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
+        "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)",
+        "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
+        "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)"}) {
+    std::string error;
+    const auto parsed = parse_bound(text, &error);
+    ASSERT_TRUE(parsed.has_value()) << text << ": " << error;
+    EXPECT_EQ(to_string(*parsed), text);
+    const auto again = parse_bound(to_string(*parsed));
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(to_string(*again), text);
+  }
+}
+
+TEST(BoundText, FieldsAndNormalization) {
+  const BoundExpr t = bound(" tree ( blocked:64 , f32 ) ");
+  EXPECT_EQ(t.kind, BoundKind::tree);
+  EXPECT_EQ(t.shape.kind, TreeShape::Kind::blocked);
+  EXPECT_EQ(t.shape.parameter, 64u);
+  EXPECT_EQ(t.format, Format::f32);
+  EXPECT_EQ(to_string(t), "tree(blocked:64,f32)");
+  EXPECT_EQ(to_string(bound("recursive(float)")), "recursive(f32)");
+  EXPECT_EQ(to_string(bound("correctly_rounded()")), "correctly_rounded");
+  const BoundExpr w = bound("widened(recursive(f64),f16)");
+  EXPECT_EQ(w.kind, BoundKind::widened);
+  EXPECT_EQ(w.format, Format::f16);
+  ASSERT_TRUE(w.inner);
+  EXPECT_EQ(w.inner->kind, BoundKind::recursive);
+  EXPECT_EQ(w.inner->format, Format::f64);
+  const BoundExpr r = bound("reproducible_binned(3,40,f64)");
+  EXPECT_EQ(r.count, 3);
+  EXPECT_EQ(r.width, 40);
+  EXPECT_EQ(bound("stochastic(6,bf16)").lambda, 6.0);
+  EXPECT_EQ(bound("ulps(2)").count, 2);
+  EXPECT_TRUE(is_error_bound(BoundKind::recursive));
+  EXPECT_FALSE(is_error_bound(BoundKind::correctly_rounded));
+  EXPECT_FALSE(is_error_bound(BoundKind::faithful));
+  EXPECT_FALSE(is_error_bound(BoundKind::ulps));
+  EXPECT_FALSE(bound_source(BoundKind::kahan).empty());
+  const auto formats = bound_formats(bound("widened(recursive(f64),f32)"));
+  EXPECT_NE(std::find(formats.begin(), formats.end(), Format::f64), formats.end());
+  EXPECT_NE(std::find(formats.begin(), formats.end(), Format::f32), formats.end());
+}
+
+TEST(BoundText, ClearErrorsOnBadText) {
+  for (const std::string text :
+       {"", "   ", "recursive", "recursive()", "recursive(f8)", "recursive(f32,f32)", "recursive(f32(1))",
+        "tree(f32)", "tree(blocked:0,f32)", "tree(blocked:x,f32)", "tree(blocked:,f32)", "tree(lanes,f32)",
+        "tree(foo,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
+        "widened(recursive(f64))", "ftz(f32,f32)", "ulps(-1)", "ulps(x)", "ulps()", "ulps(1,2)",
+        "reproducible_binned(1,40,f64)", "reproducible_binned(3,61,f64)", "reproducible_binned(3,40)",
+        "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
+        "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
+        "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)"}) {
+    std::string error;
+    const auto parsed = parse_bound(text, &error);
+    EXPECT_FALSE(parsed.has_value()) << "'" << text << "' parsed as " << to_string(*parsed);
+    EXPECT_NE(error.find("bad bound expression"), std::string::npos) << error;
+    EXPECT_GT(error.size(), std::string("bad bound expression '").size() + text.size() + 3) << error;
+  }
+  // Deep nesting is refused, not a stack overflow.
+  std::string deep;
+  for (int i = 0; i < 10000; ++i) deep += "widened(";
+  std::string error;
+  EXPECT_FALSE(parse_bound(deep, &error).has_value());
+  EXPECT_NE(error.find("deep"), std::string::npos) << error.substr(0, 200);
+  // The message names the part that is wrong.
+  parse_bound("recursive(f8)", &error);
+  EXPECT_NE(error.find("f8"), std::string::npos) << error;
+  parse_bound("tree(foo,f32)", &error);
+  EXPECT_NE(error.find("foo"), std::string::npos) << error;
+  parse_bound("frobnicate(f32)", &error);
+  EXPECT_NE(error.find("frobnicate"), std::string::npos) << error;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tree heights: models of the backends' summation orders, instrumented to count roundings.
+
+// The number of roundings on the longest leaf-to-root path. Adding an empty value (the -0
+// identity of the lanes backend) is exact, so it does not count.
+struct Depth {
+  int depth = 0;
+  bool empty = false;
+  friend Depth operator+(Depth a, Depth b) {
+    if (a.empty) return b;
+    if (b.empty) return a;
+    return {std::max(a.depth, b.depth) + 1, false};
+  }
+};
+template <class T> T identity();
+template <> float identity<float>() { return -0.0f; }
+template <> Depth identity<Depth>() { return {0, true}; }
+
+// impls/cpu/pairwise.cpp's order (NumPy pairwise_sum), restated.
+template <class T>
+T model_numpy(const T* a, std::size_t n) {
+  if (n < 8) {
+    T res = a[0];
+    for (std::size_t i = 1; i < n; ++i) res = res + a[i];
+    return res;
+  }
+  if (n <= 128) {
+    T r[8];
+    for (int k = 0; k < 8; ++k) r[k] = a[k];
+    std::size_t i = 8;
+    for (; i < n - (n % 8); i += 8)
+      for (int k = 0; k < 8; ++k) r[k] = r[k] + a[i + k];
+    T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res = res + a[i];
+    return res;
+  }
+  std::size_t half = n / 2;
+  half -= half % 8;
+  return model_numpy(a, half) + model_numpy(a + half, n - half);
+}
+
+// impls/cpu/blocked.cpp's order.
+template <class T>
+T model_blocked(const T* x, std::size_t n, std::size_t b) {
+  T total{};
+  for (std::size_t start = 0; start < n; start += b) {
+    const std::size_t end = std::min(n, start + b);
+    T block = x[start];
+    for (std::size_t i = start + 1; i < end; ++i) block = block + x[i];
+    total = start == 0 ? block : total + block;
+  }
+  return total;
+}
+
+// impls/cpu/lanes.cpp's order (8 lanes, balanced tree).
+template <class T>
+T model_lanes8(const T* x, std::size_t n) {
+  T lane[8];
+  for (auto& l : lane) l = identity<T>();
+  for (std::size_t i = 0; i < n; ++i) lane[i % 8] = i < 8 ? x[i] : lane[i % 8] + x[i];
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// Recursive halving (the textbook pairwise tree).
+Depth model_halving(std::size_t n) {
+  if (n == 1) return {0, false};
+  return model_halving(n / 2) + model_halving(n - n / 2);
+}
+
+TEST(TreeHeight, MatchesInstrumentedModels) {
+  for (std::size_t n = 1; n <= 3000; ++n) {
+    const std::vector<Depth> leaves(n, Depth{0, false});
+    EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, n), static_cast<std::uint64_t>(model_numpy(leaves.data(), n).depth))
+        << "numpy n=" << n;
+    for (std::size_t b : {1, 2, 7, 64}) {
+      EXPECT_EQ(tree_height({TreeShape::Kind::blocked, b}, n),
+                static_cast<std::uint64_t>(model_blocked(leaves.data(), n, b).depth))
+          << "blocked:" << b << " n=" << n;
+    }
+    const auto lanes = static_cast<std::uint64_t>(model_lanes8(leaves.data(), n).depth);
+    const auto lanes_height = tree_height({TreeShape::Kind::lanes, 8}, n);
+    EXPECT_GE(lanes_height, lanes) << "lanes:8 n=" << n;
+    if (n >= 8) {
+      EXPECT_EQ(lanes_height, lanes) << "lanes:8 n=" << n;  // every lane holds an addend
+    }
+    EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, n), static_cast<std::uint64_t>(model_halving(n).depth))
+        << "pairwise n=" << n;
+  }
+  // Hand values.
+  EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, 1), 0u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, 1024), 10u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, 1025), 11u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::blocked, 64}, 64), 63u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::blocked, 64}, 65), 64u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::blocked, 64}, 4096), 63u + 63u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::lanes, 8}, 16), 1u + 3u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, 7), 6u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, 8), 3u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, 128), 15u + 3u);
+}
+
+// The models above are the real backends' orders: bit-identical results on f32 data.
+TEST(TreeHeight, ModelsAreTheBackendsOrders) {
+  const Backend* pairwise = Registry::global().find("pairwise_f32");
+  const Backend* blocked = Registry::global().find("blocked64_f32");
+  const Backend* lanes = Registry::global().find("lanes8_f32");
+  ASSERT_TRUE(pairwise && blocked && lanes);
+  EXPECT_EQ(to_string(pairwise->bound), "tree(numpy,f32)");
+  EXPECT_EQ(to_string(blocked->bound), "tree(blocked:64,f32)");
+  EXPECT_EQ(to_string(lanes->bound), "tree(lanes:8,f32)");
+  std::mt19937_64 rng(41);
+  for (std::size_t n : {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 1000, 4097}) {
+    for (int trial = 0; trial < 5; ++trial) {
+      std::vector<float> x(n);
+      for (auto& v : x) v = std::ldexp(static_cast<float>(rng() >> 40) + 1.0f, static_cast<int>(rng() % 40) - 30) *
+                            ((rng() & 1) ? -1.0f : 1.0f);
+      DenseWorkload w;
+      w.format = Format::f32;
+      w.elements = 1;
+      w.steps = n - 1;
+      w.initial = {x[0]};
+      for (std::size_t i = 1; i < n; ++i) w.addends.push_back(x[i]);
+      double result[1];
+      pairwise->run_dense(w, result, RunOptions{});
+      EXPECT_EQ(result[0], model_numpy(x.data(), n)) << "pairwise n=" << n;
+      blocked->run_dense(w, result, RunOptions{});
+      EXPECT_EQ(result[0], model_blocked(x.data(), n, 64)) << "blocked n=" << n;
+      lanes->run_dense(w, result, RunOptions{});
+      EXPECT_EQ(result[0], model_lanes8(x.data(), n)) << "lanes n=" << n;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The evaluator, on hand-computed cases.
+
+// 2^e as a fixed-point integer.
+FixedInt pow2(int e) { return FixedInt(1) << (e + fixed_scale); }
+// floor(numerator / denominator * 2^1074) for a positive rational given by hand.
+FixedInt fixed_floor(const Big& numerator, const Big& denominator) {
+  return FixedInt(Big((numerator << fixed_scale) / denominator));
+}
+
+ExactSum summary(std::uint64_t n, const FixedInt& sum, const FixedInt& abs_sum, double max_abs = 1.0) {
+  ExactSum e;
+  e.count = n;
+  e.sum = sum;
+  e.abs_sum = abs_sum;
+  e.max_abs = max_abs;
+  e.all_negative_zero = false;
+  return e;
+}
+
+// The bound is exactly `threshold` (a fixed-point value): an error equal to it is within,
+// one unit of 2^-1074 more is not.
+void expect_exact_threshold(const std::string& text, Format output, const ExactSum& e, const FixedInt& threshold) {
+  const BoundExpr b = bound(text);
+  const BoundCheck at = check_error_bound(b, output, e, threshold);
+  EXPECT_TRUE(at.within) << text << " at the bound";
+  EXPECT_TRUE(at.precondition_met) << text;
+  EXPECT_FALSE(at.vacuous) << text;
+  EXPECT_FALSE(check_error_bound(b, output, e, threshold + 1).within) << text << " one unit above";
+  // The reported double is the bound rounded upward, and tight.
+  EXPECT_GE(to_fixed(at.bound), threshold) << text;
+  EXPECT_LE(at.bound, nearest_double(threshold) * (1 + 0x1p-48)) << text;
+}
+
+// The bound is the irrational or non-dyadic value in (floor_fixed, floor_fixed + 1) units:
+// floor is within, floor + 1 is not.
+void expect_between(const std::string& text, Format output, const ExactSum& e, const FixedInt& floor_fixed) {
+  const BoundExpr b = bound(text);
+  EXPECT_TRUE(check_error_bound(b, output, e, floor_fixed).within) << text;
+  EXPECT_FALSE(check_error_bound(b, output, e, floor_fixed + 1).within) << text;
+}
+
+TEST(BoundEval, RecursiveByHand) {
+  // recursive(f32), n = 3, A = 1: (n-1) u A = 2 * 2^-24 exactly.
+  const ExactSum e = summary(3, pow2(0), pow2(0));
+  expect_exact_threshold("recursive(f32)", Format::f32, e, pow2(-23));
+  // recursive(f16), n = 1000, A = 3: 999 * 3 * 2^-11.
+  expect_exact_threshold("recursive(f16)", Format::f16, summary(1000, pow2(0), 3 * pow2(0)), FixedInt(999 * 3) * pow2(-11));
+  // n = 1: no rounding, bound 0: any error exceeds it.
+  const ExactSum one = summary(1, pow2(0), pow2(0));
+  EXPECT_TRUE(check_error_bound(bound("recursive(f32)"), Format::f32, one, FixedInt(0)).within);
+  EXPECT_FALSE(check_error_bound(bound("recursive(f32)"), Format::f32, one, FixedInt(1)).within);
+  // Tiny A: the bound is below 2^-1074 units but errors are multiples of it.
+  const ExactSum tiny = summary(3, FixedInt(1), FixedInt(1));
+  EXPECT_TRUE(check_error_bound(bound("recursive(f64)"), Format::f64, tiny, FixedInt(0)).within);
+  EXPECT_FALSE(check_error_bound(bound("recursive(f64)"), Format::f64, tiny, FixedInt(1)).within);
+}
+
+TEST(BoundEval, VacuousBf16NaiveAt257) {
+  // recursive(bf16): (n-1) 2^-8 A >= A from n = 257 on.
+  for (std::uint64_t n : {255, 256, 257, 258, 100000}) {
+    const ExactSum e = summary(n, FixedInt(n) * pow2(0), FixedInt(n) * pow2(0));
+    const BoundCheck c = check_error_bound(bound("recursive(bf16)"), Format::bf16, e, FixedInt(0));
+    EXPECT_EQ(c.vacuous, n >= 257) << n;
+    const double exact_bound = static_cast<double>(n - 1) * static_cast<double>(n) / 256.0;  // exact here
+    EXPECT_GE(c.bound, exact_bound) << n;
+    EXPECT_LE(c.bound, exact_bound * (1 + 0x1p-50)) << n;
+  }
+  // f16 naive: vacuous from n = 2049.
+  EXPECT_FALSE(check_error_bound(bound("recursive(f16)"), Format::f16, summary(2048, pow2(0), pow2(0)), 0).vacuous);
+  EXPECT_TRUE(check_error_bound(bound("recursive(f16)"), Format::f16, summary(2049, pow2(0), pow2(0)), 0).vacuous);
+  // A = 0: nothing to be vacuous about.
+  EXPECT_FALSE(check_error_bound(bound("recursive(bf16)"), Format::bf16, summary(1000, 0, 0), 0).vacuous);
+}
+
+TEST(BoundEval, AnyorderByHand) {
+  // n = 3 in f32: 2u/(1+2u) = 1/(2^23 + 1) (Lange & Rump), A = 1.
+  expect_between("anyorder(f32)", Format::f32, summary(3, pow2(0), pow2(0)), fixed_floor(1, (Big(1) << 23) + 1));
+  // bf16: n - 1 = 128 = 1/(2u) still uses the sharper form: 128/256 / (1 + 1/2) = 1/3.
+  expect_between("anyorder(bf16)", Format::bf16, summary(129, pow2(0), pow2(0)), fixed_floor(1, 3));
+  // n - 1 = 129 > 1/(2u): (n-1) u A = 129/256.
+  expect_exact_threshold("anyorder(bf16)", Format::bf16, summary(130, pow2(0), pow2(0)), FixedInt(129) * pow2(-8));
+}
+
+TEST(BoundEval, TreeByHand) {
+  // pairwise in f16: h = ceil(log2 n) = 44 <= 2^5.5 - 1: h u A = 44/2048 for A = 1.
+  const std::uint64_t n44 = std::uint64_t{1} << 44;
+  expect_exact_threshold("tree(pairwise,f16)", Format::f16, summary(n44, pow2(0), pow2(0)), FixedInt(44) * pow2(-11));
+  // h = 45 > 44: gamma_45 = 45u/(1-45u) = 45/2003.
+  expect_between("tree(pairwise,f16)", Format::f16, summary(n44 + 1, pow2(0), pow2(0)), fixed_floor(45, 2003));
+  // bf16: h = 15 -> 15/256; h = 16 -> gamma_16 = 16/240 = 1/15. A = 2^16.
+  expect_exact_threshold("tree(pairwise,bf16)", Format::bf16, summary(1 << 15, pow2(16), pow2(16)),
+                         FixedInt(15) * pow2(16 - 8));
+  expect_between("tree(pairwise,bf16)", Format::bf16, summary((1 << 15) + 1, pow2(16), pow2(16)),
+                 fixed_floor(Big(1) << 16, 15));
+  // Where anyorder is smaller it is used: blocked:64, n = 64 in f32: h = 63 = n - 1, and
+  // (n-1)u/(1+(n-1)u) = 63/(2^24 + 63) < 63 u.
+  expect_between("tree(blocked:64,f32)", Format::f32, summary(64, pow2(0), pow2(0)), fixed_floor(63, (Big(1) << 24) + 63));
+  // lanes:8, n = 80 in f32: h = 9 + 3 = 12: 12 u A with A = 3.
+  expect_exact_threshold("tree(lanes:8,f32)", Format::f32, summary(80, pow2(0), 3 * pow2(0)), FixedInt(36) * pow2(-24));
+  // numpy, n = 128 in bf16: h = 18 > 15: gamma_18 = 18/238 = 9/119.
+  expect_between("tree(numpy,bf16)", Format::bf16, summary(128, pow2(0), pow2(0)), fixed_floor(9, 119));
+  // tree with h u >= 1 falls back to anyorder: pairwise bf16 with n = 2^300 is impossible, but
+  // blocked:1 (h = n - 1) with n = 300: gamma undefined (h >= 256), anyorder 299/256.
+  const ExactSum n300 = summary(300, pow2(0), pow2(0));
+  const BoundCheck c300 = check_error_bound(bound("tree(blocked:1,bf16)"), Format::bf16, n300, FixedInt(299) * pow2(-8));
+  EXPECT_TRUE(c300.within);
+  EXPECT_TRUE(c300.vacuous);  // 299/256 A >= A
+  EXPECT_FALSE(check_error_bound(bound("tree(blocked:1,bf16)"), Format::bf16, n300, FixedInt(299) * pow2(-8) + 1).within);
+}
+
+TEST(BoundEval, KahanDomainAndValue) {
+  // (3u + 14 (n+1) u^2) A, f32, n = 4, A = 1: 3 * 2^-24 + 70 * 2^-48.
+  expect_exact_threshold("kahan(f32)", Format::f32, summary(4, pow2(0), pow2(0)), 3 * pow2(-24) + 70 * pow2(-48));
+  // Domain n u <= 1/2: bf16 up to n = 128, f16 up to n = 1024.
+  const BoundExpr kb = bound("kahan(bf16)");
+  EXPECT_FALSE(check_error_bound(kb, Format::bf16, summary(128, pow2(0), pow2(0)), 0).vacuous);
+  const BoundCheck beyond = check_error_bound(kb, Format::bf16, summary(129, pow2(0), pow2(0)), 0);
+  EXPECT_TRUE(beyond.vacuous);
+  EXPECT_EQ(beyond.bound, INFINITY);
+  const BoundExpr kh = bound("kahan(f16)");
+  EXPECT_TRUE(std::isfinite(check_error_bound(kh, Format::f16, summary(1024, pow2(0), pow2(0)), 0).bound));
+  EXPECT_TRUE(std::isinf(check_error_bound(kh, Format::f16, summary(1025, pow2(0), pow2(0)), 0).bound));
+  // bf16, n = 128: 3/256 + 14*129/65536 = (768 + 1806) / 65536.
+  expect_exact_threshold("kahan(bf16)", Format::bf16, summary(128, pow2(0), pow2(0)), FixedInt(768 + 1806) * pow2(-16));
+}
+
+TEST(BoundEval, NeumaierWidenedFtzProductsByHand) {
+  // neumaier(f32), n = 3, S = A = 1: u + gamma_2^2 = 2^-24 + 1/(2^23 - 1)^2.
+  {
+    const Big d = (Big(1) << 23) - 1;
+    const Big numerator = d * d + (Big(1) << 24), denominator = (Big(1) << 24) * d * d;
+    expect_between("neumaier(f32)", Format::f32, summary(3, pow2(0), pow2(0)), fixed_floor(numerator, denominator));
+  }
+  // neumaier with |S| < A: S = 1/2, A = 2, n = 2: u/2 + gamma_1^2 * 2, gamma_1 = 1/(2^24 - 1).
+  {
+    const Big d = (Big(1) << 24) - 1;
+    const Big numerator = d * d + (Big(1) << 26), denominator = (Big(1) << 25) * d * d;
+    expect_between("neumaier(f32)", Format::f32, summary(2, -pow2(-1), pow2(1)), fixed_floor(numerator, denominator));
+  }
+  // neumaier(bf16) beyond gamma's domain (n - 1 >= 256): vacuous.
+  EXPECT_TRUE(std::isinf(check_error_bound(bound("neumaier(bf16)"), Format::bf16, summary(257, pow2(0), pow2(0)), 0).bound));
+  EXPECT_TRUE(std::isfinite(check_error_bound(bound("neumaier(bf16)"), Format::bf16, summary(256, pow2(0), pow2(0)), 0).bound));
+  // widened(recursive(f64), f32), n = 3, S = A = 1: 2^-24 + (1 + 2^-24) 2^-52.
+  expect_exact_threshold("widened(recursive(f64),f32)", Format::f32, summary(3, pow2(0), pow2(0)),
+                         pow2(-24) + pow2(-52) + pow2(-76));
+  // ftz(recursive(f32), f32), n = 3, A = 1: 2 u + 5 * 2^-126.
+  expect_exact_threshold("ftz(recursive(f32),f32)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23) + 5 * pow2(-126));
+  // products(f32), N = 3, A = 1: 3 u A + 2 N * 2^(emin - p) = 3 * 2^-24 + 6 * 2^-150.
+  expect_exact_threshold("products(f32)", Format::f32, summary(3, pow2(0), pow2(0)), 3 * pow2(-24) + 6 * pow2(-150));
+}
+
+// MPFR helpers for the bounds with sqrt and exp: the value at 300 bits, rounded down / up.
+FixedInt mpfr_to_fixed(mpfr_t x, mpfr_rnd_t rounding) {
+  mpfr_t scaled;
+  mpfr_init2(scaled, mpfr_get_prec(x));
+  mpfr_mul_2si(scaled, x, fixed_scale, MPFR_RNDN);  // exact
+  mpz_t z;
+  mpz_init(z);
+  mpfr_get_z(z, scaled, rounding);
+  char* text = mpz_get_str(nullptr, 10, z);
+  const FixedInt result(text);
+  free(text);
+  mpz_clear(z);
+  mpfr_clear(scaled);
+  return result;
+}
+
+TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
+  // (1 + c) n max(2^(W(1-K)) max|x|, 2^(emin-1)) + c |S|, c = 7e / (1 - 6 sqrt(e)), e = 2^-53.
+  // n = 10, max|x| = 2^100, S = 2^100, A = 5 * 2^100 (K = 3, W = 40: 2^-80 max|x| = 2^20).
+  const ExactSum e = summary(10, pow2(100), 5 * pow2(100), 0x1p100);
+  for (int direction : {-1, +1}) {
+    mpfr_t c, t, value;
+    mpfr_inits2(400, c, t, value, static_cast<mpfr_ptr>(nullptr));
+    const mpfr_rnd_t r = direction < 0 ? MPFR_RNDD : MPFR_RNDU;
+    const mpfr_rnd_t opposite = direction < 0 ? MPFR_RNDU : MPFR_RNDD;
+    mpfr_set_ui_2exp(t, 1, -53, MPFR_RNDN);
+    mpfr_sqrt(t, t, r);  // the denominator 1 - 6 sqrt(e) rounds the other way
+    mpfr_mul_ui(t, t, 6, r);
+    mpfr_ui_sub(t, 1, t, opposite);
+    mpfr_set_ui_2exp(c, 7, -53, r);
+    mpfr_div(c, c, t, r);
+    mpfr_add_ui(value, c, 1, r);          // 1 + c
+    mpfr_mul_ui(value, value, 10, r);     // n
+    mpfr_mul_2si(value, value, 20, r);    // max(2^20, 2^-1023)
+    mpfr_mul_2si(t, c, 100, r);           // c |S|
+    mpfr_add(value, value, t, r);
+    // Step past the evaluator's rational upper bound of sqrt (relative error below 2^-120).
+    mpfr_div_2ui(t, value, 100, r);
+    if (direction < 0) mpfr_sub(value, value, t, r);
+    else mpfr_add(value, value, t, r);
+    const FixedInt fixed = mpfr_to_fixed(value, r);
+    mpfr_clears(c, t, value, static_cast<mpfr_ptr>(nullptr));
+    const BoundCheck check = check_error_bound(bound("reproducible_binned(3,40,f64)"), Format::f64, e, fixed);
+    EXPECT_EQ(check.within, direction < 0) << direction;
+    EXPECT_TRUE(check.precondition_met);
+  }
+  // The floor term 2^(emin-1) wins for tiny addends: n = 4, max|x| = 2^-1074, S = A = 0 ->
+  // (1 + c) * 4 * 2^-1023 is just above 2^-1021.
+  const ExactSum tiny = summary(4, 0, 0, 0x1p-1074);
+  const BoundExpr b = bound("reproducible_binned(3,40,f64)");
+  EXPECT_TRUE(check_error_bound(b, Format::f64, tiny, pow2(-1021)).within);
+  EXPECT_TRUE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + 1).within);  // c * 2^-1021 > 2^-1074
+  EXPECT_TRUE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + 7).within);  // c * 2^-1021 = 7.0000x units
+  EXPECT_FALSE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + pow2(-1021 - 50)).within);
+}
+
+TEST(BoundEval, StochasticAgainstMpfr) {
+  // gamma~_{n-1}(lambda) A = (exp(lambda sqrt(n-1) u + (n-1) u^2 / (1-u)) - 1) A, u = 2^-7 for
+  // bf16, lambda = 6, n = 101 (sqrt(100) = 10), A = 3.
+  const ExactSum e = summary(101, pow2(0), 3 * pow2(0));
+  for (int direction : {-1, +1}) {
+    const mpfr_rnd_t r = direction < 0 ? MPFR_RNDD : MPFR_RNDU;
+    mpfr_t x, t;
+    mpfr_inits2(400, x, t, static_cast<mpfr_ptr>(nullptr));
+    mpfr_set_ui(x, 60, r);
+    mpfr_div_2ui(x, x, 7, r);                  // lambda * 10 * 2^-7
+    mpfr_set_ui(t, 100, r);
+    mpfr_div_ui(t, t, 127 * 128, r);            // (n-1) u^2 / (1 - u) = 100 / (2^14 * 127/128)
+    mpfr_add(x, x, t, r);
+    mpfr_exp(x, x, r);
+    mpfr_sub_ui(x, x, 1, r);
+    mpfr_mul_ui(x, x, 3, r);
+    // Step past the rounding of the evaluator's rational upper bound (relative 2^-200).
+    mpfr_set(t, x, r);
+    mpfr_div_2ui(t, t, 100, r);
+    if (direction < 0) mpfr_sub(x, x, t, r);
+    else mpfr_add(x, x, t, r);
+    const FixedInt fixed = mpfr_to_fixed(x, r);
+    mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
+    EXPECT_EQ(check_error_bound(bound("stochastic(6,bf16)"), Format::bf16, e, fixed).within, direction < 0);
+  }
+}
+
+TEST(BoundEval, PreconditionNearLargestFinite) {
+  // recursive(f16), n = 2: A (1 + 2^-11) < 65504 iff A < 65504 * 2048/2049 = 65472.0312...
+  const BoundExpr b = bound("recursive(f16)");
+  const FixedInt below = FixedInt(65472) * pow2(0) + pow2(-6);  // 65472.015625
+  const FixedInt above = FixedInt(65472) * pow2(0) + pow2(-5);  // 65472.03125
+  EXPECT_TRUE(check_error_bound(b, Format::f16, summary(2, below, below), 0).precondition_met);
+  EXPECT_FALSE(check_error_bound(b, Format::f16, summary(2, above, above), 0).precondition_met);
+  EXPECT_FALSE(check_error_bound(b, Format::f16, summary(2, FixedInt(65504) * pow2(0), FixedInt(65504) * pow2(0)), 0)
+                   .precondition_met);
+  // f64: A = DBL_MAX fails, A = 1.5 * 2^1023 holds.
+  const BoundExpr d = bound("recursive(f64)");
+  EXPECT_FALSE(check_error_bound(d, Format::f64, summary(2, to_fixed(DBL_MAX), to_fixed(DBL_MAX)), 0).precondition_met);
+  EXPECT_TRUE(check_error_bound(d, Format::f64, summary(2, 3 * pow2(1022), 3 * pow2(1022)), 0).precondition_met);
+  // The output format counts too: an f64 accumulation into an f32 buffer.
+  const BoundExpr w = bound("widened(recursive(f64),f32)");
+  EXPECT_FALSE(check_error_bound(w, Format::f32, summary(2, pow2(128), pow2(128)), 0).precondition_met);
+  EXPECT_TRUE(check_error_bound(w, Format::f32, summary(2, pow2(126), pow2(126)), 0).precondition_met);
+  // A beyond the f64 range (exact sums can be): precondition fails, no crash.
+  EXPECT_FALSE(check_error_bound(d, Format::f64, summary(4, 4 * to_fixed(DBL_MAX), 4 * to_fixed(DBL_MAX)), 0)
+                   .precondition_met);
+  // Special sums: only the special rules apply.
+  ExactSum special = summary(2, 0, 0);
+  special.special = Special::nan;
+  EXPECT_FALSE(check_error_bound(d, Format::f64, special, 0).precondition_met);
+}
+
+// BOUNDS.md's counterexample: Kahan's loop on (-22, -(2^54+4), -(2^56-8), 8) in binary64 errs
+// by 22 = 2.2 u A, more than the textbook 2u A, but within kahan(f64) = (3u + 70u^2) A.
+TEST(BoundEval, KahanCounterexample) {
+  const std::vector<double> x = {-22.0, -(0x1p54 + 4), -(0x1p56 - 8), 8.0};
+  // Kahan's loop written here, in plain double.
+  volatile double s = x[0], c = 0.0;
+  for (std::size_t i = 1; i < x.size(); ++i) {
+    const double y = x[i] - c;
+    const double t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+  const Backend* kahan = Registry::global().find("kahan_f64");
+  ASSERT_TRUE(kahan);
+  EXPECT_EQ(to_string(kahan->bound), "kahan(f64)");
+  DenseWorkload w;
+  w.format = Format::f64;
+  w.elements = 1;
+  w.steps = 3;
+  w.initial = {x[0]};
+  w.addends = {x[1], x[2], x[3]};
+  double result[1];
+  kahan->run_dense(w, result, RunOptions{});
+  EXPECT_EQ(result[0], s);
+  const ExactSum exact = boost_exact_sum(x);
+  // S = -(2^56 + 2^54) - 10, A = 2^56 + 2^54 + 26 (by hand).
+  EXPECT_EQ(exact.sum, -(pow2(56) + pow2(54) + 10 * pow2(0)));
+  EXPECT_EQ(exact.abs_sum, pow2(56) + pow2(54) + 26 * pow2(0));
+  FixedInt error = to_fixed(result[0]) - exact.sum;
+  if (error < 0) error = -error;
+  EXPECT_EQ(error, 22 * pow2(0));
+  // 2 u A = A / 2^52 = 20.000000000000004 < 22.
+  EXPECT_GT(error * (FixedInt(1) << 52), exact.abs_sum);
+  const BoundCheck check = check_error_bound(kahan->bound, Format::f64, exact, error);
+  EXPECT_TRUE(check.within);
+  EXPECT_TRUE(check.precondition_met);
+  EXPECT_FALSE(check.vacuous);
+  EXPECT_GT(check.bound, 30.0);
+  EXPECT_LT(check.bound, 30.000001);
+}
+
+}  // namespace
+}  // namespace accucheck
