@@ -63,7 +63,22 @@ struct JsonValue {
 
   const JsonValue* find(std::string_view key) const;
   std::string_view type_name() const;
+
+  // Declared here, defined below where JsonValue is complete: clang with libstdc++ 12 rejects
+  // the implicit ones (they need std::pair<std::string, JsonValue> complete inside the class).
+  JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+  ~JsonValue();
 };
+inline JsonValue::JsonValue() = default;
+inline JsonValue::JsonValue(const JsonValue&) = default;
+inline JsonValue::JsonValue(JsonValue&&) noexcept = default;
+inline JsonValue& JsonValue::operator=(const JsonValue&) = default;
+inline JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
+inline JsonValue::~JsonValue() = default;
 
 struct JsonParseResult {
   JsonValue value;
