@@ -1,6 +1,8 @@
 #include "accucheck/verdict.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 
@@ -104,7 +106,12 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
   } else {
     v.error = std::numeric_limits<double>::infinity();
   }
-  if (std::isfinite(computed) && std::isfinite(nearest)) v.ulps = ordinal(computed, output) - ordinal(nearest, output);
+  if (std::isfinite(computed) && std::isfinite(nearest)) {
+    // Saturated: f64 ordinals of opposite signs can differ by more than INT64_MAX (signed
+    // overflow, found by fuzz_dense); -INT64_MAX keeps |ulps| representable too.
+    const __int128 steps = static_cast<__int128>(ordinal(computed, output)) - ordinal(nearest, output);
+    v.ulps = static_cast<std::int64_t>(std::clamp<__int128>(steps, -INT64_MAX, INT64_MAX));
+  }
 
   if (!is_error_bound(bound.kind)) {
     v.verdict = judge_rounding_claim(bound, output, exact, computed, nearest, v);
