@@ -19,8 +19,8 @@ static_assert(sizeof(mp::limb_type) == 8, "64-bit limbs expected");
 static_assert(FixedBackend::internal_limb_count == FastExactAccumulator::kLimbs,
               "FixedInt and the accumulator must have the same width");
 
-void set_fixed(FixedInt& target, const std::uint64_t* limbs, bool negative) {
-  int size = FastExactAccumulator::kLimbs;
+// The first `size` limbs (the rest are zero) into a FixedInt with the given sign.
+void set_fixed(FixedInt& target, const std::uint64_t* limbs, int size, bool negative) {
   while (size > 1 && limbs[size - 1] == 0) --size;
   FixedBackend& b = target.backend();
   b.resize(static_cast<unsigned>(size), static_cast<unsigned>(size));
@@ -29,26 +29,28 @@ void set_fixed(FixedInt& target, const std::uint64_t* limbs, bool negative) {
   b.sign(negative);
 }
 
-// -1, 0, 1 as a <, ==, > b (unsigned, kLimbs limbs).
-int compare_limbs(const std::uint64_t* a, const std::uint64_t* b) {
-  for (int i = FastExactAccumulator::kLimbs - 1; i >= 0; --i)
+// -1, 0, 1 as a <, ==, > b (unsigned, `size` limbs).
+int compare_limbs(const std::uint64_t* a, const std::uint64_t* b, int size) {
+  for (int i = size - 1; i >= 0; --i)
     if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
   return 0;
 }
 
-// out = a - b, requires a >= b.
-void subtract_limbs(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out) {
+// out = a - b over `size` limbs, requires a >= b.
+void subtract_limbs(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, int size) {
   std::uint64_t borrow = 0;
-  for (int i = 0; i < FastExactAccumulator::kLimbs; ++i) {
+  for (int i = 0; i < size; ++i) {
     const u128 d = static_cast<u128>(a[i]) - b[i] - borrow;
     out[i] = static_cast<std::uint64_t>(d);
     borrow = static_cast<std::uint64_t>(d >> 64) & 1;
   }
 }
 
-void add_limbs(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out) {
+// out = a + b over `size` limbs (the carry out of the top limb is dropped: the caller's bound
+// says there is none).
+void add_limbs(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, int size) {
   std::uint64_t carry = 0;
-  for (int i = 0; i < FastExactAccumulator::kLimbs; ++i) {
+  for (int i = 0; i < size; ++i) {
     const u128 s = static_cast<u128>(a[i]) + b[i] + carry;
     out[i] = static_cast<std::uint64_t>(s);
     carry = static_cast<std::uint64_t>(s >> 64);
@@ -125,14 +127,31 @@ struct FastExactAccumulator::Large {
 FastExactAccumulator::FastExactAccumulator(std::uint64_t direct_limit) : direct_limit_(direct_limit) {
   std::memset(pos_, 0, sizeof pos_);
   std::memset(neg_, 0, sizeof neg_);
+  std::memset(cells_, 0, sizeof cells_);
 }
-FastExactAccumulator::~FastExactAccumulator() = default;
+
+std::unique_ptr<FastExactAccumulator::Large>& FastExactAccumulator::spare_large() {
+  thread_local std::unique_ptr<Large> spare;
+  return spare;
+}
+
+FastExactAccumulator::~FastExactAccumulator() {
+  if (!large_) return;
+  // Hand clean tables (every count back to "unused") to the next accumulator of this thread.
+  for (int i = 0; i < large_->touched_count; ++i) large_->count[large_->touched[i]] = -1;
+  large_->touched_count = 0;
+  auto& spare = spare_large();
+  if (!spare) spare = std::move(large_);
+}
+
 FastExactAccumulator::FastExactAccumulator(FastExactAccumulator&&) noexcept = default;
 FastExactAccumulator& FastExactAccumulator::operator=(FastExactAccumulator&&) noexcept = default;
 
 void FastExactAccumulator::reset() {
   std::memset(pos_, 0, sizeof pos_);
   std::memset(neg_, 0, sizeof neg_);
+  std::memset(cells_, 0, sizeof cells_);
+  cells_pending_ = 0;
   count_ = 0;
   max_key_ = 0;
   sign_and_ = ~std::uint64_t{0};
@@ -163,37 +182,88 @@ void FastExactAccumulator::add_special(std::uint64_t bits) {
 }
 
 void FastExactAccumulator::add_direct(const double* x, std::size_t n) {
-  std::uint64_t mk = max_key_, sa = sign_and_;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t u = std::bit_cast<std::uint64_t>(x[i]);
-    const std::uint64_t key = (u << 1) + kZeroKey;
-    mk = key > mk ? key : mk;
-    sa &= u;
-    const unsigned biased = static_cast<unsigned>(u >> 52) & 0x7ff;
-    if (biased == 0x7ff) [[unlikely]] {
-      add_special(u);
-      continue;
-    }
-    // x = (implicit * 2^52 + m) * 2^position in units of 2^-1074, position = max(biased - 1, 0).
-    const unsigned implicit = biased != 0;
-    const std::uint64_t mantissa = (u & kMantissaMask) | (std::uint64_t{implicit} << 52);
-    add_at((u >> 63) ? neg_ : pos_, mantissa, static_cast<int>(biased - implicit));
-  }
-  max_key_ = mk;
-  sign_and_ = sa;
   count_ += n;
+  std::uint64_t mk = max_key_, sa = sign_and_;
+  while (n > 0) {
+    // At most kCellCapacity addends between folds: each adds below 2^53 to a cell.
+    const std::size_t take = std::min<std::size_t>(n, kCellCapacity - cells_pending_);
+    for (std::size_t i = 0; i < take; ++i) {
+      const std::uint64_t u = std::bit_cast<std::uint64_t>(x[i]);
+      const std::uint64_t key = (u << 1) + kZeroKey;
+      mk = key > mk ? key : mk;
+      sa &= u;
+      const unsigned biased = static_cast<unsigned>(u >> 52) & 0x7ff;
+      if (biased == 0x7ff) [[unlikely]] {
+        add_special(u);
+        continue;
+      }
+      // x = (implicit * 2^52 + m) * 2^position in units of 2^-1074, position = max(biased - 1, 0).
+      const unsigned implicit = (biased + 0x7ff) >> 11;  // biased != 0
+      const std::uint64_t mantissa = (u & kMantissaMask) | (std::uint64_t{implicit} << 52);
+      const unsigned position = biased - implicit;
+      const unsigned r = position & 31;
+      std::uint64_t* cell = cells_[u >> 63] + (position >> 5);
+      std::uint64_t* next = cell + 1;
+      // Hides that the cells are adjacent: fused into one 16-byte load and store (as g++
+      // vectorizes it), the access overlaps the previous addend's and stalls store forwarding.
+      asm("" : "+r"(next));
+      cell[0] += static_cast<std::uint32_t>(mantissa << r);  // the low 32 bits of mantissa << r
+      *next += mantissa >> (32 - r);                         // the rest (< 2^53)
+    }
+    x += take;
+    n -= take;
+    cells_pending_ += static_cast<std::uint32_t>(take);
+    max_key_ = mk;  // fold_cells() reads it
+    if (cells_pending_ == kCellCapacity) fold_cells();
+  }
+  sign_and_ = sa;
+}
+
+// Adds the cells to P and N and clears them. Cell i weighs 2^(32 i) and holds less than 2^63:
+// limb j receives cell 2j whole, the low half of cell 2j+1 (shifted up by 32) and the high
+// half of cell 2j-1, three 64-bit terms added with one carry chain.
+void FastExactAccumulator::fold_cells() {
+  if (cells_pending_ == 0) return;
+  // Only the cells that can be non-zero: every addend is below 2^(biased + 52) units, where
+  // biased is the exponent field of max |x|, and at most 2047 of them are in the cells.
+  const unsigned top_biased = max_key_ >= kZeroKey ? static_cast<unsigned>((max_key_ - kZeroKey) >> 53) : 0;
+  const int used = std::min<int>(kCells / 2, static_cast<int>((top_biased + 52 + 11) >> 6) + 1);
+  for (int s = 0; s < 2; ++s) {
+    std::uint64_t* cell = cells_[s];
+    std::uint64_t* target = s == 0 ? pos_ : neg_;
+    std::uint64_t carry = 0;
+    std::uint64_t below = 0;  // high half of cell 2j-1
+    for (int j = 0; j < used; ++j) {
+      const std::uint64_t even = cell[2 * j], odd = cell[2 * j + 1];
+      cell[2 * j] = cell[2 * j + 1] = 0;  // (a memset here costs more than the loop, for short sums)
+      const u128 sum = static_cast<u128>(target[j]) + even + ((odd << 32) | below) + carry;
+      target[j] = static_cast<std::uint64_t>(sum);
+      carry = static_cast<std::uint64_t>(sum >> 64);
+      below = odd >> 32;
+    }
+    // What is left ripples upward; P and N stay far below 2^2240 (fast_exact.h).
+    u128 rest = static_cast<u128>(below) + carry;
+    for (int j = used; rest != 0; ++j) {
+      const u128 sum = static_cast<u128>(target[j]) + rest;
+      target[j] = static_cast<std::uint64_t>(sum);
+      rest = sum >> 64;
+    }
+  }
+  cells_pending_ = 0;
 }
 
 void FastExactAccumulator::enter_large() {
-  if (!large_) large_ = std::make_unique<Large>();
+  if (!large_) {
+    auto& spare = spare_large();
+    large_ = spare ? std::move(spare) : std::make_unique<Large>();
+  }
   large_active_ = true;
 }
 
 void FastExactAccumulator::add_large(const double* x, std::size_t n) {
   Large& large = *large_;
-  std::uint64_t mk = max_key_, sa = sign_and_;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t u = std::bit_cast<std::uint64_t>(x[i]);
+  std::uint64_t mk = max_key_;
+  auto step = [&](std::uint64_t u) {
     const unsigned index = static_cast<unsigned>(u >> 52);
     const int remaining = large.count[index] - 1;
     if (remaining < 0) [[unlikely]] {
@@ -204,10 +274,16 @@ void FastExactAccumulator::add_large(const double* x, std::size_t n) {
     }
     const std::uint64_t key = (u << 1) + kZeroKey;
     mk = key > mk ? key : mk;
-    sa &= u;
+  };
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {  // unrolled: the loop overhead is a large part of so short a body
+    step(std::bit_cast<std::uint64_t>(x[i]));
+    step(std::bit_cast<std::uint64_t>(x[i + 1]));
+    step(std::bit_cast<std::uint64_t>(x[i + 2]));
+    step(std::bit_cast<std::uint64_t>(x[i + 3]));
   }
+  for (; i < n; ++i) step(std::bit_cast<std::uint64_t>(x[i]));
   max_key_ = mk;
-  sign_and_ = sa;
   count_ += n;
 }
 
@@ -233,6 +309,7 @@ void FastExactAccumulator::slow_chunk(unsigned index, std::uint64_t bits) {
     return;
   }
   Large& large = *large_;
+  if (index == 0) sign_and_ &= bits;  // a positive zero or subnormal (see fast_exact.h)
   if (large.count[index] < 0) {
     large.touched[large.touched_count++] = static_cast<std::uint16_t>(index);
   } else {  // full: holds kChunkCapacity addends
@@ -271,23 +348,34 @@ double FastExactAccumulator::max_abs() const {
   return std::bit_cast<double>((max_key_ - kZeroKey) >> 1);
 }
 
+int FastExactAccumulator::limb_bound() const {
+  // P, N and A = P + N are below count * 2^(biased + 53) units, biased the exponent field of
+  // max |x|: the limbs above hold zeros and need not be read.
+  if (max_key_ < kZeroKey) return 1;
+  const int top_biased = static_cast<int>((max_key_ - kZeroKey) >> 53);
+  const int bits = top_biased + 53 + static_cast<int>(std::bit_width(count_));
+  return std::min(kLimbs, bits / 64 + 1);
+}
+
 ExactSum FastExactAccumulator::result() {
+  fold_cells();
   if (large_active_) flush_touched();
   ExactSum r;
   r.special = special();
   r.count = count_;
   r.all_negative_zero = all_negative_zero();
   r.max_abs = max_abs();
+  const int size = limb_bound();
   std::uint64_t limbs[kLimbs];
-  if (compare_limbs(pos_, neg_) >= 0) {
-    subtract_limbs(pos_, neg_, limbs);
-    set_fixed(r.sum, limbs, false);
+  if (compare_limbs(pos_, neg_, size) >= 0) {
+    subtract_limbs(pos_, neg_, limbs, size);
+    set_fixed(r.sum, limbs, size, false);
   } else {
-    subtract_limbs(neg_, pos_, limbs);
-    set_fixed(r.sum, limbs, true);
+    subtract_limbs(neg_, pos_, limbs, size);
+    set_fixed(r.sum, limbs, size, true);
   }
-  add_limbs(pos_, neg_, limbs);
-  set_fixed(r.abs_sum, limbs, false);
+  add_limbs(pos_, neg_, limbs, size);
+  set_fixed(r.abs_sum, limbs, size, false);
   return r;
 }
 
@@ -298,13 +386,15 @@ double FastExactAccumulator::rounded(Format f) {
     case Special::neg_inf: return -std::numeric_limits<double>::infinity();
     case Special::none: break;
   }
+  fold_cells();
   if (large_active_) flush_touched();
-  const int order = compare_limbs(pos_, neg_);
+  const int size = limb_bound();
+  const int order = compare_limbs(pos_, neg_, size);
   if (order == 0) return (count_ > 0 && all_negative_zero()) ? -0.0 : 0.0;
   std::uint64_t limbs[kLimbs];
-  if (order > 0) subtract_limbs(pos_, neg_, limbs);
-  else subtract_limbs(neg_, pos_, limbs);
-  const double magnitude = round_limbs(limbs, kLimbs, f);
+  if (order > 0) subtract_limbs(pos_, neg_, limbs, size);
+  else subtract_limbs(neg_, pos_, limbs, size);
+  const double magnitude = round_limbs(limbs, size, f);
   return order > 0 ? magnitude : -magnitude;
 }
 

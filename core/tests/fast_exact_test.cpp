@@ -334,6 +334,19 @@ TEST(FastExact, ChunkCapacityBoundaries) {
   }
 }
 
+TEST(FastExact, EveryExponentAtItsLargest) {
+  // k copies of the largest mantissa of each exponent put the sum's top bit on every limb
+  // boundary: the limb and cell ranges derived from max |x| and n must reach it.
+  for (unsigned biased = 0; biased < 0x7ff; ++biased) {
+    const double x = std::bit_cast<double>((std::uint64_t{biased} << 52) | ((std::uint64_t{1} << 52) - 1));
+    for (int copies : {1, 2, 3, 7})
+      check(std::vector<double>(copies, (biased & 1) ? -x : x), "biased " + std::to_string(biased));
+    if (biased % 61 == 0)
+      for (int copies : {2047, 2048, 4095}) check(std::vector<double>(copies, x), "biased " + std::to_string(biased));
+    if (HasFailure()) return;
+  }
+}
+
 TEST(FastExact, MillionsOfLargestDouble) {
   // Far more addends than a chunk holds (4096) and than the direct path takes, at the top of
   // the range: 3 million copies of max, then 3 million of -max, then 1; and max alone.
