@@ -1,3 +1,334 @@
-// Placeholder: filled by the test work for this file.
+// Every registered backend on fixed adversarial workloads, judged by judge() against the
+// bound it states: no violation verdicts. correctly_rounded_* equal the oracle's RNE(S) bit for
+// bit, naive_f32 equals a plain float loop, and judge() does flag deliberately wrong results.
 #include <gtest/gtest.h>
-TEST(Placeholder, backends) { GTEST_SKIP() << "not written yet"; }
+
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/exact.h"
+#include "accucheck/format.h"
+#include "accucheck/verdict.h"
+#include "accucheck/workload.h"
+
+namespace accucheck {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool same_bits(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+struct Case {
+  std::string label;
+  std::vector<double> column;  // initial value first, then one addend per step
+};
+
+// Hand-built adversarial columns in format f (cases whose values are not values of f are
+// dropped by the caller).
+std::vector<Case> adversarial_cases(Format f) {
+  const auto& t = traits(f);
+  const int p = t.precision;
+  const double two_p = std::ldexp(1.0, p);
+  const double u = std::ldexp(1.0, -p);
+  const double big = largest_finite(f), sn = smallest_normal(f), ss = smallest_subnormal(f);
+  std::vector<Case> cases = {
+      {"tie down", {two_p, 1}},
+      {"tie up", {two_p, 3}},
+      {"two ties", {two_p, 1, 1}},
+      {"negative tie", {-two_p, -1}},
+      {"tie then sticky", {two_p, 1, ss}},
+      {"cancellation", {2 * two_p, 1, -2 * two_p}},
+      {"cancellation to zero", {1.5, -1.5}},
+      {"catastrophic", {1, u, -1}},
+      {"huge spread", {std::ldexp(1.0, t.emax), ss, -std::ldexp(1.0, t.emax)}},
+      {"subnormals", {ss, ss, ss, ss, ss}},
+      {"subnormal into normal", {sn - ss, ss, ss}},
+      {"normal minus subnormal", {sn, -ss}},
+      {"negative subnormals", {-ss, -ss, -3 * ss}},
+      {"largest subnormal", {sn - ss, -(sn - ss), ss}},
+      {"all negative zeros", {-0.0, -0.0, -0.0}},
+      {"mixed zeros", {0.0, -0.0}},
+      {"one negative zero", {-0.0}},
+      {"single value", {-1.75}},
+      {"near overflow inside the precondition", {std::ldexp(1.0, t.emax - 1), std::ldexp(1.0, t.emax - 2)}},
+      {"overflowing partial sums", {big, big, -big}},
+      {"overflowing then back", {big, -big, big}},
+      {"to infinity", {big, big}},
+      {"nan", {1, kNaN, 2}},
+      {"plus infinity", {kInf, 1, -2}},
+      {"minus infinity", {-1, -kInf, -kInf}},
+      {"both infinities", {kInf, 1, -kInf}},
+      {"nan and infinity", {kNaN, -kInf}},
+      {"Kahan counterexample", {-22, -(0x1p54 + 4), -(0x1p56 - 8), 8}},
+  };
+  // Half-ulp addends that naive summation drops (each a tie to even).
+  {
+    Case c{"many half ulps", {1}};
+    for (int i = 0; i < 1000; ++i) c.column.push_back(u / 2);
+    cases.push_back(c);
+  }
+  // Descending powers of two across the range, alternating signs.
+  {
+    Case c{"descending powers", {}};
+    for (int e = t.emax; e >= t.emin - p + 1; e -= 3) c.column.push_back((e % 2 ? -1 : 1) * std::ldexp(1.0, e));
+    cases.push_back(c);
+  }
+  // Long chains of 10^4: 0.1 in f, and random values of f in [-1, 1] after a large initial value.
+  {
+    Case c{"10^4 tenths", {0.0}};
+    for (int i = 0; i < 10000; ++i) c.column.push_back(round_to_format(0.1, f));
+    cases.push_back(c);
+  }
+  {
+    std::mt19937_64 rng(static_cast<unsigned>(p));
+    Case c{"10^4 random", {round_to_format(1000.0, f)}};
+    for (int i = 0; i < 10000; ++i) {
+      const double x = round_to_format(std::ldexp(static_cast<double>(rng() >> 11), -53) * 2 - 1, f);
+      c.column.push_back(x);
+    }
+    cases.push_back(c);
+  }
+  // Stagnation: bf16 sums of ones stop at 256, f16 at 2048.
+  {
+    Case c{"3000 ones", {}};
+    c.column.assign(3000, 1.0);
+    cases.push_back(c);
+  }
+  // Sums that cancel to a small result over many terms (kappa large).
+  {
+    std::mt19937_64 rng(static_cast<unsigned>(p) * 7);
+    Case c{"cancelling pairs", {}};
+    for (int i = 0; i < 500; ++i) {
+      const double x = round_to_format(std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53),
+                                                  static_cast<int>(rng() % 20) - 10),
+                                       f);
+      c.column.push_back(x);
+      c.column.push_back(-x);
+    }
+    c.column.push_back(ss);
+    std::shuffle(c.column.begin(), c.column.end(), rng);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+// A workload with one element per case of the same length (columns of the same length share
+// a workload, so element indexing is exercised).
+DenseWorkload one_element(Format f, const std::vector<double>& column) {
+  DenseWorkload w;
+  w.format = f;
+  w.elements = 1;
+  w.steps = column.size() - 1;
+  w.initial = {column[0]};
+  w.addends.assign(column.begin() + 1, column.end());
+  w.family = "hand";
+  return w;
+}
+
+DenseWorkload random_dense(Format f, std::size_t elements, std::size_t steps, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto& t = traits(f);
+  DenseWorkload w;
+  w.format = f;
+  w.elements = elements;
+  w.steps = steps;
+  auto draw = [&] {
+    const int e = static_cast<int>(rng() % 24) - 12;
+    double x = round_to_format(std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53), e), f);
+    if (rng() % 16 == 0) x = static_cast<double>(1 + rng() % 50) * smallest_subnormal(f);
+    if (rng() % 64 == 0) x = std::ldexp(1.0, t.emax - 8);
+    return (rng() & 1) ? -x : x;
+  };
+  for (std::size_t j = 0; j < elements; ++j) w.initial.push_back(draw());
+  for (std::size_t i = 0; i < elements * steps; ++i) w.addends.push_back(draw());
+  return w;
+}
+
+void run_and_judge(const Backend& b, const DenseWorkload& w, const std::string& label, unsigned threads = 0) {
+  ASSERT_EQ(w.validate(), "") << label;
+  std::vector<double> result(w.elements, 12345.0);
+  RunOptions options;
+  options.threads = threads;
+  b.run_dense(w, result, options);
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    const ExactSum exact = exact_element(w, j);
+    const ElementVerdict v = judge(b.bound, b.storage, exact, result[j]);
+    EXPECT_FALSE(is_violation(v.verdict))
+        << b.name << " on '" << label << "' element " << j << ": " << name(v.verdict) << ", computed "
+        << hex_float(result[j]) << ", RNE(S) " << hex_float(v.correctly_rounded) << ", exact " << fixed_hex(exact.sum)
+        << ", error " << v.error << ", bound " << v.bound;
+    if (b.bound.kind == BoundKind::correctly_rounded) {
+      EXPECT_TRUE(same_bits(result[j], exact.rounded(b.storage)))
+          << b.name << " on '" << label << "': " << hex_float(result[j]) << " vs " << hex_float(exact.rounded(b.storage));
+    }
+  }
+}
+
+std::vector<const Backend*> dense_backends() {
+  std::vector<const Backend*> out;
+  for (const auto& b : Registry::global().all())
+    if (b.run_dense) out.push_back(&b);
+  return out;
+}
+
+TEST(Backends, RegistryIsPopulated) {
+  const auto all = dense_backends();
+  EXPECT_GE(all.size(), 37u);
+  for (const char* name : {"naive_f32", "naive_bf16", "pairwise_f16", "blocked64_f64", "lanes8_f32", "kahan_f64",
+                           "neumaier_f32", "widened_f16_acc_f32", "threaded_f32", "correctly_rounded_bf16"})
+    EXPECT_NE(Registry::global().find(name), nullptr) << name;
+  for (const Backend* b : all) {
+    EXPECT_TRUE(valid_backend_name(b->name));
+    EXPECT_TRUE(parse_bound(b->bound_text()).has_value()) << b->name;
+  }
+}
+
+TEST(Backends, AdversarialCasesNoViolation) {
+  for (const Backend* b : dense_backends()) {
+    for (const Case& c : adversarial_cases(b->storage)) {
+      bool representable_case = true;
+      for (double x : c.column) representable_case = representable_case && representable(x, b->storage);
+      if (!representable_case) continue;
+      run_and_judge(*b, one_element(b->storage, c.column), c.label);
+    }
+  }
+}
+
+TEST(Backends, RandomMultiElementWorkloads) {
+  for (const Backend* b : dense_backends()) {
+    for (std::uint64_t seed : {1, 2}) {
+      const DenseWorkload w = random_dense(b->storage, 37, seed == 1 ? 1 : 300, seed);
+      run_and_judge(*b, w, "random " + std::to_string(seed));
+    }
+  }
+}
+
+TEST(Backends, ThreadCountsAndOrders) {
+  for (const Backend* b : dense_backends()) {
+    if (b->determinism != Determinism::run_to_run_nondeterministic) continue;
+    const DenseWorkload w = random_dense(b->storage, 9, 500, 3);
+    for (unsigned threads : {1u, 2u, 3u, 7u, 64u, 1000u})
+      run_and_judge(*b, w, "threads " + std::to_string(threads), threads);
+  }
+}
+
+// Backends that promise determinism give the same bits on every run (and any thread count).
+TEST(Backends, DeterministicClassesRepeat) {
+  for (const Backend* b : dense_backends()) {
+    if (b->determinism == Determinism::run_to_run_nondeterministic) continue;
+    const DenseWorkload w = random_dense(b->storage, 5, 200, 4);
+    std::vector<double> first(w.elements), again(w.elements);
+    b->run_dense(w, first, RunOptions{});
+    for (unsigned threads : {1u, 4u}) {
+      RunOptions options;
+      options.threads = threads;
+      b->run_dense(w, again, options);
+      for (std::size_t j = 0; j < w.elements; ++j) EXPECT_TRUE(same_bits(first[j], again[j])) << b->name;
+    }
+  }
+  // order_independent: a permutation of each column gives the same bits.
+  for (const Backend* b : dense_backends()) {
+    if (b->determinism != Determinism::order_independent) continue;
+    for (const Case& c : adversarial_cases(b->storage)) {
+      bool ok = true;
+      for (double x : c.column) ok = ok && representable(x, b->storage);
+      if (!ok) continue;
+      std::vector<double> reversed(c.column.rbegin(), c.column.rend());
+      double r1[1], r2[1];
+      b->run_dense(one_element(b->storage, c.column), r1, RunOptions{});
+      b->run_dense(one_element(b->storage, reversed), r2, RunOptions{});
+      EXPECT_TRUE(same_bits(r1[0], r2[0])) << b->name << " " << c.label;
+    }
+  }
+}
+
+TEST(Backends, NaiveF32IsAPlainFloatLoop) {
+  const Backend* naive = Registry::global().find("naive_f32");
+  ASSERT_TRUE(naive);
+  std::vector<Case> cases = adversarial_cases(Format::f32);
+  const DenseWorkload random = random_dense(Format::f32, 1, 2000, 9);
+  std::vector<double> column;
+  random.column(0, column);
+  cases.push_back({"random", column});
+  for (const Case& c : cases) {
+    bool ok = true;
+    for (double x : c.column) ok = ok && representable(x, Format::f32);
+    if (!ok) continue;
+    volatile float acc = static_cast<float>(c.column[0]);
+    for (std::size_t i = 1; i < c.column.size(); ++i) acc = acc + static_cast<float>(c.column[i]);
+    double result[1];
+    naive->run_dense(one_element(Format::f32, c.column), result, RunOptions{});
+    EXPECT_TRUE(same_bits(result[0], acc)) << c.label << ": " << hex_float(result[0]) << " vs " << hex_float(acc);
+  }
+}
+
+TEST(Backends, StagnationIsReportedAsVacuous) {
+  // 3000 ones: naive bf16 stops at 256 and naive f16 at 2048 (1 is half an ulp there, and ties
+  // go to the even neighbour); both bounds are vacuous at that length, not violated.
+  const std::vector<double> ones(3000, 1.0);
+  for (const auto& [backend, stuck] : {std::pair{"naive_bf16", 256.0}, std::pair{"naive_f16", 2048.0}}) {
+    const Backend* b = Registry::global().find(backend);
+    ASSERT_TRUE(b);
+    const DenseWorkload w = one_element(b->storage, ones);
+    double result[1];
+    b->run_dense(w, result, RunOptions{});
+    EXPECT_EQ(result[0], stuck) << backend;
+    const ElementVerdict v = judge(b->bound, b->storage, exact_element(w, 0), result[0]);
+    EXPECT_EQ(v.verdict, Verdict::bound_vacuous) << backend;
+    EXPECT_EQ(v.error, 3000.0 - stuck);
+  }
+  // Where the bound is not vacuous yet (256 ones in bf16, 2048 in f16) naive is exact.
+  const Backend* bf = Registry::global().find("naive_bf16");
+  double result[1];
+  bf->run_dense(one_element(Format::bf16, std::vector<double>(256, 1.0)), result, RunOptions{});
+  EXPECT_EQ(result[0], 256.0);
+  // A wider accumulator does not stagnate: 3000 ones summed in f32, rounded once to bf16, whose
+  // spacing is 16 there: 3000 is the midpoint of 2992 = 187*16 and 3008 = 188*16, ties to 3008.
+  const Backend* wide = Registry::global().find("widened_bf16_acc_f32");
+  wide->run_dense(one_element(Format::bf16, ones), result, RunOptions{});
+  EXPECT_EQ(result[0], 3008.0);
+}
+
+// The check can fail: judge() flags results that are deliberately wrong.
+TEST(Backends, JudgeFlagsWrongResults) {
+  const Backend* naive = Registry::global().find("naive_f32");
+  const Backend* cr = Registry::global().find("correctly_rounded_f32");
+  ASSERT_TRUE(naive && cr);
+  const DenseWorkload w = random_dense(Format::f32, 4, 100, 5);
+  std::vector<double> result(w.elements);
+  naive->run_dense(w, result, RunOptions{});
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    const ExactSum exact = exact_element(w, j);
+    EXPECT_FALSE(is_violation(judge(naive->bound, Format::f32, exact, result[j]).verdict));
+    // Far outside (n-1) u A: the result moved by A / 2.
+    const double wrong = static_cast<double>(static_cast<float>(result[j] + nearest_double(exact.abs_sum) / 2));
+    EXPECT_EQ(judge(naive->bound, Format::f32, exact, wrong).verdict, Verdict::bound_exceeded);
+    EXPECT_EQ(judge(naive->bound, Format::f32, exact, kInf).verdict, Verdict::overflow);
+    EXPECT_EQ(judge(naive->bound, Format::f32, exact, std::nextafter(result[j], kInf)).verdict, Verdict::not_representable);
+  }
+  cr->run_dense(w, result, RunOptions{});
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    const ExactSum exact = exact_element(w, j);
+    EXPECT_EQ(judge(cr->bound, Format::f32, exact, result[j]).verdict, Verdict::ok);
+    EXPECT_EQ(judge(cr->bound, Format::f32, exact, next_up(result[j], Format::f32)).verdict,
+              Verdict::not_correctly_rounded);
+  }
+  // A special-value rule broken: NaN addend, finite result.
+  const DenseWorkload nan = one_element(Format::f32, {1.0, kNaN});
+  EXPECT_EQ(judge(naive->bound, Format::f32, exact_element(nan, 0), 1.0).verdict, Verdict::special_value_mismatch);
+}
+
+}  // namespace
+}  // namespace accucheck
