@@ -112,6 +112,16 @@ double round_limbs(const std::uint64_t* limbs, int count, Format f) {
   return result > largest_finite(f) ? std::numeric_limits<double>::infinity() : result;
 }
 
+double round_fixed_fast(const FixedInt& value, Format f) {
+  const FixedBackend& b = value.backend();
+  // limb_type is unsigned long long, a type distinct from std::uint64_t: copy, do not alias.
+  std::uint64_t limbs[FastExactAccumulator::kLimbs];
+  const int size = static_cast<int>(b.size());
+  std::memcpy(limbs, b.limbs(), sizeof(std::uint64_t) * static_cast<std::size_t>(size));
+  const double magnitude = round_limbs(limbs, size, f);
+  return b.sign() ? -magnitude : magnitude;
+}
+
 struct FastExactAccumulator::Large {
   // Sum of the raw bit patterns of the addends in each chunk (mod 2^64).
   std::uint64_t chunk[kChunks];

@@ -51,10 +51,15 @@ void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& c
   EXPECT_EQ(fast.all_negative_zero, ref.all_negative_zero) << context;
   EXPECT_TRUE(same_bits(fast.max_abs, ref.max_abs))
       << context << "\n max_abs " << hex_float(fast.max_abs) << " vs " << hex_float(ref.max_abs);
-  for (Format f : all_formats)
+  for (Format f : all_formats) {
     EXPECT_TRUE(same_bits(fast.rounded(f), ref.rounded(f)))
         << context << "\n rounded(" << name(f) << ") " << hex_float(fast.rounded(f)) << " vs "
         << hex_float(ref.rounded(f));
+    // The limb rounding on the FixedInts against exact.h's round_fixed.
+    for (const FixedInt* v : {&ref.sum, &ref.abs_sum})
+      EXPECT_TRUE(same_bits(round_fixed_fast(*v, f), round_fixed(*v, f)))
+          << context << "\n round_fixed_fast(" << fixed_hex(*v) << ", " << name(f) << ")";
+  }
 }
 
 // The limb rounding of the accumulator against the reference rounding from the FixedInt.

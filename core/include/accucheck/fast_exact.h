@@ -55,7 +55,7 @@ class FastExactAccumulator {
   static constexpr int kChunkCapacity = 4096;       // addends per chunk between flushes
   static constexpr int kCells = 68;                 // 32-bit digits of the direct path (2098 + carries)
   static constexpr std::uint32_t kCellCapacity = 2047;  // addends between folds of the cells
-  static constexpr std::uint64_t kDirectLimit = 512;  // addends summed directly before the large path
+  static constexpr std::uint64_t kDirectLimit = 1024;  // addends summed directly before the large path
 
   // direct_limit: addends summed straight into the long accumulators before switching to the
   // chunk tables (the tests and benchmarks pass 0 or UINT64_MAX to force one path).
@@ -112,7 +112,11 @@ class FastExactAccumulator {
 ExactSum fast_exact_sum(std::span<const double> addends);
 
 // RNE of the exact fixed-point magnitude held in `limbs` (little-endian, units of 2^-1074)
-// into f, with overflow to +infinity; 0 for a zero magnitude. Exposed for the tests.
+// into f, with overflow to +infinity; 0 for a zero magnitude.
 double round_limbs(const std::uint64_t* limbs, int count, Format f);
+
+// round_fixed (exact.h) through round_limbs on the FixedInt's limbs: the same result (checked
+// in fast_exact_test), without the FixedInt shifts and copies.
+double round_fixed_fast(const FixedInt& value, Format f);
 
 }  // namespace accucheck
