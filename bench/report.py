@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Writes docs/performance.md from one Google Benchmark JSON run of bench/sum_bench.cpp.
+
+Usage: report.py RESULTS.json OUTPUT.md
+
+Standard library only. Every number in the output comes from the JSON file of one run on one
+machine (median over the repetitions of each benchmark), except the lines marked as
+placeholders. Benchmark names are <method>/<format>/<n>[/...]; each benchmark carries the
+counter "addends" (addends summed per iteration) or "calls".
+"""
+
+import datetime
+import json
+import os
+import statistics
+import sys
+
+FORMATS = ["f64", "f32", "f16", "bf16"]
+SIZES = [100, 10_000, 1_000_000, 10_000_000]
+SUM_METHODS = [
+    ("naive_ordered", "acc = acc + x in order, storage format"),
+    ("lanes", "8 interleaved partial sums, then a tree"),
+    ("kahan", "Kahan compensated sum, storage format"),
+    ("fast_exact", "FastExactAccumulator -> ExactSum (S, A, n, flags)"),
+    ("fast_exact_rounded", "FastExactAccumulator -> rounded(format)"),
+    ("fast_exact_direct", "FastExactAccumulator, direct path forced"),
+    ("boost_exact", "BoostExactAccumulator (reference oracle)"),
+    ("mpfr_sum", "mpfr_sum at 2300 bits (inputs pre-converted)"),
+]
+VERDICT_METHODS = [
+    ("naive_backend", "Registry naive_<f>: run_dense"),
+    ("exact_element", "exact_element for every element"),
+    ("judge", "judge() for every element (exact sums given)"),
+    ("verdict", "run_dense + exact_element + judge per element"),
+]
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+# Targets of issue 8.
+FAST_VS_NAIVE_MAX = 1.5
+BOOST_OVER_FAST_MIN = 50.0
+MPFR_OVER_FAST_MIN = 5.0
+VERDICT_OVER_BACKEND_MAX = 3.0
+FLAT_MAX = 1.5
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    runs = {}  # (method, format, n) -> list of (real ns per iteration, counters)
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate":
+            continue  # medians are taken here, over the repetitions
+        parts = b["run_name"].split("/") if "run_name" in b else b["name"].split("/")
+        if len(parts) < 3:
+            continue
+        method, fmt, n = parts[0], parts[1], int(parts[2])
+        ns = b["cpu_time"] * UNIT_NS[b["time_unit"]]
+        runs.setdefault((method, fmt, n), []).append((ns, b))
+    results = {}
+    for key, values in runs.items():
+        ns = statistics.median(v[0] for v in values)
+        b = values[0][1]
+        results[key] = {
+            "ns": ns,
+            "addends": b.get("addends"),
+            "calls": b.get("calls"),
+            "elements": b.get("elements"),
+            "repetitions": len(values),
+        }
+    return data["context"], results
+
+
+def per_addend(results, method, fmt, n):
+    r = results.get((method, fmt, n))
+    if not r or not r["addends"]:
+        return None
+    return r["ns"] / r["addends"]
+
+
+def fmt_ns(x):
+    if x is None:
+        return "—"
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.3g}"
+
+
+def fmt_ratio(x):
+    return "—" if x is None else (f"{x:.0f}x" if x >= 100 else f"{x:.3g}x")
+
+
+def size_label(n):
+    return {100: "10^2", 10_000: "10^4", 1_000_000: "10^6", 10_000_000: "10^7"}.get(n, str(n))
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: report.py RESULTS.json OUTPUT.md")
+    context, results = load(sys.argv[1])
+    out = []
+    w = out.append
+    now = datetime.datetime.now(datetime.timezone.utc)
+    reps = max((r["repetitions"] for r in results.values()), default=0)
+
+    w("# Performance")
+    w("")
+    w("Written by `ci/bench.sh` (bench/report.py) from one run of `bench/sum_bench.cpp` on one machine;")
+    w("every ratio below compares methods on the same input in the same run. Do not edit by hand:")
+    w("rerun `ci/bench.sh`.")
+    w("")
+    w(f"- date: {now.strftime('%Y-%m-%d %H:%M UTC')}")
+    w(f"- CPU: {cpu_model()} ({context.get('num_cpus', '?')} logical CPUs visible, "
+      f"{context.get('mhz_per_cpu', '?')} MHz reported)")
+    caches = ", ".join(
+        f"L{c['level']} {c['type'].lower()} {c['size'] // 1024} KiB" for c in context.get("caches", []))
+    if caches:
+        w(f"- caches: {caches}")
+    load_avg = context.get("load_avg")
+    if load_avg:
+        w(f"- load average when the run started: {', '.join(f'{x:.2f}' for x in load_avg)} "
+          "(the machine is shared: ratios within one run are meaningful, absolute times less so; times are CPU times)")
+    compiler = os.environ.get("ACCUCHECK_BENCH_COMPILER")
+    if compiler:
+        w(f"- compiler: {compiler}; build type Release (-O3), -ffp-contract=off, no -march flags")
+    w(f"- Google Benchmark library build type: {context.get('library_build_type', '?')} "
+      "(Debian's package; it only affects the timing loop, not the code measured)")
+    w(f"- each number: median of {reps} repetitions, CPU time of the benchmark thread (single-threaded)")
+    w("")
+    w("Input: one vector per (format, n), the same for every method: signs random, 4% zeros, 1%")
+    w("subnormals, exponents uniform over 2^-60..2^40 (f16: its whole range below 1), and one pair in")
+    w("64 a large value (2^48..2^52; f16 2^8..2^12) with its negation 1..256 places later. Values")
+    w("are exact in the format; SoftFloat (f16/bf16) sums round every operation in software, as the")
+    w("backends do.")
+    w("")
+
+    # ------------------------------------------------------------------ targets
+    w("## Targets")
+    w("")
+    rows = []
+    misses = []
+
+    f64_fast = per_addend(results, "fast_exact", "f64", 1_000_000)
+    f64_naive = per_addend(results, "naive_ordered", "f64", 1_000_000)
+    r = ratio(f64_fast, f64_naive)
+    ok = r is not None and r <= FAST_VS_NAIVE_MAX
+    rows.append(("fast exact f64 vs naive ordered f64, n = 10^6", f"<= {FAST_VS_NAIVE_MAX}x the time",
+                 f"{fmt_ratio(r)} ({fmt_ns(f64_fast)} vs {fmt_ns(f64_naive)} ns/addend)", ok))
+    if not ok:
+        misses.append(f"fast exact f64 at 10^6 takes {fmt_ratio(r)} the naive time (target {FAST_VS_NAIVE_MAX}x).")
+
+    def min_ratio_over(method, formats, sizes):
+        vals = []
+        for f in formats:
+            for n in sizes:
+                a = per_addend(results, method, f, n)
+                b = per_addend(results, "fast_exact", f, n)
+                if a is not None and b is not None:
+                    vals.append((a / b, f, n))
+        return vals
+
+    for method, target, label in (("boost_exact", BOOST_OVER_FAST_MIN, "Boost.Multiprecision oracle"),
+                                  ("mpfr_sum", MPFR_OVER_FAST_MIN, "mpfr_sum")):
+        vals = min_ratio_over(method, FORMATS, SIZES)
+        if not vals:
+            continue
+        worst = min(vals)
+        large = [v for v in vals if v[2] >= 10_000]
+        worst_large = min(large) if large else None
+        ok = worst[0] >= target
+        text = f"worst {fmt_ratio(worst[0])} ({worst[1]}, n = {size_label(worst[2])})"
+        if worst_large and worst_large != worst:
+            text += f"; n >= 10^4: worst {fmt_ratio(worst_large[0])} ({worst_large[1]}, n = {size_label(worst_large[2])})"
+        rows.append((f"fast exact faster than the {label}", f">= {target:.0f}x", text, ok))
+        if not ok:
+            bad = sorted(v for v in vals if v[0] < target)
+            misses.append(f"{label}: fast exact is only " + ", ".join(
+                f"{fmt_ratio(v[0])} faster at {v[1]} n = {size_label(v[2])}" for v in bad) +
+                f" (target {target:.0f}x).")
+
+    for tag, label in (("", "L = 1024 terms per element"), ("_short", "L = 64 terms per element (fuzz shape)")):
+        vals = []
+        for f in FORMATS:
+            for n in SIZES:
+                v = per_addend(results, "verdict" + tag, f, n)
+                b = per_addend(results, "naive_backend" + tag, f, n)
+                if v is not None and b is not None:
+                    vals.append((v / b, f, n))
+        if not vals:
+            continue
+        worst = max(vals)
+        big = [v for v in vals if v[2] >= 1_000_000]
+        ok = worst[0] <= VERDICT_OVER_BACKEND_MAX
+        text = f"worst {fmt_ratio(worst[0])} ({worst[1]}, n = {size_label(worst[2])})"
+        if big:
+            text += "; at n >= 10^6: " + ", ".join(f"{v[1]} {fmt_ratio(v[0])}" for v in big if v[2] == 1_000_000)
+        rows.append((f"end-to-end verdict vs naive backend alone, {label}",
+                     f"<= {VERDICT_OVER_BACKEND_MAX:.0f}x the time", text, ok))
+        if not ok:
+            misses.append(f"verdict{tag}: up to {fmt_ratio(worst[0])} the time of the naive backend "
+                          f"(target {VERDICT_OVER_BACKEND_MAX:.0f}x); see 'Where the verdict time goes'.")
+
+    flat = []
+    for f in FORMATS:
+        xs = [per_addend(results, "fast_exact", f, n) for n in SIZES[1:]]
+        if all(x is not None for x in xs):
+            flat.append((max(xs) / min(xs), f, xs))
+    if flat:
+        worst = max(flat)
+        ok = worst[0] <= FLAT_MAX
+        text = "; ".join(f"{f}: " + " / ".join(fmt_ns(x) for x in xs) + f" ns (max/min {r:.2f})"
+                         for r, f, xs in flat)
+        rows.append(("fast exact cost per addend flat over n = 10^4, 10^6, 10^7",
+                     f"max/min <= {FLAT_MAX}", text, ok))
+        if not ok:
+            misses.append(f"fast exact per-addend cost varies by {worst[0]:.2f}x over 10^4..10^7 ({worst[1]}).")
+
+    w("| target | goal | measured | |")
+    w("| --- | --- | --- | --- |")
+    for name, goal, measured, ok in rows:
+        w(f"| {name} | {goal} | {measured} | {'met' if ok else '**missed**'} |")
+    w("")
+
+    # ------------------------------------------------------------------ tables
+    w("## ns per addend")
+    w("")
+    w("Median CPU time of one call divided by the number of addends it sums. "
+      "`boost_exact` is skipped at n = 10^7 (one call takes several seconds at 10^6 already).")
+    w("")
+    for f in FORMATS:
+        w(f"### {f}")
+        w("")
+        w("| method | " + " | ".join(f"n = {size_label(n)}" for n in SIZES) + " | what |")
+        w("| --- | " + " | ".join("---:" for _ in SIZES) + " | --- |")
+        for method, what in SUM_METHODS + [(m + t, d + (" (L = 64)" if t else " (L = 1024)"))
+                                            for t in ("", "_short") for m, d in VERDICT_METHODS]:
+            cells = [fmt_ns(per_addend(results, method, f, n)) for n in SIZES]
+            if all(c == "—" for c in cells):
+                continue
+            w(f"| `{method}` | " + " | ".join(cells) + f" | {what} |")
+        w("")
+
+    w("### Ratios to fast exact, same input")
+    w("")
+    w("| format | n | naive / fast | lanes / fast | kahan / fast | boost / fast | mpfr / fast |")
+    w("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for f in FORMATS:
+        for n in SIZES:
+            fast = per_addend(results, "fast_exact", f, n)
+            cells = [fmt_ratio(ratio(per_addend(results, m, f, n), fast))
+                     for m in ("naive_ordered", "lanes", "kahan", "boost_exact", "mpfr_sum")]
+            w(f"| {f} | {size_label(n)} | " + " | ".join(cells) + " |")
+    w("")
+
+    # ------------------------------------------------------------------ verdict breakdown
+    w("## Where the verdict time goes")
+    w("")
+    w("`verdict` = `naive_backend` + `exact_element` + `judge`, each also timed alone on the same")
+    w("workload (D elements of L terms; the input laid out step-major, as a gradient buffer is).")
+    w("`exact_element - fast_exact` is what exact_element spends beyond summing a contiguous")
+    w("vector: gathering the strided column (the backend gathers it too) and per-element setup.")
+    w("")
+    w("| format | n | L | backend | exact_element | judge | verdict | verdict / backend | judge per element | fast_exact (contiguous) |")
+    w("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for f in FORMATS:
+        for n in SIZES:
+            for tag, L in (("", 1024), ("_short", 64)):
+                b = per_addend(results, "naive_backend" + tag, f, n)
+                e = per_addend(results, "exact_element" + tag, f, n)
+                j = per_addend(results, "judge" + tag, f, n)
+                v = per_addend(results, "verdict" + tag, f, n)
+                jr = results.get(("judge" + tag, f, n))
+                per_element = jr["ns"] / jr["elements"] if jr and jr["elements"] else None
+                fast = per_addend(results, "fast_exact", f, n)
+                if v is None:
+                    continue
+                w(f"| {f} | {size_label(n)} | {min(L, n)} | {fmt_ns(b)} | {fmt_ns(e)} | {fmt_ns(j)} | {fmt_ns(v)} | "
+                  f"{fmt_ratio(ratio(v, b))} | {fmt_ns(per_element)} ns | {fmt_ns(fast)} |")
+    w("")
+    w("(all columns but 'judge per element' in ns per addend)")
+    w("")
+
+    # ------------------------------------------------------------------ judge pieces
+    pieces = {m: {f: results.get((m, f, 100)) for f in FORMATS}
+              for m in ("round_fixed", "round_fixed_fast", "condition_number", "to_fixed")}
+    if any(pieces["round_fixed"].values()):
+        w("## The pieces of judge()")
+        w("")
+        w("ns per call, on this run's exact sums (n = 10^2 input): `round_fixed` (exact.h, rounds a")
+        w("FixedInt), `round_fixed_fast` (fast_exact.h, the same rounding on the limbs, checked equal")
+        w("in fast_exact_test), `condition_number` (ExactSum, a BigInt division) and `to_fixed`.")
+        w("judge() (core/src/verdict.cpp, bound_eval.cpp at the time of writing) calls round_fixed")
+        w("five times per element (RNE(S) in the output format, S and the error to the nearest double,")
+        w("A and |S| for the interval bound), condition_number once and to_fixed two or three times;")
+        w("'estimate' adds those up.")
+        w("")
+        w("| format | round_fixed | round_fixed_fast | condition_number | to_fixed | estimate | judge per element (L = 64) |")
+        w("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for f in FORMATS:
+            get = lambda m: pieces[m][f]["ns"] if pieces[m][f] else None
+            rf, rff, cn, tf = get("round_fixed"), get("round_fixed_fast"), get("condition_number"), get("to_fixed")
+            est = 5 * rf + cn + 2 * tf if None not in (rf, cn, tf) else None
+            jr = results.get(("judge_short", f, 1_000_000))
+            per_element = jr["ns"] / jr["elements"] if jr and jr["elements"] else None
+            w(f"| {f} | {fmt_ns(rf)} | {fmt_ns(rff)} | {fmt_ns(cn)} | {fmt_ns(tf)} | {fmt_ns(est)} | {fmt_ns(per_element)} |")
+        w("")
+
+    # ------------------------------------------------------------------ misses
+    w("## Targets missed, and why")
+    w("")
+    if not misses:
+        w("None in this run.")
+    else:
+        for m in misses:
+            w(f"- {m}")
+        w("")
+        w("Measured causes (numbers from this run):")
+        w("")
+        # Fixed per-call cost of the exact accumulator versus its per-addend cost.
+        for f in ("f64",):
+            small = results.get(("fast_exact", f, 100))
+            per = per_addend(results, "fast_exact", f, 10_000)
+            mp = results.get(("mpfr_sum", f, 100))
+            if small and per is not None and mp:
+                w(f"- short sums ({f}, n = 10^2): one fast_exact call takes {fmt_ns(small['ns'])} ns, "
+                  f"{fmt_ns(small['ns'] / 100)} ns per addend against {fmt_ns(per)} at n = 10^4; "
+                  f"mpfr_sum takes {fmt_ns(mp['ns'])} ns. Below ~10^3 addends the direct path (two "
+                  "memory add per addend, carry-save) and the fixed cost of folding the cells and "
+                  "building the two FixedInts dominate.")
+        for f in FORMATS:
+            for n in (1_000_000,):
+                for tag in ("", "_short"):
+                    b = per_addend(results, "naive_backend" + tag, f, n)
+                    e = per_addend(results, "exact_element" + tag, f, n)
+                    j = per_addend(results, "judge" + tag, f, n)
+                    v = per_addend(results, "verdict" + tag, f, n)
+                    fast = per_addend(results, "fast_exact", f, n)
+                    if None in (b, e, j, v, fast) or v / b <= VERDICT_OVER_BACKEND_MAX:
+                        continue
+                    w(f"- verdict{tag} {f} n = 10^6: {fmt_ns(v)} ns/addend = backend {fmt_ns(b)} + "
+                      f"exact_element {fmt_ns(e)} (of which {fmt_ns(max(e - fast, 0))} beyond a contiguous "
+                      f"fast_exact sum) + judge {fmt_ns(j)}; judge alone is {fmt_ratio(j / b)} the backend.")
+    w("")
+
+    # ------------------------------------------------------------------ placeholders
+    w("## Not measured yet (placeholders)")
+    w("")
+    w("- fuzz_dense execs/s: placeholder. The fuzz_dense target is not part of this benchmark run")
+    w("  (it did not exist when this report was written); to be filled from a libFuzzer run.")
+    w("- wall time of the CI property label (`ctest -L property`): placeholder, for the same reason.")
+    w("")
+
+    with open(sys.argv[2], "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the benchmarks (Release, build-bench/), runs them once with 3 repetitions and writes
+# docs/performance.md from the JSON results (bench/report.py, Python stdlib only).
+#
+#   ci/bench.sh                      # full run, a few minutes
+#   BENCH_FILTER='f64' ci/bench.sh   # a subset (regex on benchmark names); the report then
+#                                    # shows only what was measured
+#   BUILD_DIR=... JOBS=... REPETITIONS=... ci/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${BUILD_DIR:-build-bench}
+jobs=${JOBS:-$(nproc)}
+repetitions=${REPETITIONS:-3}
+filter=${BENCH_FILTER:-.}
+results="$build_dir/bench-results.json"
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCUCHECK_BUILD_BENCH=ON \
+  -DACCUCHECK_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build_dir" -j"$jobs" --target accucheck_bench
+
+echo "running benchmarks (load average: $(cut -d' ' -f1-3 /proc/loadavg)) ..." >&2
+start=$(date +%s)
+"$build_dir/bench/accucheck_bench" \
+  --benchmark_filter="$filter" \
+  --benchmark_repetitions="$repetitions" \
+  --benchmark_format=json >"$results.tmp"
+mv "$results.tmp" "$results"
+echo "benchmarks took $(($(date +%s) - start)) s; results in $results" >&2
+
+compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+ACCUCHECK_BENCH_COMPILER="$("${compiler:-c++}" --version | head -n1)" \
+  python3 bench/report.py "$results" docs/performance.md
+echo "wrote docs/performance.md" >&2
