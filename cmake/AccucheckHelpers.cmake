@@ -57,3 +57,21 @@ function(accucheck_script_test)
 endfunction()
 
 include(GoogleTest OPTIONAL)
+
+# accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [DEFINES ...])
+#   A backend plugin: a C99 MODULE library built against core/include/accucheck/plugin.h only
+#   (it links nothing of accucheck), loaded at run time with --plugin.
+function(accucheck_plugin)
+  cmake_parse_arguments(ARG "" "NAME;OUTPUT_NAME" "SOURCES;DEFINES" ${ARGN})
+  add_library(${ARG_NAME} MODULE ${ARG_SOURCES})
+  target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
+  target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
+  target_compile_options(${ARG_NAME} PRIVATE -Wall -Wextra -pedantic)
+  set_target_properties(${ARG_NAME} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  if(ARG_OUTPUT_NAME)
+    set_target_properties(${ARG_NAME} PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME})
+  endif()
+  if(UNIX)
+    target_link_libraries(${ARG_NAME} PRIVATE m)
+  endif()
+endfunction()

@@ -1,0 +1,132 @@
+/* An accucheck plugin with correct backends: what a user's own accumulator library looks
+ * like when it is checked without rebuilding accucheck.
+ *
+ *   cc -std=c99 -O2 -shared -fPIC -I<accucheck>/core/include good_plugin.c -o libgood_plugin.so -lm
+ *   accucheck check --plugin ./libgood_plugin.so --backend 'example.*'
+ *
+ * Every backend states the bound that its arithmetic really satisfies (BOUNDS.md):
+ *   example.naive_f64      acc += g in f64, in order               recursive(f64)
+ *   example.kahan_f32      Kahan's compensated sum in f32          kahan(f32)
+ *   example.widened_bf16   bf16 values summed in f32, rounded once  widened(recursive(f32),bf16)
+ *   example.widened_f16    f16 values summed in f64, rounded once   widened(recursive(f64),f16)
+ * Sparse (embedding) workloads are accumulated pair by pair in step order, which gives every
+ * table element the same sequential sum as the dense path.
+ *
+ * Kahan's loop drops its compensation once the sum is infinite: without that, a sum that
+ * meets -inf returns NaN instead of -inf, which accucheck reports as special-value-mismatch
+ * (it found exactly that in the first version of this file).
+ *
+ * Build with -ffp-contract=off (or a compiler that does not contract a*b+c into FMA across
+ * statements): Kahan's compensation depends on each operation being rounded separately. */
+#include <stdlib.h>
+
+#include "accucheck/plugin.h"
+#include "float16.h"
+
+/* ---- example.naive_f64 ------------------------------------------------------------------ */
+
+static int naive_f64_dense(const accucheck_dense_problem *p) {
+  const double *g = (const double *)p->addends;
+  double *buffer = (double *)p->buffer;
+  size_t t, j;
+  for (t = 0; t < p->steps; ++t)
+    for (j = 0; j < p->elements; ++j) buffer[j] += g[t * p->elements + j];
+  return 0;
+}
+
+static int naive_f64_sparse(const accucheck_sparse_problem *p) {
+  const double *values = (const double *)p->row_values;
+  double *table = (double *)p->table;
+  size_t q, d;
+  for (q = 0; q < p->step_offsets[p->steps]; ++q) {
+    if (p->row_index[q] >= p->rows) return 1; /* an index outside the table: report it */
+    for (d = 0; d < p->dim; ++d) table[(size_t)p->row_index[q] * p->dim + d] += values[q * p->dim + d];
+  }
+  return 0;
+}
+
+/* ---- example.kahan_f32 ------------------------------------------------------------------ */
+
+static int kahan_f32_dense(const accucheck_dense_problem *p) {
+  const float *g = (const float *)p->addends;
+  float *buffer = (float *)p->buffer;
+  size_t t, j;
+  for (j = 0; j < p->elements; ++j) {
+    float sum = buffer[j], c = 0.0f;
+    for (t = 0; t < p->steps; ++t) {
+      const float y = g[t * p->elements + j] - c;
+      const float s = sum + y;
+      /* Once the sum is infinite or NaN the compensation is dropped: (s - sum) would be
+       * inf - inf = NaN and turn a correct infinite sum into NaN (accucheck's special-value
+       * rules catch exactly that: special-value-mismatch). */
+      c = isfinite(s) ? (s - sum) - y : 0.0f;
+      sum = s;
+    }
+    buffer[j] = sum;
+  }
+  return 0;
+}
+
+/* ---- example.widened_bf16 --------------------------------------------------------------- */
+
+static int widened_bf16_dense(const accucheck_dense_problem *p) {
+  const uint16_t *g = (const uint16_t *)p->addends;
+  uint16_t *buffer = (uint16_t *)p->buffer;
+  size_t t, j;
+  for (j = 0; j < p->elements; ++j) {
+    float acc = (float)example_bf16_to_double(buffer[j]); /* exact: bf16 values are floats */
+    for (t = 0; t < p->steps; ++t) acc += (float)example_bf16_to_double(g[t * p->elements + j]);
+    buffer[j] = example_bf16_from_float(acc);
+  }
+  return 0;
+}
+
+static int widened_bf16_sparse(const accucheck_sparse_problem *p) {
+  const uint16_t *values = (const uint16_t *)p->row_values;
+  uint16_t *table = (uint16_t *)p->table;
+  const size_t n = p->rows * p->dim;
+  size_t i, q, d;
+  float *acc = (float *)malloc((n ? n : 1) * sizeof(float));
+  if (!acc) return 2;
+  for (i = 0; i < n; ++i) acc[i] = (float)example_bf16_to_double(table[i]);
+  for (q = 0; q < p->step_offsets[p->steps]; ++q) {
+    if (p->row_index[q] >= p->rows) {
+      free(acc);
+      return 1;
+    }
+    for (d = 0; d < p->dim; ++d) acc[(size_t)p->row_index[q] * p->dim + d] += (float)example_bf16_to_double(values[q * p->dim + d]);
+  }
+  for (i = 0; i < n; ++i) table[i] = example_bf16_from_float(acc[i]);
+  free(acc);
+  return 0;
+}
+
+/* ---- example.widened_f16 ---------------------------------------------------------------- */
+
+static int widened_f16_dense(const accucheck_dense_problem *p) {
+  const uint16_t *g = (const uint16_t *)p->addends;
+  uint16_t *buffer = (uint16_t *)p->buffer;
+  size_t t, j;
+  for (j = 0; j < p->elements; ++j) {
+    double acc = example_f16_to_double(buffer[j]);
+    for (t = 0; t < p->steps; ++t) acc += example_f16_to_double(g[t * p->elements + j]);
+    buffer[j] = example_f16_from_double(acc);
+  }
+  return 0;
+}
+
+static const accucheck_backend backends[] = {
+    {"example.naive_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, naive_f64_dense,
+     naive_f64_sparse},
+    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, NULL},
+    {"example.widened_bf16", ACCUCHECK_BF16, ACCUCHECK_F32, "widened(recursive(f32),bf16)", ACCUCHECK_DETERMINISTIC,
+     widened_bf16_dense, widened_bf16_sparse},
+    {"example.widened_f16", ACCUCHECK_F16, ACCUCHECK_F64, "widened(recursive(f64),f16)", ACCUCHECK_DETERMINISTIC,
+     widened_f16_dense, NULL},
+};
+
+const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
+  if (abi != ACCUCHECK_PLUGIN_ABI) return NULL;
+  *count = sizeof backends / sizeof backends[0];
+  return backends;
+}
