@@ -1,0 +1,346 @@
+// The plugin ABI and loader: the example plugins load and agree bit for bit with the built-in
+// backends they mirror; every malformed plugin is refused with its file and field named; a
+// plugin that crashes, aborts, hangs, overruns its buffer or returns an error becomes a
+// backend failure instead of ending the process.
+#include "accucheck/plugin.h"  // first: the C header must compile on its own, as C++
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "accucheck/check.h"
+#include "accucheck/plugin_loader.h"
+
+namespace accucheck {
+namespace {
+
+static_assert(ACCUCHECK_PLUGIN_ABI == 1);
+static_assert(sizeof(accucheck_format) == sizeof(int) && sizeof(accucheck_determinism) == sizeof(int));
+static_assert(ACCUCHECK_F64 == 0 && ACCUCHECK_F32 == 1 && ACCUCHECK_F16 == 2 && ACCUCHECK_BF16 == 3);
+static_assert(ACCUCHECK_DETERMINISTIC == 0 && ACCUCHECK_ORDER_INDEPENDENT == 1 && ACCUCHECK_NONDETERMINISTIC == 2);
+// ABI v1 layout: later versions may only append fields.
+static_assert(offsetof(accucheck_backend, name) == 0);
+static_assert(offsetof(accucheck_dense_problem, elements) == 0 && offsetof(accucheck_dense_problem, buffer) == 3 * sizeof(void*));
+static_assert(offsetof(accucheck_sparse_problem, table) == 6 * sizeof(void*));
+
+std::string test_plugin(const std::string& variant) {
+  return std::string(ACCUCHECK_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant + ".so";
+}
+
+DenseWorkload random_dense(Format f, std::size_t elements, std::size_t steps, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(-1, 1);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  DenseWorkload w;
+  w.format = f;
+  w.elements = elements;
+  w.steps = steps;
+  auto value = [&] { return round_to_format(std::ldexp(mantissa(rng), exponent(rng)), f); };
+  for (std::size_t j = 0; j < elements; ++j) w.initial.push_back(value());
+  for (std::size_t i = 0; i < elements * steps; ++i) w.addends.push_back(value());
+  return w;
+}
+
+SparseWorkload random_sparse(Format f, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(-1, 1);
+  SparseWorkload w;
+  w.format = f;
+  w.rows = 7;
+  w.dim = 3;
+  w.steps = 4;
+  for (std::size_t i = 0; i < w.rows * w.dim; ++i) w.initial.push_back(round_to_format(mantissa(rng), f));
+  w.step_offsets.push_back(0);
+  for (std::size_t t = 0; t < w.steps; ++t) {
+    for (int k = 0; k < 5; ++k) {
+      w.row_index.push_back(static_cast<std::uint32_t>(rng() % 5));  // rows 5, 6 never touched
+      for (std::size_t d = 0; d < w.dim; ++d) w.values.push_back(round_to_format(std::ldexp(mantissa(rng), k * 3), f));
+    }
+    w.step_offsets.push_back(w.row_index.size());
+  }
+  return w;
+}
+
+std::vector<double> run(const Backend& b, const Workload& w) {
+  std::vector<double> out(element_count(w));
+  b.run(w, out, {});
+  return out;
+}
+
+void expect_same_bits(const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(same_result_bits(a[i], b[i])) << what << " element " << i << ": " << a[i] << " vs " << b[i];
+}
+
+TEST(PluginLoader, LoadsTheGoodExampleWithItsDeclarations) {
+  Registry registry;
+  const auto names = load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, registry);
+  ASSERT_EQ(names, (std::vector<std::string>{"example.naive_f64", "example.kahan_f32", "example.widened_bf16", "example.widened_f16"}));
+  const Backend* kahan = registry.find("example.kahan_f32");
+  ASSERT_NE(kahan, nullptr);
+  EXPECT_EQ(kahan->storage, Format::f32);
+  EXPECT_EQ(kahan->bound_text(), "kahan(f32)");
+  EXPECT_EQ(kahan->determinism, Determinism::bitwise_deterministic);
+  EXPECT_TRUE(kahan->supports(WorkloadKind::dense));
+  EXPECT_FALSE(kahan->supports(WorkloadKind::sparse));
+  EXPECT_FALSE(kahan->supports(WorkloadKind::product));
+  EXPECT_TRUE(std::filesystem::path(kahan->origin).is_absolute());
+  EXPECT_EQ(kahan->origin, std::filesystem::absolute(ACCUCHECK_GOOD_EXAMPLE_PLUGIN).lexically_normal().string());
+  const Backend* bf16 = registry.find("example.widened_bf16");
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_EQ(bf16->storage, Format::bf16);
+  EXPECT_EQ(bf16->accumulation, Format::f32);
+  EXPECT_EQ(bf16->bound_text(), "widened(recursive(f32),bf16)");
+  // A second load of the same file registers nothing and is not an error.
+  EXPECT_TRUE(load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, registry).empty());
+  EXPECT_EQ(registry.all().size(), 4u);
+}
+
+// The example backends do what the built-in ones do, so their results agree bit for bit: the
+// values cross the ABI as raw bits of the storage format and come back decoded exactly.
+TEST(PluginLoader, ExampleResultsMatchTheBuiltinsBitForBit) {
+  for (PluginIsolation isolation : {PluginIsolation::fork_per_call, PluginIsolation::in_process}) {
+    Registry registry;
+    PluginOptions options;
+    options.isolation = isolation;
+    load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, options, registry);
+    const Registry& builtin = Registry::global();
+    const struct {
+      const char* plugin;
+      const char* builtin;
+      Format format;
+    } pairs[] = {{"example.naive_f64", "naive_f64", Format::f64},
+                 {"example.widened_bf16", "widened_bf16_acc_f32", Format::bf16},
+                 {"example.widened_f16", "widened_f16_acc_f64", Format::f16}};
+    for (const auto& p : pairs) {
+      const Backend* mine = registry.find(p.plugin);
+      const Backend* theirs = builtin.find(p.builtin);
+      ASSERT_NE(mine, nullptr);
+      ASSERT_NE(theirs, nullptr) << p.builtin;
+      for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        const Workload w = random_dense(p.format, 5, 40 * seed, seed);
+        expect_same_bits(run(*mine, w), run(*theirs, w), p.plugin);
+        EXPECT_FALSE(run_and_judge(*mine, w).violated()) << p.plugin;
+      }
+      if (mine->supports(WorkloadKind::sparse) && theirs->supports(WorkloadKind::sparse)) {
+        const Workload s = random_sparse(p.format, 9);
+        expect_same_bits(run(*mine, s), run(*theirs, s), std::string(p.plugin) + " sparse");
+      }
+    }
+  }
+}
+
+// Special values and subnormals survive the trip through the ABI in every storage format.
+TEST(PluginLoader, SpecialValuesCrossTheAbiExactly) {
+  Registry registry;
+  load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, registry);
+  for (const char* name : {"example.naive_f64", "example.widened_bf16", "example.widened_f16"}) {
+    const Backend* b = registry.find(name);
+    ASSERT_NE(b, nullptr);
+    const Format f = b->storage;
+    DenseWorkload w;
+    w.format = f;
+    w.elements = 6;
+    w.steps = 1;
+    w.initial = {0.0, -0.0, smallest_subnormal(f), -largest_finite(f), 1.0, 0.0};
+    w.addends = {-0.0, -0.0, smallest_subnormal(f), 0.0, std::numeric_limits<double>::infinity(), std::nan("")};
+    const auto out = run(*b, w);
+    EXPECT_TRUE(same_result_bits(out[0], 0.0)) << name;
+    EXPECT_TRUE(same_result_bits(out[1], -0.0)) << name;
+    EXPECT_EQ(out[2], 2 * smallest_subnormal(f)) << name;
+    EXPECT_EQ(out[3], -largest_finite(f)) << name;
+    EXPECT_EQ(out[4], std::numeric_limits<double>::infinity()) << name;
+    EXPECT_TRUE(std::isnan(out[5])) << name;
+  }
+}
+
+TEST(PluginLoader, TheWrongExampleIsCaught) {
+  Registry registry;
+  load_plugin(ACCUCHECK_WRONG_EXAMPLE_PLUGIN, registry);
+  const Backend* b = registry.find("example_wrong.elemwise_sum_f32");
+  ASSERT_NE(b, nullptr);
+  const auto outcome = run_and_judge(*b, random_dense(Format::f32, 2, 8, 3));
+  EXPECT_TRUE(outcome.violated());
+  EXPECT_EQ(outcome.worst, Verdict::bound_exceeded);
+}
+
+struct BadPlugin {
+  const char* variant;
+  const char* message;  // what the error must say besides the file name
+};
+
+class BadPluginTest : public ::testing::TestWithParam<BadPlugin> {};
+
+TEST_P(BadPluginTest, IsRefusedNamingTheFileAndTheField) {
+  const BadPlugin& bad = GetParam();
+  Registry registry;
+  const std::string path = test_plugin(bad.variant);
+  try {
+    load_plugin(path, registry);
+    FAIL() << bad.variant << " loaded";
+  } catch (const PluginError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find(bad.message), std::string::npos) << message;
+  }
+  EXPECT_TRUE(registry.all().empty()) << "nothing of a refused plugin is registered";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, BadPluginTest,
+    ::testing::Values(BadPlugin{"missing_symbol", "does not export accucheck_plugin_backends"},
+                      BadPlugin{"wrong_abi", "returned NULL for ABI version 1"},
+                      BadPlugin{"load_crash", "crashed with SIGSEGV"},
+                      BadPlugin{"zero_count", "returned no backends"},
+                      BadPlugin{"null_functions", "accumulate_dense and accumulate_sparse are both NULL"},
+                      BadPlugin{"duplicate_name", "backend 'test.same': name is used by two backends"},
+                      BadPlugin{"invalid_name", "backend #0: name 'bad name!' is invalid"},
+                      BadPlugin{"null_name", "backend #0: name is NULL"},
+                      BadPlugin{"unknown_bound", "backend 'test.variant': stated_bound 'recursive(f33)' is not a bound expression"},
+                      BadPlugin{"null_bound", "stated_bound is NULL"},
+                      BadPlugin{"storage_range", "storage is 7, not a format"},
+                      BadPlugin{"accumulation_range", "accumulation is -1, not a format"},
+                      BadPlugin{"determinism_range", "determinism is 5, not a class"}),
+    [](const auto& info) { return std::string(info.param.variant); });
+
+// A plugin backend may not take a built-in backend's name (the registry it is loaded into
+// decides: a private registry has no built-ins).
+TEST(PluginLoader, BuiltinNamesAreTaken) {
+  const std::size_t before = Registry::global().all().size();
+  try {
+    load_plugin(test_plugin("builtin_name"));
+    FAIL();
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find(test_plugin("builtin_name") +
+                                         ": backend 'naive_f32': name is already registered (a built-in backend)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(Registry::global().all().size(), before);
+  Registry registry;
+  EXPECT_EQ(load_plugin(test_plugin("builtin_name"), registry), std::vector<std::string>{"naive_f32"});
+}
+
+TEST(PluginLoader, MissingFilesAndNonLibrariesAreRefused) {
+  Registry registry;
+  EXPECT_THROW(load_plugin("/nonexistent/libnothing.so", registry), PluginError);
+  try {
+    load_plugin("/nonexistent/libnothing.so", registry);
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libnothing.so: no such file"), std::string::npos) << e.what();
+  }
+  const std::string text = ::testing::TempDir() + "/not_a_library.so";
+  FILE* f = fopen(text.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("this is not an ELF file\n", f);
+  fclose(f);
+  try {
+    load_plugin(text, registry);
+    FAIL();
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find(text + ": cannot load"), std::string::npos) << e.what();
+  }
+  try {
+    load_plugin(::testing::TempDir(), registry);
+    FAIL();
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+}
+
+// A plugin that misbehaves while running is that backend's failure: the caller goes on.
+struct Misbehaviour {
+  const char* variant;
+  const char* message;
+};
+
+class MisbehavingPluginTest : public ::testing::TestWithParam<Misbehaviour> {};
+
+TEST_P(MisbehavingPluginTest, BecomesABackendFailure) {
+  const Misbehaviour& m = GetParam();
+  Registry registry;
+  PluginOptions options;
+  options.timeout_seconds = 1;
+  load_plugin(test_plugin(m.variant), options, registry);
+  const Backend* b = registry.find("test.variant");
+  ASSERT_NE(b, nullptr);
+  // Short cases run normally (the variants misbehave from 4 steps on).
+  EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 3, 3, 1)).violated());
+  const auto outcome = run_and_judge(*b, random_dense(Format::f32, 3, 10, 2));
+  EXPECT_EQ(outcome.worst, Verdict::backend_failed);
+  EXPECT_NE(outcome.failure.find("test.variant: accumulate_dense"), std::string::npos) << outcome.failure;
+  EXPECT_NE(outcome.failure.find(m.message), std::string::npos) << outcome.failure;
+  EXPECT_TRUE(outcome.violated());
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, MisbehavingPluginTest,
+                         ::testing::Values(
+#if defined(__SANITIZE_ADDRESS__)
+                             Misbehaviour{"crash", "exited the process"},  // ASan reports the SEGV and exits
+#else
+                             Misbehaviour{"crash", "crashed with SIGSEGV"},
+#endif
+                             Misbehaviour{"abort", "crashed with SIGABRT"}, Misbehaviour{"error", "returned 7 (an error)"},
+                             Misbehaviour{"hang", "timed out after 1 s"},
+                             Misbehaviour{"overrun", "wrote past the end of its result buffer"}),
+                         [](const auto& info) { return std::string(info.param.variant); });
+
+TEST(PluginLoader, InProcessIsolationStillReportsErrorsAndOverruns) {
+  Registry registry;
+  PluginOptions options;
+  options.isolation = PluginIsolation::in_process;
+  load_plugin(test_plugin("error"), options, registry);
+  const auto outcome = run_and_judge(*registry.find("test.variant"), random_dense(Format::f32, 3, 10, 2));
+  EXPECT_EQ(outcome.worst, Verdict::backend_failed);
+  EXPECT_NE(outcome.failure.find("returned 7"), std::string::npos) << outcome.failure;
+}
+
+TEST(PluginLoader, WrongFormatWorkloadIsAFailureNotACrash) {
+  Registry registry;
+  load_plugin(test_plugin("good"), registry);
+  const auto outcome = run_and_judge(*registry.find("test.variant"), random_dense(Format::f64, 2, 5, 1));
+  EXPECT_EQ(outcome.worst, Verdict::backend_failed);
+  EXPECT_NE(outcome.failure.find("stores f32"), std::string::npos) << outcome.failure;
+}
+
+TEST(PluginLoader, EnvironmentOptionsAreValidated) {
+  setenv("ACCUCHECK_PLUGIN_ISOLATION", "sometimes", 1);
+  EXPECT_THROW(plugin_options_from_environment(), PluginError);
+  setenv("ACCUCHECK_PLUGIN_ISOLATION", "none", 1);
+  EXPECT_EQ(plugin_options_from_environment().isolation, PluginIsolation::in_process);
+  unsetenv("ACCUCHECK_PLUGIN_ISOLATION");
+  setenv("ACCUCHECK_PLUGIN_TIMEOUT", "-3", 1);
+  EXPECT_THROW(plugin_options_from_environment(), PluginError);
+  setenv("ACCUCHECK_PLUGIN_TIMEOUT", "2.5", 1);
+  EXPECT_EQ(plugin_options_from_environment().timeout_seconds, 2.5);
+  unsetenv("ACCUCHECK_PLUGIN_TIMEOUT");
+}
+
+// The one function the property suite and the fuzz targets call at start-up.
+TEST(PluginLoader, LoadsPluginsFromTheEnvironment) {
+  const std::size_t before = Registry::global().all().size();
+  setenv("ACCUCHECK_PLUGINS", (std::string("::") + ACCUCHECK_GOOD_EXAMPLE_PLUGIN + ":" + test_plugin("good") + ":").c_str(), 1);
+  EXPECT_EQ(load_plugins_from_environment(), 5u);
+  EXPECT_EQ(Registry::global().all().size(), before + 5);
+  const Backend* b = Registry::global().find("example.kahan_f32");
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(b->origin, "builtin");
+  EXPECT_EQ(load_plugins_from_environment(), 0u) << "already loaded";
+  setenv("ACCUCHECK_PLUGINS", test_plugin("wrong_abi").c_str(), 1);
+  try {
+    load_plugins_from_environment();
+    FAIL();
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("ACCUCHECK_PLUGINS: " + test_plugin("wrong_abi")), std::string::npos) << e.what();
+  }
+  unsetenv("ACCUCHECK_PLUGINS");
+}
+
+}  // namespace
+}  // namespace accucheck

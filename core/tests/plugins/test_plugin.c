@@ -1,0 +1,100 @@
+/* Plugins that are wrong in one way each, for the loader's tests (core/tests/plugin_test.cpp)
+ * and the CLI's bad-input tests (tools/tests). One source, one variant per build:
+ * -DVARIANT_<name>. Every variant's backend is otherwise a correct sequential f32 sum. */
+#include <signal.h>
+#include <string.h>
+
+#include "accucheck/plugin.h"
+
+static int naive_f32(const accucheck_dense_problem *p) {
+  const float *g = (const float *)p->addends;
+  float *buffer = (float *)p->buffer;
+  size_t t, j;
+#if defined(VARIANT_crash)
+  if (p->steps > 3) *(volatile int *)0 = 1; /* SIGSEGV on any case with more than 3 steps */
+#elif defined(VARIANT_error)
+  if (p->steps > 3) return 7;
+#elif defined(VARIANT_hang)
+  if (p->steps > 3)
+    for (;;) {
+    }
+#elif defined(VARIANT_overrun)
+  if (p->steps > 3) buffer[p->elements] = 1.0f; /* one value past the end */
+#elif defined(VARIANT_abort)
+  if (p->steps > 3) raise(SIGABRT);
+#endif
+  for (t = 0; t < p->steps; ++t)
+    for (j = 0; j < p->elements; ++j) buffer[j] += g[t * p->elements + j];
+  return 0;
+}
+
+static int naive_f32_sparse(const accucheck_sparse_problem *p) {
+  const float *values = (const float *)p->row_values;
+  float *table = (float *)p->table;
+  size_t q, d;
+  for (q = 0; q < p->step_offsets[p->steps]; ++q)
+    for (d = 0; d < p->dim; ++d) table[(size_t)p->row_index[q] * p->dim + d] += values[q * p->dim + d];
+  return 0;
+}
+
+#if defined(VARIANT_duplicate_name)
+static const accucheck_backend backends[] = {
+    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, NULL},
+    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse},
+};
+#else
+static accucheck_backend backends[] = {
+    {"test.variant", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse},
+};
+#endif
+
+#if defined(VARIANT_missing_symbol)
+/* Exports something, but not accucheck_plugin_backends. */
+const accucheck_backend *accucheck_plugin_backend(int abi, size_t *count);
+const accucheck_backend *accucheck_plugin_backend(int abi, size_t *count) {
+  (void)abi;
+  *count = 1;
+  return backends;
+}
+#else
+const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
+#if defined(VARIANT_wrong_abi)
+  (void)abi;
+  (void)count;
+  (void)backends;
+  return NULL; /* supports no ABI this accucheck speaks */
+#elif defined(VARIANT_load_crash)
+  (void)abi;
+  (void)backends;
+  *count = *(volatile size_t *)0;
+  return NULL;
+#else
+  if (abi != ACCUCHECK_PLUGIN_ABI) return NULL;
+  *count = sizeof backends / sizeof backends[0];
+#if defined(VARIANT_zero_count)
+  *count = 0;
+#elif defined(VARIANT_null_functions)
+  backends[0].accumulate_dense = NULL;
+  backends[0].accumulate_sparse = NULL;
+#elif defined(VARIANT_invalid_name)
+  backends[0].name = "bad name!";
+#elif defined(VARIANT_null_name)
+  backends[0].name = NULL;
+#elif defined(VARIANT_builtin_name)
+  backends[0].name = "naive_f32";
+#elif defined(VARIANT_unknown_bound)
+  backends[0].stated_bound = "recursive(f33)";
+#elif defined(VARIANT_null_bound)
+  backends[0].stated_bound = NULL;
+#elif defined(VARIANT_storage_range)
+  memset(&backends[0].storage, 0, sizeof backends[0].storage);
+  *(int *)&backends[0].storage = 7;
+#elif defined(VARIANT_accumulation_range)
+  *(int *)&backends[0].accumulation = -1;
+#elif defined(VARIANT_determinism_range)
+  *(int *)&backends[0].determinism = 5;
+#endif
+  return backends;
+#endif
+}
+#endif
