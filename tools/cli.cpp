@@ -1,5 +1,9 @@
 #include "cli.h"
 
+#include <filesystem>
+
+#include "accucheck/plugin_loader.h"
+
 namespace accucheck::cli {
 
 std::vector<std::string> Args::values(std::string_view name) {
@@ -44,6 +48,35 @@ std::vector<std::string> Args::positionals() {
   for (const auto& a : args_)
     if (a.size() > 2 && a.rfind("--", 0) == 0) throw UsageError("unknown option " + a);
   return args_;
+}
+
+void load_plugins(Args& args) {
+  const auto paths = args.values("plugin");
+  try {
+    load_plugins_from_environment();
+    for (const auto& path : paths) load_plugin(path);
+  } catch (const PluginError& e) {
+    throw UsageError(std::string("plugin ") + e.what());
+  }
+}
+
+std::uint64_t parse_count(const std::string& text, const std::string& option) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError(option + " needs a non-negative integer, got '" + text + "'");
+  return std::stoull(text);
+}
+
+void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs) {
+  namespace fs = std::filesystem;
+  for (const auto& [option, path] : outputs) {
+    if (!path) continue;
+    if (path->empty()) throw UsageError(std::string(option) + " needs a file name");
+    std::error_code ec;
+    if (fs::is_directory(*path, ec)) throw UsageError(std::string(option) + " " + *path + ": is a directory, not a file");
+    const fs::path parent = fs::path(*path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      throw UsageError(std::string(option) + " " + *path + ": directory '" + parent.string() + "' does not exist");
+  }
 }
 
 }  // namespace accucheck::cli

@@ -1,7 +1,10 @@
 // Shared by the accucheck subcommands: argument access, exit codes, errors.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <initializer_list>
+#include <utility>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -41,5 +44,17 @@ int list_command(Args& args);
 int exact_command(Args& args);
 int check_command(Args& args);
 int replay_command(Args& args);
+int trace_command(Args& args);
+int report_command(Args& args);
+
+// Loads the plugins named by ACCUCHECK_PLUGINS and by every --plugin option (consumed) into
+// the registry; a plugin that cannot be loaded is a UsageError naming the file and the field.
+void load_plugins(Args& args);
+
+// A non-negative integer option value ("--cases needs a non-negative integer, got 'x'").
+std::uint64_t parse_count(const std::string& text, const std::string& option);
+
+// Output files are checked before a long run: their directory must exist.
+void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs);
 
 }  // namespace accucheck::cli

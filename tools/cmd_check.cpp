@@ -19,6 +19,7 @@
 #include "accucheck/check.h"
 #include "accucheck/families.h"
 #include "accucheck/json.h"
+#include "accucheck/plugin_loader.h"
 #include "campaign.h"
 #include "cli.h"
 
@@ -26,12 +27,6 @@ namespace accucheck::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::uint64_t parse_count(const std::string& text, const std::string& option) {
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw UsageError(option + " needs a non-negative integer, got '" + text + "'");
-  return std::stoull(text);
-}
 
 double parse_minutes(const std::string& text) {
   char* end = nullptr;
@@ -59,6 +54,8 @@ int check_command(Args& args) {
   options.findings_dir = args.value("findings").value_or("findings");
   const auto json_path = args.value("json");
   const auto junit_path = args.value("junit");
+  const auto html_path = args.value("html");
+  load_plugins(args);
   if (auto v = args.value("max-steps")) options.limits.max_steps = std::max<std::uint64_t>(1, parse_count(*v, "--max-steps"));
   if (auto v = args.value("max-long-steps"))
     options.limits.max_long_steps = std::max<std::uint64_t>(1, parse_count(*v, "--max-long-steps"));
@@ -83,11 +80,15 @@ int check_command(Args& args) {
   if (cases) options.cases = parse_count(*cases, "--cases");
   else options.seconds = 60.0 * (minutes ? parse_minutes(*minutes) : 1.0);
 
+  check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
+
+  options.found_by = "accucheck check --seed " + std::to_string(options.seed);
+  for (const auto& plugin : loaded_plugins()) options.found_by += " --plugin " + plugin;
+
   Campaign campaign(options);
   campaign.run();
   campaign.print_table(stdout);
-  if (json_path) write_file_atomically(*json_path, campaign.json());
-  if (junit_path) write_file_atomically(*junit_path, campaign.junit());
+  write_campaign_outputs(campaign, json_path, junit_path, html_path);
   return campaign.violations() ? kExitViolation : kExitOk;
 }
 
@@ -105,7 +106,8 @@ Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
   for (const auto& f : options_.families) family_list_.push_back(find_family(f));
   for (const auto& b : registry.all())
     if (chosen.count(b.name) && (!options_.format || b.storage == *options_.format)) {
-      stats_.push_back(BackendStats{&b});
+      stats_.emplace_back();
+      stats_.back().backend = &b;
       for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::product, WorkloadKind::sparse}) {
         const bool family_allows = family_list_.empty() || std::any_of(family_list_.begin(), family_list_.end(),
                                                                        [&](const Family* f) { return f->kind == kind; });
@@ -113,7 +115,18 @@ Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
       }
     }
   if (stats_.empty()) throw UsageError("no selected backend has storage format " + std::string(name(*options_.format)));
-  if (streams_.empty()) throw UsageError("no selected backend runs the workload kinds of the selected families");
+  if (options_.generate && streams_.empty())
+    throw UsageError("no selected backend runs the workload kinds of the selected families");
+  if (options_.found_by.empty()) options_.found_by = "accucheck check --seed " + std::to_string(options_.seed);
+}
+
+void Campaign::retain(const std::function<bool(const Backend&)>& keep) {
+  std::erase_if(stats_, [&](const BackendStats& s) { return !keep(*s.backend); });
+}
+
+void Campaign::end_progress_line() {
+  if (progress_line_open_) std::fprintf(stderr, "\n");
+  progress_line_open_ = false;
 }
 
 std::size_t Campaign::violations() const {
@@ -131,38 +144,83 @@ const Family* Campaign::pick_family(ChoiceStream& s, WorkloadKind kind) const {
   return of_kind[s.pick(of_kind.size())];
 }
 
-void Campaign::record_finding(BackendStats& stats, const Workload& w, Verdict verdict, const std::string& detail,
-                              std::uint64_t case_seed, bool shrink) {
+namespace {
+
+// Element e of a workload alone (the same terms in the same order), to start shrinking from
+// the element that failed instead of searching for it.
+Workload one_element(const Workload& w, std::size_t e) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    DenseWorkload one;
+    one.format = d->format;
+    one.family = d->family;
+    one.elements = 1;
+    one.steps = d->steps;
+    one.initial = {d->initial[e]};
+    one.addends.resize(d->steps);
+    for (std::size_t t = 0; t < d->steps; ++t) one.addends[t] = d->addend(t, e);
+    return one;
+  }
+  if (auto* s = std::get_if<SparseWorkload>(&w)) {
+    const std::size_t r = e / s->dim, c = e % s->dim;
+    SparseWorkload one;
+    one.format = s->format;
+    one.family = s->family;
+    one.rows = one.dim = 1;
+    one.steps = s->steps;
+    one.initial = {s->initial[e]};
+    one.step_offsets.assign(1, 0);
+    for (std::size_t t = 0; t < s->steps; ++t) {
+      for (std::size_t q = s->step_offsets[t]; q < s->step_offsets[t + 1]; ++q)
+        if (s->row_index[q] == r) {
+          one.row_index.push_back(0);
+          one.values.push_back(s->values[q * s->dim + c]);
+        }
+      one.step_offsets.push_back(one.row_index.size());
+    }
+    return one;
+  }
+  return w;  // product workloads: shrink_workload searches the element itself
+}
+
+bool timed_out(const BackendOutcome& outcome) { return outcome.failure.find(" timed out after ") != std::string::npos; }
+
+}  // namespace
+
+void Campaign::record_finding(BackendStats& stats, const Workload& w, const BackendOutcome& outcome, Verdict verdict,
+                              const std::string& detail, std::uint64_t case_id, bool has_seed, bool shrink) {
   auto& written = stats.findings_by_class[verdict];
   if (written >= options_.findings_per_class) return;
   ++written;
   const Backend& backend = *stats.backend;
+  const auto still_fails = [&](const Workload& candidate) { return run_and_judge(backend, candidate).worst == verdict; };
   Workload minimal = w;
-  if (shrink) {
-    minimal = shrink_workload(w, [&](const Workload& candidate) {
-      const auto outcome = run_and_judge(backend, candidate);
-      return outcome.worst == verdict;
-    });
+  // A backend that hangs is not re-run hundreds of times to shrink its case.
+  if (shrink && !timed_out(outcome)) {
+    if (element_count(w) > 1 && outcome.failure.empty() && !std::holds_alternative<ProductWorkload>(w)) {
+      Workload one = one_element(w, outcome.worst_element);
+      if (still_fails(one)) minimal = std::move(one);
+    }
+    minimal = shrink_workload(minimal, still_fails);
   }
   CaseFile c;
   c.workload = minimal;
   c.backend = backend.name;
   c.bound = backend.bound_text();
   c.verdict = std::string(name(verdict));
-  c.seed = case_seed;
-  c.found_by = "accucheck check --seed " + std::to_string(options_.seed);
+  if (has_seed) c.seed = case_id;
+  c.found_by = options_.found_by;
   c.note = detail;
   std::filesystem::create_directories(options_.findings_dir);
   char file[64];
-  std::snprintf(file, sizeof file, "_%016llx.json", static_cast<unsigned long long>(case_seed));
+  std::snprintf(file, sizeof file, "_%016llx.json", static_cast<unsigned long long>(case_id));
   const std::string path = (std::filesystem::path(options_.findings_dir) /
                             (backend.name + "_" + std::string(name(verdict)) + file)).string();
   write_file_atomically(path, case_to_json(c));
   stats.findings.push_back(path);
-  std::fprintf(stderr, "%sFINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s\n",
-               progress_line_open_ ? "\n" : "", backend.name.c_str(), std::string(name(verdict)).c_str(), detail.c_str(),
-               describe_shape(minimal).c_str(), path.c_str());
-  progress_line_open_ = false;
+  end_progress_line();
+  std::fprintf(stderr, "FINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s%s\n", backend.name.c_str(),
+               std::string(name(verdict)).c_str(), detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
+               backend.origin == "builtin" ? "" : (" --plugin " + backend.origin).c_str());
 }
 
 void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) {
@@ -171,40 +229,56 @@ void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) 
   SeededChoiceStream stream(case_seed);
   const Family* family = pick_family(stream, kind);
   const Workload w = generate(stream, f, options_.limits, kind, family);
-  const auto exact = exact_sums(w);
   const std::string full_family = family_of(w);
-  const std::string family_name = full_family.substr(0, full_family.find('/'));
+  evaluate(w, full_family.substr(0, full_family.find('/')), case_seed, true, case_number % 8 == 0, stream);
+}
+
+std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std::uint64_t case_id, bool has_seed,
+                               bool check_determinism_now, ChoiceStream& sampling) {
+  const Format f = format_of(w);
+  const WorkloadKind kind = kind_of(w);
+  std::vector<ExactSum> exact;
   const std::size_t terms = max_terms(w);
+  std::size_t ran = 0;
   for (auto& stats : stats_) {
     const Backend& backend = *stats.backend;
     if (backend.storage != f || !backend.supports(kind)) continue;
+    if (exact.empty()) exact = exact_sums(w);  // once per workload, shared by the backends
+    ++ran;
     const auto outcome = run_and_judge(backend, w, exact);
     ++stats.cases;
     for (const auto& e : exact) stats.addends += e.count;
     stats.max_ratio = std::max(stats.max_ratio, outcome.max_ratio);
     stats.max_ulps = std::max(stats.max_ulps, outcome.max_abs_ulps);
-    for (const auto& v : outcome.elements) {
+    if (!outcome.failure.empty()) {
+      ++stats.verdicts[Verdict::backend_failed];
+      if (stats.failures.size() < 5) stats.failures.push_back(outcome.failure);
+    }
+    for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
+      const ElementVerdict& v = outcome.elements[j];
       ++stats.verdicts[v.verdict];
-      Sample sample{family_name, terms, v.error, v.bound, v.ratio, v.kappa, v.verdict};
-      stats.add_sample(sample, stream);
+      Sample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict};
+      stats.add_sample(sample, sampling);
     }
     if (outcome.violated()) {
       ++stats.violations[outcome.worst];
-      record_finding(stats, w, outcome.worst, describe_violation(backend, w, outcome), case_seed, true);
+      record_finding(stats, w, outcome, outcome.worst, describe_violation(backend, w, outcome), case_id, has_seed, true);
     }
     // Determinism on a sample of cases (it re-runs the backend several times).
-    if (backend.determinism != Determinism::run_to_run_nondeterministic && case_number % 8 == 0) {
+    if (backend.determinism != Determinism::run_to_run_nondeterministic && check_determinism_now &&
+        outcome.failure.empty()) {
       ++stats.determinism_checks;
-      SeededChoiceStream order(case_seed ^ 0x5bd1e995);
+      SeededChoiceStream order(case_id ^ 0x5bd1e995);
       const std::string mismatch = check_determinism(backend, w, order);
       if (!mismatch.empty()) {
         ++stats.violations[Verdict::nondeterministic];
-        record_finding(stats, w, Verdict::nondeterministic,
+        record_finding(stats, w, outcome, Verdict::nondeterministic,
                        "backend " + backend.name + " (" + std::string(name(backend.determinism)) + "): " + mismatch + "\n",
-                       case_seed, false);
+                       case_id, has_seed, false);
       }
     }
   }
+  return ran;
 }
 
 void Campaign::run() {
@@ -258,28 +332,36 @@ std::string BackendStats::violation_text() const {
 }
 
 void Campaign::print_table(std::FILE* out) const {
-  std::fprintf(out, "\n%-24s %-6s %-30s %8s  %-28s %13s %9s  %s\n", "backend", "format", "stated bound", "cases",
+  std::fprintf(out, "\n%-24s %-6s %-30s %8s  %-28s %13s %12s  %s\n", "backend", "format", "stated bound", "cases",
                "violations", "max err/bound", "max ulps", "determinism");
   for (const auto& s : stats_) {
     const Backend& b = *s.backend;
     std::string determinism;
     if (b.determinism == Determinism::run_to_run_nondeterministic) determinism = "not promised";
     else determinism = "checked " + std::to_string(s.determinism_checks) + "x";
-    std::fprintf(out, "%-24s %-6s %-30s %8llu  %-28s %13.4g %9lld  %s\n", b.name.c_str(), std::string(name(b.storage)).c_str(),
+    if (b.origin != "builtin") determinism += "  [plugin " + std::filesystem::path(b.origin).filename().string() + "]";
+    std::fprintf(out, "%-24s %-6s %-30s %8llu  %-28s %13.4g %12lld  %s\n", b.name.c_str(), std::string(name(b.storage)).c_str(),
                  b.bound_text().c_str(), static_cast<unsigned long long>(s.cases), s.violation_text().c_str(), s.max_ratio,
                  static_cast<long long>(s.max_ulps), determinism.c_str());
   }
-  std::fprintf(out, "\n%zu backends, %llu cases per format x workload stream, %.1f s, seed %llu: %s\n", stats_.size(),
-               static_cast<unsigned long long>(cases_run_), elapsed_seconds_,
-               static_cast<unsigned long long>(options_.seed),
-               violations() ? (std::to_string(violations()) + " violations (findings in " + options_.findings_dir + "/)").c_str()
-                            : "no violations");
+  for (const auto& s : stats_)
+    for (const auto& f : s.failures) std::fprintf(out, "backend failed: %s\n", f.c_str());
+  const std::string verdict =
+      violations() ? std::to_string(violations()) + " violations (findings in " + options_.findings_dir + "/)" : "no violations";
+  if (options_.generate)
+    std::fprintf(out, "\n%zu backends, %llu cases per format x workload stream, %.1f s, seed %llu: %s\n", stats_.size(),
+                 static_cast<unsigned long long>(cases_run_), elapsed_seconds_, static_cast<unsigned long long>(options_.seed),
+                 verdict.c_str());
+  else
+    std::fprintf(out, "\n%zu backends, %llu cases, %.1f s: %s\n", stats_.size(), static_cast<unsigned long long>(cases_run_),
+                 elapsed_seconds_, verdict.c_str());
 }
 
 std::string Campaign::json() const {
   JsonWriter w;
   w.begin_object()
-      .field("tool", "accucheck check")
+      .field("tool", options_.tool)
+      .field("format_version", 1)
       .field("seed", options_.seed)
       .field("cases_per_stream", cases_run_)
       .field("seconds", elapsed_seconds_)
@@ -291,6 +373,7 @@ std::string Campaign::json() const {
         .field("name", b.name)
         .field("device", name(b.device))
         .field("storage", name(b.storage))
+        .field("precision", traits(b.storage).precision)
         .field("accumulation", name(b.accumulation))
         .field("bound", b.bound_text())
         .field("determinism", name(b.determinism))
@@ -309,6 +392,9 @@ std::string Campaign::json() const {
     w.key("findings").begin_array();
     for (const auto& f : s.findings) w.value(f);
     w.end_array();
+    w.key("failures").begin_array();
+    for (const auto& f : s.failures) w.value(f);
+    w.end_array();
     w.key("samples").begin_array();
     for (const auto& sample : s.samples) {
       w.begin_object()
@@ -318,6 +404,8 @@ std::string Campaign::json() const {
           .field("bound", sample.bound)
           .field("ratio", sample.ratio)
           .field("kappa", sample.kappa)
+          .field("exact", sample.exact)
+          .field("abs_sum", sample.abs_sum)
           .field("verdict", name(sample.verdict))
           .end_object();
     }
@@ -328,28 +416,47 @@ std::string Campaign::json() const {
   return w.str() + "\n";
 }
 
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') break;
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string Campaign::junit() const {
   // One testcase per backend x format (each backend has one storage format).
   std::string body;
   std::size_t failures = 0;
   for (const auto& s : stats_) {
     const Backend& b = *s.backend;
-    body += "    <testcase classname=\"accucheck." + std::string(name(b.storage)) + "\" name=\"" + json_escape(b.name) +
+    body += "    <testcase classname=\"accucheck." + std::string(name(b.storage)) + "\" name=\"" + xml_escape(b.name) +
             "\" time=\"0\">\n";
     if (!s.violations.empty()) {
       ++failures;
-      std::string findings;
-      for (const auto& f : s.findings) findings += "accucheck replay " + f + "\n";
-      body += "      <failure message=\"" + s.violation_text() + " (stated bound " + b.bound_text() + ")\">" + findings +
-              "</failure>\n";
+      std::string text;
+      for (const auto& f : s.findings)
+        text += "accucheck replay " + f + (b.origin == "builtin" ? "" : " --plugin " + b.origin) + "\n";
+      for (const auto& f : s.failures) text += "backend failed: " + f + "\n";
+      body += "      <failure message=\"" + xml_escape(s.violation_text() + " (stated bound " + b.bound_text() + ")") +
+              "\">" + xml_escape(text) + "</failure>\n";
     }
     body += "    </testcase>\n";
   }
   char head[256];
   std::snprintf(head, sizeof head,
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"accucheck check\" "
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"%s\" "
                 "tests=\"%zu\" failures=\"%zu\" time=\"%.1f\">\n",
-                stats_.size(), failures, elapsed_seconds_);
+                xml_escape(options_.tool).c_str(), stats_.size(), failures, elapsed_seconds_);
   return head + body + "  </testsuite>\n</testsuites>\n";
 }
 

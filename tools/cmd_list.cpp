@@ -9,6 +9,7 @@ namespace accucheck::cli {
 
 int list_command(Args& args) {
   const bool json = args.flag("json");
+  load_plugins(args);
   if (!args.positionals().empty()) throw UsageError("list takes no arguments");
   const auto& backends = Registry::global().all();
   if (json) {

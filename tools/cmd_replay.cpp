@@ -53,6 +53,7 @@ void print_element_table(const Backend& b, const BackendOutcome& outcome, std::F
 int replay_command(Args& args) {
   const auto globs = args.values("backend");
   const bool json = args.flag("json");
+  load_plugins(args);
   const auto files = args.positionals();
   if (files.size() != 1) throw UsageError("replay takes one CASE file");
   CaseFile c;

@@ -16,22 +16,33 @@ struct Subcommand {
 };
 
 const Subcommand kSubcommands[] = {
-    {"list", accucheck::cli::list_command, "list [--json]                      every backend: formats, bound, determinism"},
+    {"list", accucheck::cli::list_command,
+     "list [--json] [--plugin LIB.so]...  every backend: formats, bound, determinism, origin"},
     {"exact", accucheck::cli::exact_command,
      "exact --format F [FILE|-] [--json]  exact and correctly rounded sum of the numbers in FILE"},
     {"check", accucheck::cli::check_command,
      "check [--backend GLOB]... [--format F] [--family NAME]... [--minutes M | --cases N] [--seed S]\n"
-     "        [--findings DIR] [--json FILE] [--junit FILE] [--max-steps N] [--max-long-steps N] [--quiet]\n"
+     "        [--plugin LIB.so]... [--findings DIR] [--json FILE] [--junit FILE] [--html FILE]\n"
+     "        [--max-steps N] [--max-long-steps N] [--max-elements N] [--quiet]\n"
      "                                     a campaign of adversarial cases against the backends"},
     {"replay", accucheck::cli::replay_command,
-     "replay CASE [--backend GLOB]... [--json]\n"
+     "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json]\n"
      "                                     re-run a case file: the per-element verdict table"},
+    {"trace", accucheck::cli::trace_command,
+     "trace FILE.npy... [--indices IDX.npy --rows ROWS.npy [--vocab V]] [--bf16] [--as F]\n"
+     "        [--backend GLOB]... [--plugin LIB.so]... [--chunk N] [--findings DIR] [--json FILE]\n"
+     "        [--junit FILE] [--html FILE] [--quiet]\n"
+     "                                     real gradients (.npy, shape (T, ...)) through every backend"},
+    {"report", accucheck::cli::report_command,
+     "report --html FILE [--json] RESULTS.json...\n"
+     "                                     one self-contained HTML report with plots"},
 };
 
 void usage(std::FILE* out) {
   std::fprintf(out, "usage: accucheck <command> [options]\n\ncommands:\n");
   for (const auto& s : kSubcommands) std::fprintf(out, "  %s\n", s.synopsis);
   std::fprintf(out, "\nexit status: 0 ok, 1 a bound was violated, 2 usage or input error\n");
+  std::fprintf(out, "plugins: --plugin LIB.so or ACCUCHECK_PLUGINS=A.so:B.so (see docs/plugins.md)\n");
 }
 
 }  // namespace

@@ -1,0 +1,236 @@
+// accucheck trace FILE.npy... [--indices IDX.npy --rows ROWS.npy]: real gradients, dumped from a
+// training run with numpy.save, run through every backend of their format and judged like a
+// campaign's cases (the same table, findings, JSON, JUnit and HTML).
+//
+// A dense trace has shape (T, ...): T accumulation steps (micro-batches) of one gradient
+// tensor; element j of the flattened trailing shape is accumulated over the T steps onto an
+// initial buffer of +0. An embedding (sparse) trace is an indices file, int32 or int64 of
+// shape (T, B) or (P,), and a rows file of shape (T, B, dim) or (P, dim): pair p adds row
+// vector p to table row indices[p]. docs/trace.md shows how to dump both from PyTorch.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "accucheck/npy.h"
+#include "accucheck/plugin_loader.h"
+#include "campaign.h"
+#include "cli.h"
+
+namespace accucheck::cli {
+namespace {
+
+constexpr std::uint64_t kMaxTableValues = std::uint64_t{1} << 28;
+
+std::uint64_t fnv1a(std::string_view text, std::uint64_t extra) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  for (int i = 0; i < 8; ++i) h = (h ^ ((extra >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+  return h;
+}
+
+NpyArray read(const std::string& path) {
+  try {
+    return read_npy(path);
+  } catch (const NpyError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// The values of a float array in the trace's format: the file's own, or rounded to --as.
+std::vector<double> float_values(const NpyArray& a, bool bf16, const std::optional<Format>& as, Format& format) {
+  const auto f = a.float_format(bf16);
+  if (!f) {
+    if (a.dtype == NpyDtype::u16)
+      throw UsageError(a.source + ": dtype '<u2' (uint16): if these are bfloat16 bit patterns, pass --bf16");
+    throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
+                     "' is an integer type; a gradient trace is float64, float32, float16 or bfloat16 (as uint16 with --bf16)");
+  }
+  std::vector<double> values = a.floats(bf16);
+  format = *f;
+  if (as && *as != *f) {
+    for (double& v : values) v = round_to_format(v, *as);
+    format = *as;
+  }
+  return values;
+}
+
+struct Trace {
+  std::string label;  // the family name its samples get: "trace:<file>"
+  std::string description;
+  std::vector<Workload> cases;
+};
+
+Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format>& as, std::size_t chunk) {
+  const NpyArray a = read(path);
+  if (a.shape.empty()) throw UsageError(path + ": shape () is a scalar; a trace has shape (T, ...) with T accumulation steps");
+  const std::size_t steps = a.shape[0];
+  std::size_t elements = 1;
+  for (std::size_t i = 1; i < a.shape.size(); ++i) elements *= a.shape[i];
+  if (steps == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no steps (T = 0)");
+  if (elements == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no elements");
+  Format format;
+  const std::vector<double> values = float_values(a, bf16, as, format);
+  Trace t;
+  t.label = "trace:" + std::filesystem::path(path).filename().string();
+  const std::size_t chunks = (elements + chunk - 1) / chunk;
+  t.description = path + ": " + std::string(name(format)) + ", " + std::to_string(steps) + " steps x " + std::to_string(elements) +
+                  " elements (shape " + a.shape_text() + "), " + std::to_string(chunks) + " case(s)";
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = c * chunk, end = std::min(elements, begin + chunk);
+    DenseWorkload w;
+    w.format = format;
+    w.family = t.label;
+    w.elements = end - begin;
+    w.steps = steps;
+    w.initial.assign(w.elements, 0.0);
+    w.addends.resize(w.elements * steps);
+    for (std::size_t s = 0; s < steps; ++s)
+      for (std::size_t j = begin; j < end; ++j) w.addends[s * w.elements + (j - begin)] = values[s * elements + j];
+    t.cases.push_back(std::move(w));
+  }
+  return t;
+}
+
+Trace sparse_trace(const std::string& indices_path, const std::string& rows_path, bool bf16, const std::optional<Format>& as,
+                   const std::optional<std::uint64_t>& vocab) {
+  const NpyArray ia = read(indices_path);
+  const NpyArray ra = read(rows_path);
+  if (ia.dtype != NpyDtype::i32 && ia.dtype != NpyDtype::i64)
+    throw UsageError(indices_path + ": dtype '" + std::string(npy_descr(ia.dtype)) + "': indices must be int32 or int64");
+  std::size_t steps, per_step;
+  if (ia.shape.size() == 2) {
+    steps = ia.shape[0];
+    per_step = ia.shape[1];
+  } else if (ia.shape.size() == 1) {
+    steps = 1;
+    per_step = ia.shape[0];
+  } else {
+    throw UsageError(indices_path + ": shape " + ia.shape_text() + ": indices must be (T, B) or (P,)");
+  }
+  const std::size_t pairs = steps * per_step;
+  if (pairs == 0) throw UsageError(indices_path + ": shape " + ia.shape_text() + " holds no indices");
+  std::size_t dim;
+  const std::string expected = ia.shape.size() == 2 ? "(" + std::to_string(steps) + ", " + std::to_string(per_step) + ", dim) or (" +
+                                                          std::to_string(pairs) + ", dim)"
+                                                    : "(" + std::to_string(pairs) + ", dim)";
+  if (ra.shape.size() == 3 && ia.shape.size() == 2 && ra.shape[0] == steps && ra.shape[1] == per_step) dim = ra.shape[2];
+  else if (ra.shape.size() == 2 && ra.shape[0] == pairs) dim = ra.shape[1];
+  else
+    throw UsageError(rows_path + ": shape " + ra.shape_text() + " does not match the indices " + ia.shape_text() + " of " +
+                     indices_path + ": expected " + expected);
+  if (dim == 0) throw UsageError(rows_path + ": shape " + ra.shape_text() + ": dim is 0");
+  Format format;
+  std::vector<double> values = float_values(ra, bf16, as, format);
+  const std::vector<std::int64_t> index = ia.integers();
+  std::int64_t largest = 0;
+  for (std::size_t p = 0; p < index.size(); ++p) {
+    if (index[p] < 0)
+      throw UsageError(indices_path + ": index " + std::to_string(index[p]) + " at position " + std::to_string(p) + " is negative");
+    largest = std::max(largest, index[p]);
+  }
+  const std::uint64_t rows = vocab ? *vocab : static_cast<std::uint64_t>(largest) + 1;
+  if (rows == 0) throw UsageError("--vocab must be at least 1");
+  if (static_cast<std::uint64_t>(largest) >= rows)
+    throw UsageError(indices_path + ": index " + std::to_string(largest) + " is outside the table of --vocab " + std::to_string(rows) + " rows");
+  if (rows > 0xffffffffULL || rows * dim > kMaxTableValues)
+    throw UsageError(indices_path + ": a table of " + std::to_string(rows) + " rows x " + std::to_string(dim) +
+                     " is too large (at most " + std::to_string(kMaxTableValues) + " values)");
+  SparseWorkload w;
+  w.format = format;
+  w.rows = rows;
+  w.dim = dim;
+  w.steps = steps;
+  w.initial.assign(rows * dim, 0.0);
+  w.row_index.resize(pairs);
+  for (std::size_t p = 0; p < pairs; ++p) w.row_index[p] = static_cast<std::uint32_t>(index[p]);
+  w.step_offsets.resize(steps + 1);
+  for (std::size_t t = 0; t <= steps; ++t) w.step_offsets[t] = t * per_step;
+  w.values = std::move(values);
+  Trace t;
+  t.label = "trace:" + std::filesystem::path(rows_path).filename().string();
+  w.family = t.label;
+  std::set<std::int64_t> touched(index.begin(), index.end());
+  t.description = indices_path + " + " + rows_path + ": " + std::string(name(format)) + " embedding gradient, " +
+                  std::to_string(steps) + " step(s), " + std::to_string(pairs) + " pairs into " + std::to_string(rows) +
+                  " rows (" + std::to_string(touched.size()) + " touched) x dim " + std::to_string(dim) + ", 1 case";
+  t.cases.push_back(std::move(w));
+  return t;
+}
+
+}  // namespace
+
+int trace_command(Args& args) {
+  CampaignOptions options;
+  options.generate = false;
+  options.tool = "accucheck trace";
+  options.backend_globs = args.values("backend");
+  const bool bf16 = args.flag("bf16");
+  std::optional<Format> as;
+  if (auto v = args.value("as")) {
+    as = parse_format(*v);
+    if (!as) throw UsageError("--as: unknown format '" + *v + "' (f64, f32, f16, bf16)");
+  }
+  const auto indices = args.value("indices");
+  const auto rows = args.value("rows");
+  std::optional<std::uint64_t> vocab;
+  if (auto v = args.value("vocab")) vocab = parse_count(*v, "--vocab");
+  std::size_t chunk = 4096;
+  if (auto v = args.value("chunk")) chunk = std::max<std::uint64_t>(1, parse_count(*v, "--chunk"));
+  options.findings_dir = args.value("findings").value_or("findings");
+  const auto json_path = args.value("json");
+  const auto junit_path = args.value("junit");
+  const auto html_path = args.value("html");
+  options.quiet = args.flag("quiet");
+  load_plugins(args);
+  const auto files = args.positionals();
+  if (indices.has_value() != rows.has_value()) throw UsageError("an embedding trace needs both --indices IDX.npy and --rows ROWS.npy");
+  if (files.empty() && !indices) throw UsageError("trace needs FILE.npy (shape (T, ...)) or --indices IDX.npy --rows ROWS.npy");
+  check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
+
+  // Every file is read and checked before anything runs.
+  std::vector<Trace> traces;
+  for (const auto& f : files) traces.push_back(dense_trace(f, bf16, as, chunk));
+  if (indices) traces.push_back(sparse_trace(*indices, *rows, bf16, as, vocab));
+
+  std::string found_by = "accucheck trace";
+  for (const auto& f : files) found_by += " " + f;
+  if (indices) found_by += " --indices " + *indices + " --rows " + *rows;
+  if (bf16) found_by += " --bf16";
+  if (as) found_by += " --as " + std::string(name(*as));
+  for (const auto& plugin : loaded_plugins()) found_by += " --plugin " + plugin;
+  options.found_by = found_by;
+  std::set<std::pair<Format, WorkloadKind>> needed;
+  for (const auto& t : traces)
+    for (const auto& w : t.cases) needed.insert({format_of(w), kind_of(w)});
+  Campaign campaign(options);
+  campaign.retain([&](const Backend& b) {
+    for (const auto& [f, k] : needed)
+      if (b.storage == f && b.supports(k)) return true;
+    return false;
+  });
+  if (campaign.empty()) {
+    std::string what;
+    for (const auto& [f, k] : needed) what += (what.empty() ? "" : ", ") + std::string(name(k)) + " " + std::string(name(f));
+    throw UsageError("no selected backend runs " + what + " workloads (see accucheck list; --as F rounds a trace to another format)");
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t cases = 0;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const Trace& t = traces[i];
+    if (!options.quiet) std::fprintf(stderr, "accucheck trace: %s\n", t.description.c_str());
+    for (std::size_t c = 0; c < t.cases.size(); ++c) {
+      const std::uint64_t id = fnv1a(t.label, (std::uint64_t{i} << 32) | c);
+      SeededChoiceStream sampling(id);
+      campaign.evaluate(t.cases[c], t.label, id, false, c % 8 == 0, sampling);
+      ++cases;
+    }
+  }
+  campaign.set_cases_run(cases, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  campaign.print_table(stdout);
+  write_campaign_outputs(campaign, json_path, junit_path, html_path);
+  return campaign.violations() ? kExitViolation : kExitOk;
+}
+
+}  // namespace accucheck::cli
