@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Bad input through the accucheck CLI: each case makes one malformed file (case file, .npy,
+results JSON), names one broken plugin, or passes one bad option, runs the CLI and asserts
+exit status 2, no crash, and exactly one line on stderr that names the file (or option) and
+what is wrong. One ctest per case (tools/tests/CMakeLists.txt); stdlib only.
+
+usage: bad_inputs.py --accucheck BIN --test-plugins DIR --case NAME
+       bad_inputs.py --list
+"""
+import argparse
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+
+def npy(path, descr, shape, data=b"", fortran=False, magic=b"\x93NUMPY", version=(1, 0), header=None):
+    """Writes a .npy file byte by byte (no numpy needed), optionally malformed."""
+    if header is None:
+        shape_text = "(%d,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(str(d) for d in shape) + ")"
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, "True" if fortran else "False", shape_text)
+    prefix = 10 if version[0] == 1 else 12
+    while (prefix + len(header) + 1) % 64:
+        header += " "
+    header += "\n"
+    length = struct.pack("<H", len(header)) if version[0] == 1 else struct.pack("<I", len(header))
+    with open(path, "wb") as f:
+        f.write(magic + bytes(version) + length + header.encode("latin1") + data)
+    return path
+
+
+def floats(values, code="<f"):
+    return struct.pack(code[0] + code[1] * len(values), *values)
+
+
+GOOD_CASE = """{
+  "accucheck_case": 1,
+  "workload": "dense",
+  "format": "f32",
+  "elements": 1,
+  "steps": 2,
+  "initial": ["0x1p+0"],
+  "addends": [["0x1p-1"], ["0x1p-2"]]
+}
+"""
+
+
+def cases(tmp, plugins):
+    """name -> (argv after the binary, extra environment, substrings the error line must hold)."""
+    p = lambda variant: os.path.join(plugins, "libtest_plugin_%s.so" % variant)
+    t = lambda name: os.path.join(tmp, name)
+
+    def write(name, text):
+        with open(t(name), "w") as f:
+            f.write(text)
+        return t(name)
+
+    def raw(name, data):
+        with open(t(name), "wb") as f:
+            f.write(data)
+        return t(name)
+
+    def dense_trace(name, **kw):
+        return npy(t(name), "<f4", (4, 3), floats([0.5] * 12), **kw)
+
+    c = {}
+    # ---- case files (replay) ------------------------------------------------------------
+    c["case_missing_file"] = lambda: (["replay", t("nothing.json")], {}, [t("nothing.json"), "cannot open"])
+    c["case_not_json"] = lambda: (["replay", write("c.json", "{\"accucheck_case\": 1,")], {}, [t("c.json"), "not valid JSON"])
+    c["case_missing_field"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"format": "f32",\n', ""))], {},
+                                       [t("c.json"), "format", "missing"])
+    c["case_bad_version"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"accucheck_case": 1', '"accucheck_case": 9'))], {},
+                                     [t("c.json"), "accucheck_case", "version 9"])
+    c["case_not_representable"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"0x1p-2"', '"0.1"'))], {},
+                                           [t("c.json"), "addends", "0.1"])
+    c["case_wrong_count"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"steps": 3'))], {},
+                                     [t("c.json"), "addends"])
+    c["case_absurd_size"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"elements": 1', '"elements": 99999999999999'))], {},
+                                     [t("c.json"), "elements", "too large"])
+    # ---- .npy traces ----------------------------------------------------------------------
+    c["npy_missing_file"] = lambda: (["trace", t("none.npy")], {}, [t("none.npy"), "cannot open"])
+    c["npy_wrong_magic"] = lambda: (["trace", dense_trace("g.npy", magic=b"\x93NUMPX")], {}, [t("g.npy"), "magic string"])
+    c["npy_text_file"] = lambda: (["trace", write("g.npy", "step,value\n0,1.5\n1,2.5\n")], {}, [t("g.npy"), "not a .npy file"])
+    c["npy_version"] = lambda: (["trace", dense_trace("g.npy", version=(7, 0))], {}, [t("g.npy"), "format version 7.0"])
+    c["npy_dtype_complex"] = lambda: (["trace", npy(t("g.npy"), "<c8", (2, 2), b"\0" * 32)], {}, [t("g.npy"), "dtype '<c8' is not supported"])
+    c["npy_dtype_int"] = lambda: (["trace", npy(t("g.npy"), "<i4", (2, 2), b"\0" * 16)], {}, [t("g.npy"), "'<i4' is an integer type"])
+    c["npy_u16_without_bf16"] = lambda: (["trace", npy(t("g.npy"), "<u2", (2, 2), b"\0" * 8)], {}, [t("g.npy"), "--bf16"])
+    c["npy_big_endian"] = lambda: (["trace", npy(t("g.npy"), ">f4", (2, 2), b"\0" * 16)], {}, [t("g.npy"), "big-endian"])
+    c["npy_fortran_order"] = lambda: (["trace", dense_trace("g.npy", fortran=True)], {}, [t("g.npy"), "fortran_order is True"])
+    c["npy_truncated"] = lambda: (["trace", npy(t("g.npy"), "<f4", (4, 3), floats([1.0] * 11))], {},
+                                  [t("g.npy"), "truncated", "needs 48 bytes, the file has 44"])
+    c["npy_trailing_bytes"] = lambda: (["trace", npy(t("g.npy"), "<f4", (4, 3), floats([1.0] * 13))], {},
+                                       [t("g.npy"), "4 bytes after the end of the array"])
+    c["npy_absurd_shape"] = lambda: (["trace", npy(t("g.npy"), "<f8", (1 << 32, 1 << 10), b"\0" * 8)], {},
+                                     [t("g.npy"), "more than the limit"])
+    c["npy_overflowing_shape"] = lambda: (["trace", npy(t("g.npy"), "<f8", (1 << 62, 1 << 62, 4), b"\0" * 8)], {},
+                                          [t("g.npy"), "absurdly large"])
+    c["npy_header_garbage"] = lambda: (["trace", npy(t("g.npy"), "", (), b"", header="{'descr': '<f4' 'shape': (1,)}")], {},
+                                       [t("g.npy"), "header:"])
+    c["npy_header_length"] = lambda: (["trace", raw("g.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", 0x7FFFFFFF) + b"{}\n")], {},
+                                      [t("g.npy"), "header: length 2147483647 is absurd"])
+    c["npy_scalar"] = lambda: (["trace", npy(t("g.npy"), "<f4", (), floats([1.0]))], {}, [t("g.npy"), "shape () is a scalar"])
+    c["npy_no_steps"] = lambda: (["trace", npy(t("g.npy"), "<f4", (0, 5), b"")], {}, [t("g.npy"), "no steps"])
+    c["sparse_indices_float"] = lambda: (["trace", "--indices", npy(t("i.npy"), "<f4", (4,), floats([0.0] * 4)), "--rows",
+                                          npy(t("r.npy"), "<f4", (4, 2), floats([1.0] * 8))], {},
+                                         [t("i.npy"), "indices must be int32 or int64"])
+    c["sparse_negative_index"] = lambda: (["trace", "--indices", npy(t("i.npy"), "<i8", (4,), struct.pack("<4q", 0, 3, -1, 2)), "--rows",
+                                           npy(t("r.npy"), "<f4", (4, 2), floats([1.0] * 8))], {},
+                                          [t("i.npy"), "index -1 at position 2 is negative"])
+    c["sparse_index_outside_vocab"] = lambda: (["trace", "--vocab", "3", "--indices", npy(t("i.npy"), "<i4", (2, 2), struct.pack("<4i", 0, 1, 2, 3)),
+                                                "--rows", npy(t("r.npy"), "<f4", (2, 2, 2), floats([1.0] * 8))], {},
+                                               [t("i.npy"), "index 3 is outside the table of --vocab 3 rows"])
+    c["sparse_shape_mismatch"] = lambda: (["trace", "--indices", npy(t("i.npy"), "<i4", (2, 3), struct.pack("<6i", *range(6))), "--rows",
+                                           npy(t("r.npy"), "<f4", (5, 2), floats([1.0] * 10))], {},
+                                          [t("r.npy"), "shape (5, 2) does not match the indices (2, 3)", "expected (2, 3, dim) or (6, dim)"])
+    c["sparse_rows_missing"] = lambda: (["trace", "--indices", npy(t("i.npy"), "<i4", (2,), struct.pack("<2i", 0, 1))], {},
+                                        ["--indices", "--rows"])
+    # ---- plugins --------------------------------------------------------------------------
+    plugin_cases = {
+        "missing_symbol": "does not export accucheck_plugin_backends",
+        "wrong_abi": "returned NULL for ABI version 1",
+        "null_functions": "accumulate_dense and accumulate_sparse are both NULL",
+        "duplicate_name": "backend 'test.same': name is used by two backends of this plugin",
+        "invalid_name": "backend #0: name 'bad name!' is invalid",
+        "null_name": "backend #0: name is NULL",
+        "builtin_name": "backend 'naive_f32': name is already registered (a built-in backend)",
+        "unknown_bound": "stated_bound 'recursive(f33)' is not a bound expression",
+        "null_bound": "stated_bound is NULL",
+        "storage_range": "storage is 7, not a format",
+        "accumulation_range": "accumulation is -1, not a format",
+        "determinism_range": "determinism is 5, not a class",
+        "zero_count": "returned no backends",
+        "load_crash": "crashed with SIGSEGV (Segmentation fault) while loading",
+    }
+    commands = [["check", "--cases", "1"], ["list"], ["replay", write("ok.json", GOOD_CASE)], ["trace", dense_trace("ok.npy")]]
+    for i, (variant, message) in enumerate(sorted(plugin_cases.items())):
+        command = commands[i % len(commands)]
+        c["plugin_" + variant] = (lambda v=variant, m=message, cmd=command: (cmd + ["--plugin", p(v)], {}, [p(v), m]))
+    c["plugin_missing_file"] = lambda: (["check", "--plugin", t("libnothing.so")], {}, [t("libnothing.so"), "no such file"])
+    c["plugin_not_a_library"] = lambda: (["list", "--plugin", write("libtext.so", "not ELF\n")], {}, [t("libtext.so"), "cannot load"])
+    c["plugin_env_wrong_abi"] = lambda: (["check", "--cases", "1"], {"ACCUCHECK_PLUGINS": p("wrong_abi")},
+                                         ["ACCUCHECK_PLUGINS", p("wrong_abi"), "returned NULL for ABI version 1"])
+    c["plugin_env_isolation"] = lambda: (["list", "--plugin", p("good")], {"ACCUCHECK_PLUGIN_ISOLATION": "sometimes"},
+                                         ["ACCUCHECK_PLUGIN_ISOLATION", "sometimes"])
+    c["plugin_env_timeout"] = lambda: (["list", "--plugin", p("good")], {"ACCUCHECK_PLUGIN_TIMEOUT": "soon"},
+                                       ["ACCUCHECK_PLUGIN_TIMEOUT", "soon"])
+    # ---- options ----------------------------------------------------------------------------
+    c["option_unknown"] = lambda: (["check", "--cases", "1", "--colour"], {}, ["unknown option --colour"])
+    c["option_cases_not_a_number"] = lambda: (["check", "--cases", "ten"], {}, ["--cases", "'ten'"])
+    c["option_minutes_and_cases"] = lambda: (["check", "--cases", "1", "--minutes", "1"], {}, ["--minutes", "--cases"])
+    c["option_minutes_negative"] = lambda: (["check", "--minutes", "-1"], {}, ["--minutes", "'-1'"])
+    c["option_format_unknown"] = lambda: (["check", "--cases", "1", "--format", "f8"], {}, ["unknown format 'f8'"])
+    c["option_family_unknown"] = lambda: (["check", "--cases", "1", "--family", "nope"], {}, ["unknown family 'nope'"])
+    c["option_backend_no_match"] = lambda: (["check", "--cases", "1", "--backend", "zzz*"], {}, ["--backend 'zzz*' matches no backend"])
+    c["option_value_missing"] = lambda: (["check", "--cases"], {}, ["--cases needs a value"])
+    c["option_json_directory_missing"] = lambda: (["check", "--cases", "1", "--json", t("no/such/dir/r.json")], {},
+                                                  ["--json", t("no/such/dir"), "does not exist"])
+    c["option_trace_as_unknown"] = lambda: (["trace", dense_trace("g.npy"), "--as", "f128"], {}, ["--as", "'f128'"])
+    c["option_trace_nothing"] = lambda: (["trace"], {}, ["trace needs FILE.npy"])
+    c["option_trace_no_backend"] = lambda: (["trace", dense_trace("g.npy"), "--backend", "naive_f64"], {},
+                                            ["no selected backend runs dense f32"])
+    c["option_replay_two_files"] = lambda: (["replay", "a.json", "b.json"], {}, ["replay takes one CASE file"])
+    c["option_unknown_command"] = lambda: (["frobnicate"], {}, ["unknown command 'frobnicate'"])
+    # ---- report inputs ------------------------------------------------------------------------
+    c["report_no_html"] = lambda: (["report", write("r.json", "{}")], {}, ["--html"])
+    c["report_no_inputs"] = lambda: (["report", "--html", t("r.html")], {}, ["at least one results file"])
+    c["report_not_json"] = lambda: (["report", "--html", t("r.html"), write("r.json", "[1, 2")], {}, [t("r.json"), "not valid JSON"])
+    c["report_not_results"] = lambda: (["report", "--html", t("r.html"), write("r.json", '{"tool": "other", "backends": []}')], {},
+                                       [t("r.json"), "tool", "'other' is not an accucheck results file"])
+    c["report_field_type"] = lambda: (["report", "--html", t("r.html"), write("r.json",
+                                      '{"tool": "accucheck check", "backends": [{"name": "x", "storage": "f32", "bound": "recursive(f32)",'
+                                      ' "cases": 1, "max_ratio": 0.5, "samples": [{"family": "f", "n": "many"}]}]}')], {},
+                                      [t("r.json"), "backends[0].samples[0].n", "must be a number"])
+    c["report_field_missing"] = lambda: (["report", "--html", t("r.html"), write("r.json",
+                                        '{"tool": "accucheck check", "backends": [{"storage": "f32"}]}')], {},
+                                        [t("r.json"), "backends[0].name", "missing"])
+    return c
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--accucheck")
+    parser.add_argument("--test-plugins")
+    parser.add_argument("--case")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(sorted(cases("/tmp", "/plugins"))))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="accucheck_bad_input_") as tmp:
+        all_cases = cases(tmp, os.path.abspath(args.test_plugins))
+        if args.case not in all_cases:
+            print("unknown case %s" % args.case, file=sys.stderr)
+            return 1
+        argv, env_extra, expected = all_cases[args.case]()
+        env = dict(os.environ)
+        for k in ("ACCUCHECK_PLUGINS", "ACCUCHECK_PLUGIN_ISOLATION", "ACCUCHECK_PLUGIN_TIMEOUT"):
+            env.pop(k, None)
+        env.update(env_extra)
+        proc = subprocess.run([args.accucheck] + argv, cwd=tmp, env=env, capture_output=True, text=True, timeout=120)
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+        print("$ accucheck %s\nexit %d\nstderr:\n%s" % (" ".join(argv), proc.returncode, proc.stderr))
+        problems = []
+        if proc.returncode < 0:
+            problems.append("crashed with signal %d" % -proc.returncode)
+        elif proc.returncode != 2:
+            problems.append("exit status %d, expected 2" % proc.returncode)
+        # The usage text after an unknown command is not an error message of its own.
+        if args.case != "option_unknown_command" and len(lines) != 1:
+            problems.append("expected exactly one line on stderr, got %d" % len(lines))
+        message = lines[0] if lines else ""
+        for text in expected:
+            if text not in message:
+                problems.append("the error does not say %r" % text)
+        if problems:
+            print("FAIL: " + "; ".join(problems))
+            return 1
+        print("ok")
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""accucheck trace through the CLI.
+
+--mode committed     the traces in examples/traces (dense f32, f16, bf16 with --bf16; an
+                     embedding's indices + rows) run through every backend of their format:
+                     exit 0, the table, and the JSON.
+--mode numpy         traces written by numpy itself (numpy.save, and numpy.lib.format version
+                     2.0 and 3.0 headers; every dtype; int32 and int64 indices; (T, B) and (P,)
+                     layouts); the exact sum of a one-element trace agrees with math.fsum; arrays
+                     numpy saves Fortran-ordered or big-endian are refused (exit 2).
+                     Needs numpy (ci/install-deps.sh installs python3-numpy).
+--mode wrong_plugin  a wrong plugin is caught on a trace (exit 1) and its finding replays (exit 1).
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+
+from clitest import Failure, main, require, run
+
+
+def table_rows(stdout, storage):
+    return [l for l in stdout.splitlines() if len(l.split()) > 2 and l.split()[1] == storage]
+
+
+def mode_committed(args, tmp):
+    a = args.accucheck
+    traces = os.path.join(args.source, "examples", "traces")
+    f32 = os.path.join(traces, "softmax_weight_grad_f32.npy")
+    f16 = os.path.join(traces, "softmax_weight_grad_f16.npy")
+    bf16 = os.path.join(traces, "softmax_weight_grad_bf16.npy")
+    idx = os.path.join(traces, "embedding_indices.npy")
+    rows = os.path.join(traces, "embedding_rows.npy")
+    proc = run(a, ["trace", f32, "--findings", os.path.join(tmp, "f")], 0)
+    require("16 steps x 32 elements" in proc.stderr, "the trace's shape is not reported: " + proc.stderr)
+    require(len(table_rows(proc.stdout, "f32")) >= 5 and not table_rows(proc.stdout, "f16"), "f32 backends only: " + proc.stdout)
+    require("no violations" in proc.stdout, "summary")
+    run(a, ["trace", f16], 0)
+    # bf16 needs the flag: uint16 alone is refused with a hint.
+    refused = run(a, ["trace", bf16], 2)
+    require("--bf16" in refused.stderr, "no --bf16 hint")
+    proc = run(a, ["trace", bf16, "--bf16"], 0)
+    require(table_rows(proc.stdout, "bf16"), "no bf16 backend ran")
+    results = os.path.join(tmp, "trace.json")
+    proc = run(a, ["trace", "--indices", idx, "--rows", rows, "--json", results], 0)
+    require("embedding gradient, 16 step(s), 96 pairs" in proc.stderr, "the embedding trace is not described: " + proc.stderr)
+    data = json.load(open(results))
+    require(data["tool"] == "accucheck trace", "tool")
+    require(data["backends"] and all(b["storage"] == "f32" for b in data["backends"]), "backends of the trace's format")
+    require(all(s["family"] == "trace:embedding_rows.npy" for b in data["backends"] for s in b["samples"]), "sample families")
+    # Several dense traces at once, with the report options.
+    run(a, ["trace", f32, f16, "--chunk", 7, "--json", os.path.join(tmp, "all.json"), "--html", os.path.join(tmp, "all.html")], 0)
+    data = json.load(open(os.path.join(tmp, "all.json")))
+    cases = {b["storage"]: b["cases"] for b in data["backends"]}
+    require(cases == {"f32": 5, "f16": 5}, "32 elements in chunks of 7 are 5 cases per file: %s" % cases)
+    require(os.path.getsize(os.path.join(tmp, "all.html")) > 10000, "no HTML report")
+
+
+def mode_numpy(args, tmp):
+    try:
+        import numpy as np
+    except ImportError:
+        raise Failure("numpy is not installed for %s (ci/install-deps.sh installs python3-numpy; or pip install numpy)"
+                      % sys.executable)
+    a = args.accucheck
+    rng = np.random.default_rng(7)
+    t = lambda name: os.path.join(tmp, name)
+    # A training run's per-micro-batch gradients, as numpy.save writes them.
+    grads = (rng.standard_normal((12, 3, 5)) * np.logspace(-6, 3, 5)).astype(np.float64)
+    np.save(t("g64.npy"), grads)
+    np.save(t("g32.npy"), grads.astype(np.float32))
+    np.save(t("g16.npy"), (grads * 1e-3).astype(np.float16))
+    f32 = grads.astype(np.float32)
+    bits = f32.view(np.uint32).astype(np.uint64)
+    bf16 = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)  # round to nearest even
+    np.save(t("gbf16.npy"), bf16)
+    with open(t("g32_v2.npy"), "wb") as f:
+        np.lib.format.write_array(f, f32, version=(2, 0))
+    with open(t("g32_v3.npy"), "wb") as f:
+        np.lib.format.write_array(f, f32, version=(3, 0))
+    for name, flag in (("g64.npy", []), ("g32.npy", []), ("g16.npy", []), ("gbf16.npy", ["--bf16"]), ("g32_v2.npy", []),
+                       ("g32_v3.npy", [])):
+        proc = run(a, ["trace", t(name), "--findings", t("f")] + flag, 0)
+        require("12 steps x 15 elements (shape (12, 3, 5))" in proc.stderr, name + ": " + proc.stderr)
+    # Embedding traces: (T, B) int64 with rows (T, B, dim); (P,) int32 with rows (P, dim).
+    idx = rng.integers(0, 9, size=(5, 4))
+    np.save(t("idx64.npy"), idx.astype(np.int64))
+    np.save(t("rows3.npy"), rng.standard_normal((5, 4, 3)).astype(np.float32))
+    run(a, ["trace", "--indices", t("idx64.npy"), "--rows", t("rows3.npy"), "--vocab", 12], 0)
+    np.save(t("idx32.npy"), idx.reshape(-1).astype(np.int32))
+    np.save(t("rows2.npy"), rng.standard_normal((20, 3)).astype(np.float16))
+    run(a, ["trace", "--indices", t("idx32.npy"), "--rows", t("rows2.npy")], 0)
+    # One element: the exact sum agrees with math.fsum (correctly rounded) of the same values.
+    column = (rng.standard_normal(300) * 10.0 ** rng.integers(-8, 8, 300)).astype(np.float32)
+    np.save(t("one.npy"), column)
+    run(a, ["trace", t("one.npy"), "--backend", "naive_f32", "--json", t("one.json")], 0)
+    sample = json.load(open(t("one.json")))["backends"][0]["samples"][0]
+    expected = math.fsum(float(x) for x in column)
+    require(sample["n"] == 301, "n counts the +0 initial value: %s" % sample["n"])
+    require(sample["exact"] == expected, "exact sum %r, math.fsum %r" % (sample["exact"], expected))
+    require(sample["abs_sum"] == math.fsum(abs(float(x)) for x in column), "sum |x|")
+    # What numpy can save but accucheck refuses, with the reason.
+    np.save(t("fortran.npy"), np.asfortranarray(f32[:, :, 0]))
+    require("fortran_order is True" in run(a, ["trace", t("fortran.npy")], 2).stderr, "Fortran order")
+    np.save(t("big.npy"), f32.astype(">f4"))
+    require("big-endian" in run(a, ["trace", t("big.npy")], 2).stderr, "big-endian")
+    np.save(t("complex.npy"), f32.astype(np.complex64))
+    require("'<c8' is not supported" in run(a, ["trace", t("complex.npy")], 2).stderr, "complex")
+
+
+def mode_wrong_plugin(args, tmp):
+    a = args.accucheck
+    f32 = os.path.join(args.source, "examples", "traces", "softmax_weight_grad_f32.npy")
+    findings = os.path.join(tmp, "findings")
+    proc = run(a, ["trace", f32, "--plugin", args.wrong, "--backend", "example_wrong.*", "--findings", findings], 1)
+    found = sorted(glob.glob(os.path.join(findings, "example_wrong.elemwise_sum_f32_*.json")))
+    require(found, "no finding for the wrong plugin")
+    case = json.load(open(found[0]))
+    require(case["found_by"].startswith("accucheck trace ") and case["family"].startswith("trace:"), "provenance of the finding")
+    replay = run(a, ["replay", found[0], "--plugin", args.wrong], 1)
+    require("VIOLATED" in replay.stdout, "replay")
+
+
+def body():
+    parser = argparse.ArgumentParser()
+    for option in ("--accucheck", "--source", "--wrong", "--mode"):
+        parser.add_argument(option)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="accucheck_trace_test_") as tmp:
+        {"committed": mode_committed, "numpy": mode_numpy, "wrong_plugin": mode_wrong_plugin}[args.mode](args, tmp)
+
+
+if __name__ == "__main__":
+    main(body)
