@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libopenblas-dev
+  python3-numpy   # tools/tests/trace_test.py: traces written by numpy itself
+  chromium        # tools/tests/report_test.py: the HTML report renders in headless Chromium
 )
 
 missing=()
