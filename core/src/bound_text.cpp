@@ -2,7 +2,6 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 
 #include "accucheck/bound.h"
 
@@ -338,9 +337,11 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::reproducible_binned:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
     case BoundKind::stochastic: {
-      std::ostringstream text;
-      text << name << "(" << bound.lambda << "," << format << ")";
-      return text.str();
+      // Shortest text that parses back to the same lambda (an ostream's default 6 digits
+      // would change the bound on the way through a case file).
+      char lambda[64];
+      const auto printed = std::to_chars(lambda, lambda + sizeof lambda, bound.lambda);
+      return name + "(" + std::string(lambda, printed.ptr) + "," + format + ")";
     }
   }
   return name;

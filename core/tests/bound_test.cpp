@@ -50,6 +50,27 @@ TEST(BoundText, RoundTripOfEveryKind) {
   }
 }
 
+// The printed lambda parses back to the same double (case files store the bound as text).
+TEST(BoundText, StochasticLambdaSurvivesRoundTrip) {
+  std::mt19937_64 rng(8);
+  std::vector<double> lambdas = {2.123456789, 6.0, 0.1, 1e-300, 64.0, 3.0000000000000004, 0x1.fffffffffffffp-1};
+  for (int i = 0; i < 1000; ++i) lambdas.push_back(std::ldexp(static_cast<double>(rng() >> 11), -53) * 64);
+  for (double lambda : lambdas) {
+    if (!(lambda > 0)) continue;
+    BoundExpr b;
+    b.kind = BoundKind::stochastic;
+    b.format = Format::bf16;
+    b.lambda = lambda;
+    const std::string text = to_string(b);
+    std::string error;
+    const auto back = parse_bound(text, &error);
+    ASSERT_TRUE(back.has_value()) << text << ": " << error;
+    EXPECT_EQ(back->lambda, lambda) << text;
+    EXPECT_EQ(to_string(*back), text);
+  }
+  EXPECT_EQ(to_string(bound("stochastic(2.123456789,bf16)")), "stochastic(2.123456789,bf16)");
+}
+
 TEST(BoundText, FieldsAndNormalization) {
   const BoundExpr t = bound(" tree ( blocked:64 , f32 ) ");
   EXPECT_EQ(t.kind, BoundKind::tree);
