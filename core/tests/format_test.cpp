@@ -5,6 +5,7 @@
 #include <xmmintrin.h>
 
 #include <bit>
+#include <cfenv>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "accucheck/exact.h"
 #include "accucheck/format.h"
 #include "accucheck/number_parse.h"
+#include "accucheck/soft_float.h"
 
 namespace accucheck {
 namespace {
@@ -485,6 +487,92 @@ TEST(FormatText, ShortestDecimalRandomF32F64) {
     expect_shortest_round_trip(x, Format::f64, true);
   for (float y : {FLT_MAX, FLT_MIN, 0x1p-149f, 16777216.0f})
     expect_shortest_round_trip(y, Format::f32, true);
+}
+
+// ---------------------------------------------------------------------------------------
+// SoftFloat arithmetic (soft_float.h): + - * and fused multiply-add rounded once into f16 and
+// bf16, against MPFR at the format's precision and exponent range.
+
+enum class Op { add, sub, mul, fma };
+
+double mpfr_operation(Op op, double a, double b, double c, Format f) {
+  const auto& t = traits(f);
+  const mpfr_exp_t saved_emin = mpfr_get_emin(), saved_emax = mpfr_get_emax();
+  mpfr_t x, y, z, r;
+  mpfr_inits2(64, x, y, z, static_cast<mpfr_ptr>(nullptr));  // operands are exact (set before the range shrinks)
+  mpfr_set_d(x, a, MPFR_RNDN);
+  mpfr_set_d(y, b, MPFR_RNDN);
+  mpfr_set_d(z, c, MPFR_RNDN);
+  mpfr_set_emin(t.emin - t.precision + 2);
+  mpfr_set_emax(t.emax + 1);
+  mpfr_init2(r, t.precision);
+  int inexact = 0;
+  switch (op) {
+    case Op::add: inexact = mpfr_add(r, x, y, MPFR_RNDN); break;
+    case Op::sub: inexact = mpfr_sub(r, x, y, MPFR_RNDN); break;
+    case Op::mul: inexact = mpfr_mul(r, x, y, MPFR_RNDN); break;
+    case Op::fma: inexact = mpfr_fma(r, x, y, z, MPFR_RNDN); break;
+  }
+  inexact = mpfr_subnormalize(r, inexact, MPFR_RNDN);
+  const double result = mpfr_get_d(r, MPFR_RNDN);
+  mpfr_clears(x, y, z, r, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_emin(saved_emin);
+  mpfr_set_emax(saved_emax);
+  return result;
+}
+
+template <class T>
+void check_soft_float(std::uint64_t seed) {
+  constexpr Format f = T::format;
+  std::mt19937_64 rng(seed);
+  auto draw = [&]() {
+    for (;;) {
+      // Bit patterns (all classes) or values close to 1 (carries, cancellations, ties).
+      const double x = (rng() & 1) ? decode(rng() & 0xffff, f) : decode((rng() & 0x8000) | (encode(1.0, f) + rng() % 64 - 32), f);
+      if (!std::isnan(x)) return x;
+    }
+  };
+  for (int i = 0; i < 60000; ++i) {
+    const double a = draw(), b = draw(), c = draw();
+    const T x(a), y(b), z(c);
+    ASSERT_EQ(x.value(), a);
+    ASSERT_TRUE(same_bits((x + y).value(), mpfr_operation(Op::add, a, b, 0, f))) << name(f) << " " << a << " + " << b;
+    ASSERT_TRUE(same_bits((x - y).value(), mpfr_operation(Op::sub, a, b, 0, f))) << name(f) << " " << a << " - " << b;
+    ASSERT_TRUE(same_bits((x * y).value(), mpfr_operation(Op::mul, a, b, 0, f))) << name(f) << " " << a << " * " << b;
+    ASSERT_TRUE(same_bits(fused_multiply_add(x, y, z).value(), mpfr_operation(Op::fma, a, b, c, f)))
+        << name(f) << " fma(" << hex_float(a) << ", " << hex_float(b) << ", " << hex_float(c) << ")";
+    ASSERT_TRUE(same_bits((-x).value(), -a));
+  }
+}
+
+TEST(SoftFloat, HalfAgainstMpfr) { check_soft_float<Half>(1); }
+TEST(SoftFloat, BFloat16AgainstMpfr) { check_soft_float<BFloat16>(2); }
+
+TEST(SoftFloat, HalfAgainstCompilerFloat16) {
+  // GCC's _Float16 arithmetic (float with one rounding back: 24 >= 2*11+2 bits) is another reference.
+  for (std::uint32_t i = 0; i < 65536; i += 7) {
+    for (std::uint32_t j = 0; j < 65536; j += 1031) {
+      const double a = decode(i, Format::f16), b = decode(j, Format::f16);
+      if (std::isnan(a) || std::isnan(b)) continue;
+      const _Float16 ha = static_cast<_Float16>(a), hb = static_cast<_Float16>(b);
+      ASSERT_TRUE(same_bits((Half(a) + Half(b)).value(), static_cast<double>(static_cast<_Float16>(ha + hb))));
+      ASSERT_TRUE(same_bits((Half(a) * Half(b)).value(), static_cast<double>(static_cast<_Float16>(ha * hb))));
+    }
+  }
+}
+
+TEST(SoftFloat, FusedMultiplyAddHandCases) {
+  // bf16: 1 + 2^-8 ties to 1; a product that pushes past the tie rounds up.
+  EXPECT_EQ(fused_multiply_add(BFloat16(0x1p-4), BFloat16(0x1p-4), BFloat16(1.0)).value(), 1.0);
+  EXPECT_EQ(fused_multiply_add(BFloat16(0x1.02p-4), BFloat16(0x1p-4), BFloat16(1.0)).value(), 1 + 0x1p-7);
+  // f16 overflow and cancellation to an exact small result.
+  EXPECT_EQ(fused_multiply_add(Half(256.0), Half(256.0), Half(0.0)).value(), kInf);
+  EXPECT_EQ(fused_multiply_add(Half(255.0), Half(257.0), Half(-65504.0)).value(), 65535.0 - 65504.0);
+  // float and double use the hardware fma: exactly one rounding.
+  EXPECT_EQ(fused_multiply_add(1.0f + 0x1p-12f, 1.0f + 0x1p-12f, -1.0f), 0x1p-11f + 0x1p-24f);
+  EXPECT_EQ(fused_multiply_add(1.0 + 0x1p-30, 1.0 + 0x1p-30, -1.0), 0x1p-29 + 0x1p-60);
+  // The rounding mode is restored.
+  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
 }
 
 // DESIGN.md: a subnormal addend must survive an addition. Through volatile, so that the
