@@ -2,6 +2,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 #include "accucheck/bound.h"
 
@@ -273,16 +274,21 @@ std::uint64_t ceil_log2(std::uint64_t n) {
   return h;
 }
 
-std::uint64_t numpy_height(std::uint64_t n) {
+std::uint64_t numpy_height(std::uint64_t n, std::map<std::uint64_t, std::uint64_t>& memo) {
   // numpy/core/src/umath/loops_utils.h.src, pairwise_sum: below 8 a plain loop; up to 128
   // eight accumulators (n/8 addends each), a 3-level tree, then the n%8 leftovers in order;
   // above, split at n/2 rounded down to a multiple of 8 and recurse.
   if (n <= 1) return 0;
   if (n < 8) return n - 1;
   if (n <= 128) return (n / 8 - 1) + 3 + (n % 8);
+  // The two halves differ by less than 16, so each level has only a few distinct lengths:
+  // memoized, the recursion visits O(log n) of them instead of O(n / 64) nodes.
+  if (auto found = memo.find(n); found != memo.end()) return found->second;
   std::uint64_t half = n / 2;
   half -= half % 8;
-  return 1 + std::max(numpy_height(half), numpy_height(n - half));
+  const std::uint64_t height = 1 + std::max(numpy_height(half, memo), numpy_height(n - half, memo));
+  memo.emplace(n, height);
+  return height;
 }
 
 }  // namespace
@@ -291,7 +297,10 @@ std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
   if (n <= 1) return 0;
   switch (shape.kind) {
     case TreeShape::Kind::pairwise: return ceil_log2(n);
-    case TreeShape::Kind::numpy: return numpy_height(n);
+    case TreeShape::Kind::numpy: {
+      std::map<std::uint64_t, std::uint64_t> memo;
+      return numpy_height(n, memo);
+    }
     case TreeShape::Kind::blocked: {
       const std::uint64_t b = shape.parameter;
       return (std::min(n, b) - 1) + ((n + b - 1) / b - 1);

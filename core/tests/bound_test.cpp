@@ -6,6 +6,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -231,6 +232,18 @@ TEST(TreeHeight, MatchesInstrumentedModels) {
   EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, 7), 6u);
   EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, 8), 3u);
   EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, 128), 15u + 3u);
+}
+
+// Heights for long sums come quickly (NumPy's recursion has few distinct lengths per level).
+TEST(TreeHeight, LongSumsAreFast) {
+  const auto start = std::chrono::steady_clock::now();
+  // n = 2^40: 33 halvings down to 128, whose height is 15 + 3.
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, std::uint64_t{1} << 40), 33u + 18u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, std::uint64_t{1} << 62), 55u + 18u);
+  EXPECT_GE(tree_height({TreeShape::Kind::numpy, 0}, 1000000000007ULL), 40u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, std::uint64_t{1} << 62), 62u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::blocked, 64}, std::uint64_t{1} << 40), 63u + (std::uint64_t{1} << 34) - 1);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
 }
 
 // The models above are the real backends' orders: bit-identical results on f32 data.
