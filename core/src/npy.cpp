@@ -289,6 +289,23 @@ std::size_t NpyArray::count() const {
 
 std::string NpyArray::shape_text() const { return shape_string(shape); }
 
+namespace {
+
+// An array assembled by hand (not by parse_npy) may disagree with itself: never read past data.
+void check_size(const NpyArray& a) {
+  const std::size_t size = npy_item_size(a.dtype);
+  std::size_t n = 1;
+  for (std::size_t d : a.shape) {
+    if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d / size) fail(a.source, "shape " + a.shape_text() + " overflows");
+    n *= d;
+  }
+  if (a.data.size() != n * size)
+    fail(a.source, "data: " + std::to_string(a.data.size()) + " bytes for shape " + a.shape_text() + " of " +
+                       std::string(npy_descr(a.dtype)) + " (" + std::to_string(n * size) + " needed)");
+}
+
+}  // namespace
+
 std::optional<Format> NpyArray::float_format(bool u16_is_bf16) const {
   switch (dtype) {
     case NpyDtype::f64: return Format::f64;
@@ -306,6 +323,7 @@ std::vector<double> NpyArray::floats(bool u16_is_bf16) const {
       fail(source, "dtype '<u2' (uint16) holds no floats; if these are bfloat16 bit patterns, say so (--bf16)");
     fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is an integer type, a float array is needed here");
   }
+  check_size(*this);
   const std::size_t n = count(), size = npy_item_size(dtype);
   std::vector<double> out(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -326,6 +344,9 @@ std::vector<double> NpyArray::floats(bool u16_is_bf16) const {
 }
 
 std::vector<std::int64_t> NpyArray::integers() const {
+  if (dtype != NpyDtype::i32 && dtype != NpyDtype::i64 && dtype != NpyDtype::u16)
+    fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is a float type, an integer array (int32 or int64) is needed here");
+  check_size(*this);
   const std::size_t n = count();
   std::vector<std::int64_t> out(n);
   for (std::size_t i = 0; i < n; ++i) {

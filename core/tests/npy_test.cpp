@@ -199,6 +199,19 @@ TEST(Npy, MalformedFilesAreRefusedWithTheirNameAndTheFault) {
   EXPECT_ERROR(non_ascii, "non-ASCII");
 }
 
+TEST(Npy, HandMadeArraysAreCheckedBeforeReading) {
+  NpyArray a;
+  a.source = "made.npy";
+  a.dtype = NpyDtype::f32;
+  a.shape = {4, 2};
+  a.data.resize(28);  // 8 floats need 32 bytes
+  EXPECT_THROW(a.floats(), NpyError);
+  a.dtype = NpyDtype::i64;
+  EXPECT_THROW(a.integers(), NpyError);
+  a.data.resize(64);
+  EXPECT_EQ(a.integers().size(), 8u);
+}
+
 TEST(Npy, FilesAreReadHeaderFirst) {
   const std::string dir = ::testing::TempDir();
   try {

@@ -9,8 +9,8 @@
  *   example.kahan_f32      Kahan's compensated sum in f32          kahan(f32)
  *   example.widened_bf16   bf16 values summed in f32, rounded once  widened(recursive(f32),bf16)
  *   example.widened_f16    f16 values summed in f64, rounded once   widened(recursive(f64),f16)
- * Sparse (embedding) workloads are accumulated pair by pair in step order, which gives every
- * table element the same sequential sum as the dense path.
+ * Every backend also runs sparse (embedding) workloads, accumulated pair by pair in step
+ * order, which gives every table element the same sequential sum as the dense path.
  *
  * Kahan's loop drops its compensation once the sum is infinite: without that, a sum that
  * meets -inf returns NaN instead of -inf, which accucheck reports as special-value-mismatch
@@ -67,6 +67,31 @@ static int kahan_f32_dense(const accucheck_dense_problem *p) {
   return 0;
 }
 
+/* Sparse: one running sum and one compensation per table element, pairs in step order. */
+static int kahan_f32_sparse(const accucheck_sparse_problem *p) {
+  const float *values = (const float *)p->row_values;
+  float *table = (float *)p->table;
+  const size_t n = p->rows * p->dim;
+  size_t q, d;
+  float *c = (float *)calloc(n ? n : 1, sizeof(float));
+  if (!c) return 2;
+  for (q = 0; q < p->step_offsets[p->steps]; ++q) {
+    if (p->row_index[q] >= p->rows) {
+      free(c);
+      return 1;
+    }
+    for (d = 0; d < p->dim; ++d) {
+      const size_t i = (size_t)p->row_index[q] * p->dim + d;
+      const float y = values[q * p->dim + d] - c[i];
+      const float s = table[i] + y;
+      c[i] = isfinite(s) ? (s - table[i]) - y : 0.0f;
+      table[i] = s;
+    }
+  }
+  free(c);
+  return 0;
+}
+
 /* ---- example.widened_bf16 --------------------------------------------------------------- */
 
 static int widened_bf16_dense(const accucheck_dense_problem *p) {
@@ -115,14 +140,34 @@ static int widened_f16_dense(const accucheck_dense_problem *p) {
   return 0;
 }
 
+static int widened_f16_sparse(const accucheck_sparse_problem *p) {
+  const uint16_t *values = (const uint16_t *)p->row_values;
+  uint16_t *table = (uint16_t *)p->table;
+  const size_t n = p->rows * p->dim;
+  size_t i, q, d;
+  double *acc = (double *)malloc((n ? n : 1) * sizeof(double));
+  if (!acc) return 2;
+  for (i = 0; i < n; ++i) acc[i] = example_f16_to_double(table[i]);
+  for (q = 0; q < p->step_offsets[p->steps]; ++q) {
+    if (p->row_index[q] >= p->rows) {
+      free(acc);
+      return 1;
+    }
+    for (d = 0; d < p->dim; ++d) acc[(size_t)p->row_index[q] * p->dim + d] += example_f16_to_double(values[q * p->dim + d]);
+  }
+  for (i = 0; i < n; ++i) table[i] = example_f16_from_double(acc[i]);
+  free(acc);
+  return 0;
+}
+
 static const accucheck_backend backends[] = {
     {"example.naive_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, naive_f64_dense,
      naive_f64_sparse},
-    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, NULL},
+    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, kahan_f32_sparse},
     {"example.widened_bf16", ACCUCHECK_BF16, ACCUCHECK_F32, "widened(recursive(f32),bf16)", ACCUCHECK_DETERMINISTIC,
      widened_bf16_dense, widened_bf16_sparse},
     {"example.widened_f16", ACCUCHECK_F16, ACCUCHECK_F64, "widened(recursive(f64),f16)", ACCUCHECK_DETERMINISTIC,
-     widened_f16_dense, NULL},
+     widened_f16_dense, widened_f16_sparse},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
