@@ -19,6 +19,8 @@
 //   verdict             naive_backend + exact_element + judge() per element (L = 1024 terms)
 //   exact_element       exact_element for every element only (L = 1024)
 //   judge               judge() for every element only, exact sums precomputed (L = 1024)
+//   column_sums         fast_exact_sum of every element's column, gathered beforehand: so
+//                       exact_element - column_sums is the cost of gathering the strided column
 //   *_short             the same with L = 64 terms per element (the fuzzers' shape)
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
@@ -313,7 +315,7 @@ const Backend& naive_backend(Format f) {
   return *b;
 }
 
-enum class VerdictPart { backend, verdict, exact, judge };
+enum class VerdictPart { backend, verdict, exact, judge, column_sums };
 
 void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms, Format f, std::size_t n) {
   const DenseWorkload& w = input(f, n).workload(terms);
@@ -323,6 +325,11 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
   if (part == VerdictPart::judge) {
     backend.run_dense(w, result, RunOptions{});
     for (std::size_t j = 0; j < w.elements; ++j) exact.push_back(exact_element(w, j));
+  }
+  std::vector<std::vector<double>> columns;
+  if (part == VerdictPart::column_sums) {
+    columns.resize(w.elements);
+    for (std::size_t j = 0; j < w.elements; ++j) w.column(j, columns[j]);
   }
   std::size_t violations = 0;
   for (auto _ : state) {
@@ -338,6 +345,12 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
       case VerdictPart::exact:
         for (std::size_t j = 0; j < w.elements; ++j) {
           ExactSum e = exact_element(w, j);
+          benchmark::DoNotOptimize(e);
+        }
+        break;
+      case VerdictPart::column_sums:
+        for (const auto& column : columns) {
+          ExactSum e = fast_exact_sum(column);
           benchmark::DoNotOptimize(e);
         }
         break;
@@ -389,6 +402,8 @@ void register_all() {
         add("verdict" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::verdict, terms, f, n); });
         add("exact_element" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::exact, terms, f, n); });
         add("judge" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::judge, terms, f, n); });
+        add("column_sums" + tag,
+            [=](benchmark::State& s) { bench_verdict(s, VerdictPart::column_sums, terms, f, n); });
       }
     }
   }
