@@ -113,12 +113,20 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   std::size_t dim;
   const std::string expected = ia.shape.size() == 2 ? "(" + std::to_string(steps) + ", " + std::to_string(per_step) + ", dim) or (" +
                                                           std::to_string(pairs) + ", dim)"
-                                                    : "(" + std::to_string(pairs) + ", dim)";
-  if (ra.shape.size() == 3 && ia.shape.size() == 2 && ra.shape[0] == steps && ra.shape[1] == per_step) dim = ra.shape[2];
-  else if (ra.shape.size() == 2 && ra.shape[0] == pairs) dim = ra.shape[1];
-  else
+                                                    : "(" + std::to_string(pairs) + ", dim) or (T, B, dim) with T*B = " +
+                                                          std::to_string(pairs);
+  if (ra.shape.size() == 3 && ia.shape.size() == 2 && ra.shape[0] == steps && ra.shape[1] == per_step) {
+    dim = ra.shape[2];
+  } else if (ra.shape.size() == 3 && ia.shape.size() == 1 && ra.shape[0] * ra.shape[1] == pairs && ra.shape[0] > 0) {
+    steps = ra.shape[0];  // flat indices, rows grouped by step: the rows give the steps
+    per_step = ra.shape[1];
+    dim = ra.shape[2];
+  } else if (ra.shape.size() == 2 && ra.shape[0] == pairs) {
+    dim = ra.shape[1];
+  } else {
     throw UsageError(rows_path + ": shape " + ra.shape_text() + " does not match the indices " + ia.shape_text() + " of " +
                      indices_path + ": expected " + expected);
+  }
   if (dim == 0) throw UsageError(rows_path + ": shape " + ra.shape_text() + ": dim is 0");
   Format format;
   std::vector<double> values = float_values(ra, bf16, as, format);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +50,18 @@ std::string signal_text(int sig) {
   std::string text = abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
   if (description) text += std::string(" (") + description + ")";
   return text;
+}
+
+// In a child about to call plugin code: crashes end the child with their signal, whatever
+// handlers the parent installed (sanitizers, libFuzzer), so the parent can name the signal.
+void default_crash_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
+    std::signal(sig, SIG_DFL);
+    sigaddset(&set, sig);
+  }
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 // ---- values in the storage format -----------------------------------------------------------
@@ -174,6 +187,7 @@ std::vector<unsigned char> call_plugin(const std::string& what, const PluginOpti
     }
     if (pid == 0) {
       close(pipe_fds[0]);
+      default_crash_signals();
       const int rc = call(region.buffer());
       status->rc = rc;
       status->finished = 1;
@@ -333,6 +347,7 @@ void probe_in_child(const std::string& path, const std::string& absolute) {
   const pid_t pid = fork();
   if (pid < 0) return;  // cannot probe: load directly
   if (pid == 0) {
+    default_crash_signals();
     void* handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) _exit(0);  // the parent reports dlopen's message
     auto fn = reinterpret_cast<BackendsFunction>(dlsym(handle, "accucheck_plugin_backends"));

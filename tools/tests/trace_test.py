@@ -97,6 +97,8 @@ def mode_numpy(args, tmp):
     np.save(t("idx32.npy"), idx.reshape(-1).astype(np.int32))
     np.save(t("rows2.npy"), rng.standard_normal((20, 3)).astype(np.float16))
     run(a, ["trace", "--indices", t("idx32.npy"), "--rows", t("rows2.npy"), "--plugin", args.good], 0)
+    proc = run(a, ["trace", "--indices", t("idx32.npy"), "--rows", t("rows3.npy"), "--plugin", args.good], 0)
+    require("5 step(s), 20 pairs" in proc.stderr, "(P,) indices with (T, B, dim) rows: " + proc.stderr)
     # One element: the exact sum agrees with math.fsum (correctly rounded) of the same values.
     column = (rng.standard_normal(300) * 10.0 ** rng.integers(-8, 8, 300)).astype(np.float32)
     np.save(t("one.npy"), column)
