@@ -1,7 +1,9 @@
 #include "accucheck/families.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
 #include "accucheck/exact.h"
 #include "accucheck/float_gen.h"
@@ -26,8 +28,12 @@ struct Columns {
 };
 
 std::size_t draw_elements(ChoiceStream& s, const GenerationLimits& l) { return 1 + s.draw(l.max_elements - 1); }
-std::size_t draw_steps(ChoiceStream& s, const GenerationLimits& l) { return 1 + s.draw(l.max_steps - 1); }
+std::size_t draw_steps(ChoiceStream& s, const GenerationLimits& l) {
+  if (l.fixed_steps) return l.fixed_steps;
+  return 1 + s.draw(std::max<std::size_t>(l.max_steps, 1) - 1);
+}
 std::size_t draw_long_steps(ChoiceStream& s, const GenerationLimits& l) {
+  if (l.fixed_steps) return l.fixed_steps;
   const std::size_t scale = s.coin() ? l.max_long_steps : l.max_steps;
   return 1 + s.draw(std::max<std::size_t>(scale, 1) - 1);
 }
@@ -37,7 +43,9 @@ std::size_t draw_long_steps(ChoiceStream& s, const GenerationLimits& l) {
 int loss_scale_exponent(ChoiceStream& s, Format f) { return f == Format::f16 ? static_cast<int>(s.draw(24)) : 0; }
 
 void mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
+  const std::size_t steps = draw_steps(s, l);
+  Columns c(w, elements, steps);
   const int k = loss_scale_exponent(s, f);
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i) {
@@ -50,21 +58,31 @@ void mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, Dens
 void ill_conditioned(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // After Ogita, Rump & Oishi's GenDot (SIAM J. Sci. Comput. 26, 2005, sec. 6): the first half
   // spans exponents up to b = log2(kappa); the second half cancels the running exact sum down to
-  // magnitudes decreasing to 2^0, so S ~ 1 while A ~ 2^b: kappa ~ 2^b (1 to 1e30 where the
-  // format's range allows).
-  Columns c(w, draw_elements(s, l), std::max<std::size_t>(1, draw_steps(s, l)));
+  // magnitudes decreasing to 2^e0, so S ~ 2^e0 while A ~ 2^(e0+b): kappa ~ 2^b up to a factor
+  // about n (1 to 1e30 where the format's range allows). b = 0 gives positive addends only:
+  // kappa = 1 exactly.
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, steps, b
+  std::size_t steps = std::max<std::size_t>(1, draw_steps(s, l));
   const auto& t = traits(f);
   const int max_b = std::min(100, t.emax - t.emin - 8);
-  const int b = static_cast<int>(s.draw(static_cast<std::uint64_t>(max_b)));
+  int b = static_cast<int>(s.draw(static_cast<std::uint64_t>(max_b)));
+  // Each cancelling step can lower the magnitude by at most p-2 bits (a smaller target is lost
+  // in the rounding of the cancelling addend), so the chain is lengthened to reach 2^b, or b is
+  // lowered when the length is fixed.
+  const std::size_t per_step = static_cast<std::size_t>(t.precision - 2);
+  const std::size_t cancelling = (static_cast<std::size_t>(b) + per_step - 1) / per_step;
+  if (l.fixed_steps) b = std::min<int>(b, static_cast<int>(per_step * ((steps + 1) - (steps + 1) / 2)));
+  else steps = std::max(steps, 2 * cancelling + 1);
+  Columns c(w, elements, steps);
   const int e0 = std::clamp(-b / 2, t.emin, t.emax - b - 8);
   const std::size_t n = c.n(), half = std::max<std::size_t>(1, n / 2);
   for (std::size_t j = 0; j < w.elements; ++j) {
     BoostExactAccumulator running;
     for (std::size_t i = 0; i < n; ++i) {
       double v;
-      if (i < half) {
+      if (i < half || b == 0) {
         const int e = e0 + (i == 0 ? b : static_cast<int>(s.draw(static_cast<std::uint64_t>(b))));
-        v = draw_band_float(s, f, e, e);
+        v = draw_band_float(s, f, e, e, /*positive=*/b == 0);
       } else {
         const int e = e0 + static_cast<int>(std::lround(double(b) * double(n - 1 - i) / double(std::max<std::size_t>(1, n - half))));
         const double target = draw_band_float(s, f, e, e);
@@ -77,6 +95,12 @@ void ill_conditioned(ChoiceStream& s, Format f, const GenerationLimits& l, Dense
   }
 }
 
+// +-2^-(18..27): how far a logit gradient is from 0.5 (sign first, then the exponent).
+double nudge(ChoiceStream& s) {
+  const double sign = s.coin() ? 1.0 : -1.0;
+  return std::ldexp(sign, -18 - static_cast<int>(s.draw(10)));
+}
+
 void near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // The mxnet-16686 reproduction: two steps, g = p*h with p about +0.5 then -0.5 and hidden
   // activations h up to 7.5e-7: the steps nearly cancel (kappa about 5e6).
@@ -84,8 +108,8 @@ void near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Dense
   const int k = f == Format::f16 ? 16 + static_cast<int>(s.draw(8)) : 0;
   for (std::size_t j = 0; j < w.elements; ++j) {
     const double h = draw_band_float(s, f, -30 + k, -21 + k, /*positive=*/true);
-    const double p0 = 0.5 + std::ldexp(s.coin() ? 1.0 : -1.0, -18 - static_cast<int>(s.draw(10)));
-    const double p1 = -(0.5 + std::ldexp(s.coin() ? 1.0 : -1.0, -18 - static_cast<int>(s.draw(10))));
+    const double p0 = 0.5 + nudge(s);
+    const double p1 = -(0.5 + nudge(s));
     c.set(j, 0, s.chance(1, 4) ? draw_band_float(s, f, -50 + k, -40 + k) : 0.0);
     c.set(j, 1, round_to_format(round_to_format(p0, f) * h, f));
     c.set(j, 2, round_to_format(round_to_format(p1, f) * h, f));
@@ -95,7 +119,9 @@ void near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Dense
 void stagnation(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // A running sum at 2^p (256 in bf16, 2048 in f16, 2^24 in f32), then many increments at or
   // below half an ulp: each is absorbed, the error grows by the increment every step.
-  Columns c(w, 1 + s.draw(std::min<std::size_t>(l.max_elements, 2) - 1), draw_long_steps(s, l));
+  const std::size_t elements = 1 + s.draw(std::min<std::size_t>(l.max_elements, 2) - 1);
+  const std::size_t steps = draw_long_steps(s, l);
+  Columns c(w, elements, steps);
   const auto& t = traits(f);
   const std::uint64_t zig = s.draw(16);
   const int shift = zig % 2 == 0 ? static_cast<int>(zig / 2) : -static_cast<int>((zig + 1) / 2);
@@ -121,7 +147,8 @@ void stagnation(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
 }
 
 void long_chain(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t steps = l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
+  const std::size_t steps =
+      l.fixed_steps ? l.fixed_steps : l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
   Columns c(w, 1 + s.draw(1), steps);
   const int low = -static_cast<int>(s.draw(20));
   const int width = static_cast<int>(s.draw(8));
@@ -131,10 +158,36 @@ void long_chain(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
     for (std::size_t i = 0; i < c.n(); ++i) c.set(j, i, draw_band_float(bulk, f, low, low + width, same_sign));
 }
 
+// A last addend x that makes the exact sum of the column a tie of the format: S is the midpoint
+// between RNE(S') (S' the exact sum of the other addends) and its neighbour above or below.
+// False (the column unchanged) when no value of the format does it exactly.
+bool make_exact_sum_a_tie(ChoiceStream& s, Format f, Columns& c, std::size_t j) {
+  const std::size_t n = c.n();
+  if (n < 2) return false;
+  BoostExactAccumulator others;
+  for (std::size_t i = 0; i + 1 < n; ++i) others.add(i == 0 ? c.w.initial[j] : c.w.addend(i - 1, j));
+  const FixedInt previous = others.result().sum;
+  const double r = round_fixed(previous, f);
+  if (!std::isfinite(r)) return false;
+  const double neighbour = s.coin() ? next_up(r, f) : next_down(r, f);
+  if (!std::isfinite(neighbour)) return false;
+  const FixedInt twice_midpoint = to_fixed(r) + to_fixed(neighbour);
+  if (twice_midpoint % 2 != 0) return false;  // subnormal f64 spacing: the midpoint is off the grid
+  const FixedInt x_fixed = twice_midpoint / 2 - previous;
+  const double x = nearest_double(x_fixed);
+  if (!std::isfinite(x) || to_fixed(x) != x_fixed || !representable(x, f)) return false;
+  c.set(j, n - 1, x);
+  return true;
+}
+
 void exact_ties(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // Every in-order addition is an exact tie: the addend is an odd multiple of half an ulp of
   // the running (naive, format-f) sum. From a power of two, ties to even never move the sum.
-  Columns c(w, draw_elements(s, l), s.chance(1, 4) ? draw_long_steps(s, l) : draw_steps(s, l));
+  // Half of the time the last addend is replaced by one that makes the exact sum itself a tie
+  // of the format, for the tie-breaking of correctly rounded backends.
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
+  const std::size_t steps = s.chance(1, 4) ? draw_long_steps(s, l) : draw_steps(s, l);
+  Columns c(w, elements, steps);
   for (std::size_t j = 0; j < w.elements; ++j) {
     double running = s.coin() ? draw_band_float(s, f, -4, 4) : std::ldexp(1.0, static_cast<int>(s.draw(8)) - 4);
     c.set(j, 0, running);
@@ -146,6 +199,7 @@ void exact_ties(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
       c.set(j, i, x);
       running = round_to_format(running + x, f);
     }
+    if (s.coin()) make_exact_sum_a_tie(s, f, c, j);
   }
 }
 
@@ -160,12 +214,18 @@ void overflow_partials(ChoiceStream& s, Format f, const GenerationLimits& l, Den
     std::size_t i = 0;
     for (std::size_t k = 0; k < copies; ++k) c.set(j, i++, m);
     for (std::size_t k = 0; k < copies; ++k) c.set(j, i++, -m);
-    for (std::size_t k = 0; k < extra; ++k) c.set(j, i++, draw_simple_float(s, f));
+    for (std::size_t k = 0; k < extra; ++k) {
+      // Simple values, kept below 2^(emax-3) so that their exact sum stays finite.
+      const double x = draw_simple_float(s, f);
+      c.set(j, i++, std::fabs(x) < std::ldexp(1.0, traits(f).emax - 3) ? x : std::copysign(1.0, x));
+    }
   }
 }
 
 void subnormal_only(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
+  const std::size_t steps = draw_steps(s, l);
+  Columns c(w, elements, steps);
   const std::uint64_t top = (std::uint64_t{1} << (traits(f).precision - 1)) - 1;
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i) {
@@ -175,10 +235,13 @@ void subnormal_only(ChoiceStream& s, Format f, const GenerationLimits& l, DenseW
 }
 
 void exact_zero(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  // Values and their negations: S == 0 exactly (kappa infinite); sometimes every addend -0.
-  Columns c(w, draw_elements(s, l), draw_steps(s, l));
-  const bool all_negative_zero = s.chance(1, 8);
+  // Values and their negations: S == 0 exactly (kappa infinite). An element is made of -0 only
+  // with probability 1/3 (IEEE: its sum is -0; any other exact zero sum is +0).
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
+  const std::size_t steps = draw_steps(s, l);
+  Columns c(w, elements, steps);
   for (std::size_t j = 0; j < w.elements; ++j) {
+    const bool all_negative_zero = s.chance(1, 3);
     const std::size_t n = c.n(), pairs = n / 2;
     for (std::size_t k = 0; k < pairs; ++k) {
       const double x = all_negative_zero ? -0.0 : draw_float(s, f, false);
@@ -190,18 +253,29 @@ void exact_zero(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
 }
 
 void special_mix(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
+  const std::size_t steps = draw_steps(s, l);
+  Columns c(w, elements, steps);
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i)
-      c.set(j, i, s.chance(1, 4) ? draw_special_float(s, f, true) : draw_float(s, f, false));
+      // A quarter special values, half of those NaN or an infinity (each a sixth of a quarter).
+      c.set(j, i, !s.chance(1, 4) ? draw_float(s, f, false)
+                  : s.coin()      ? std::array{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                          -std::numeric_limits<double>::infinity()}[s.pick(3)]
+                                  : draw_special_float(s, f, false));
 }
 
 void uniform(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // The baseline a user writes first: uniform random floats in [-1, 1].
-  Columns c(w, draw_elements(s, l), draw_steps(s, l));
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
+  const std::size_t steps = draw_steps(s, l);
+  Columns c(w, elements, steps);
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i)
-      c.set(j, i, round_to_format(std::ldexp(static_cast<double>(s.draw(std::uint64_t{1} << 53)), -52) - 1.0, f));
+      // Choice c in [0, 2^53] maps to (c + 2^52 mod 2^53 + 1) 2^-52 - 1: choice 0 is 0.
+      c.set(j, i, round_to_format(std::ldexp(static_cast<double>((s.draw(std::uint64_t{1} << 53) + (std::uint64_t{1} << 52)) %
+                                                                 ((std::uint64_t{1} << 53) + 1)),
+                                             -52) - 1.0, f));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,13 +300,14 @@ struct ProductShape {
 void product_near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // mxnet-16686 CPU: dW1 (2 x hidden) += dlogits^T (2 x batch) * relu(h) (batch x hidden) over two
   // steps whose logit gradients are about +0.5 and -0.5; h in [0, 7.5e-7], some exactly 0 (relu).
-  ProductShape c(w, 1 + s.draw(1), 1 + s.draw(std::min<std::size_t>(l.max_elements, 8) - 1), 1 + s.draw(1), 2);
+  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 8) - 1), batch = 1 + s.draw(1);
+  ProductShape c(w, rows, cols, batch, 2);
   const int k = f == Format::f16 ? 16 + static_cast<int>(s.draw(8)) : 0;
   for (std::size_t t = 0; t < 2; ++t)
     for (std::size_t m = 0; m < c.p.rows; ++m)
       for (std::size_t b = 0; b < c.p.batch; ++b) {
         const double sign = ((t + m) % 2 == 0) ? 1.0 : -1.0;
-        c.a(t, m, b) = round_to_format(sign * (0.5 + std::ldexp(s.coin() ? 1.0 : -1.0, -18 - static_cast<int>(s.draw(10)))), f);
+        c.a(t, m, b) = round_to_format(sign * (0.5 + nudge(s)), f);
       }
   for (std::size_t b = 0; b < c.p.batch; ++b)
     for (std::size_t n = 0; n < c.p.cols; ++n) {
@@ -242,7 +317,8 @@ void product_near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& 
 }
 
 void product_mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
-  ProductShape c(w, 1 + s.draw(2), 1 + s.draw(2), 1 + s.draw(l.max_batch - 1), 1 + s.draw(3));
+  const std::size_t rows = 1 + s.draw(2), cols = 1 + s.draw(2), batch = 1 + s.draw(l.max_batch - 1), steps = 1 + s.draw(3);
+  ProductShape c(w, rows, cols, batch, steps);
   const int k = loss_scale_exponent(s, f) / 2;
   for (double& x : c.p.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -37 + 2 * k, -20 + 2 * k);
   for (double& x : c.p.a) x = s.chance(1, 16) ? draw_band_float(s, f, -6, 0) : draw_band_float(s, f, -20 + k, -10 + k);
@@ -252,7 +328,8 @@ void product_mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits&
 void product_cancelling_batch(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // Products that cancel across the batch: (a, b) then (a', -b) with a' close to a.
   const std::size_t half = 1 + s.draw(std::max<std::size_t>(l.max_batch / 2, 1) - 1);
-  ProductShape c(w, 1, 1 + s.draw(2), 2 * half, 1 + s.draw(1));
+  const std::size_t cols = 1 + s.draw(2), steps = 1 + s.draw(1);
+  ProductShape c(w, 1, cols, 2 * half, steps);
   for (std::size_t t = 0; t < c.p.steps; ++t)
     for (std::size_t k = 0; k < half; ++k) {
       const double a = draw_band_float(s, f, -8, 4);
@@ -267,10 +344,23 @@ void product_cancelling_batch(ChoiceStream& s, Format f, const GenerationLimits&
   for (double& x : c.p.initial) x = s.coin() ? 0.0 : draw_band_float(s, f, -30, -10);
 }
 
+void product_special_values(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // NaN, infinities and special finite values among C, A and B: inf * 0 is NaN, a huge
+  // product overflows, and +inf and -inf products cancel to NaN.
+  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(1), batch = 1 + s.draw(std::min<std::size_t>(l.max_batch, 8) - 1),
+                    steps = 1 + s.draw(1);
+  ProductShape c(w, rows, cols, batch, steps);
+  auto value = [&] { return s.chance(1, 4) ? draw_special_float(s, f, true) : draw_float(s, f, false); };
+  for (double& x : c.p.initial) x = value();
+  for (double& x : c.p.a) x = value();
+  for (double& x : c.p.b) x = value();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sparse workloads (embedding gradients): rows repeat within and across steps.
 
-void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, bool zipf, bool one_hot_row) {
+void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, bool zipf, bool one_hot_row,
+                 bool special = false) {
   auto& sw = std::get<SparseWorkload>(w);
   sw.rows = 1 + s.draw(l.max_table_rows - 1);
   sw.dim = 1 + s.draw(l.max_dim - 1);
@@ -293,7 +383,9 @@ void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload&
       row = static_cast<std::uint32_t>(((std::uint64_t{1} << 20) / u - 1) % sw.rows);
     } else row = static_cast<std::uint32_t>(s.draw(sw.rows - 1));
     sw.row_index.push_back(row);
-    for (std::size_t d = 0; d < sw.dim; ++d) sw.values.push_back(draw_band_float(s, f, -26 + k, -12 + k));
+    for (std::size_t d = 0; d < sw.dim; ++d)
+      sw.values.push_back(!special ? draw_band_float(s, f, -26 + k, -12 + k)
+                                   : s.chance(1, 4) ? draw_special_float(s, f, true) : draw_float(s, f, false));
   }
   // Spread the pairs over the steps in order.
   for (std::size_t t = 1; t <= sw.steps; ++t) sw.step_offsets.push_back(pairs * t / sw.steps);
@@ -303,6 +395,9 @@ void sparse_zipf(ChoiceStream& s, Format f, const GenerationLimits& l, Workload&
 void sparse_hot_row(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, false, true); }
 void sparse_uniform_rows(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   fill_sparse(s, f, l, w, false, false);
+}
+void sparse_special_values(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  fill_sparse(s, f, l, w, false, true, true);
 }
 
 template <void (*Fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&)>
@@ -328,6 +423,9 @@ const std::vector<Family> kFamilies = {
     {"embedding_zipf", "embedding gradient, Zipf-distributed row hotness", true, WorkloadKind::sparse, sparse_zipf},
     {"embedding_hot_row", "embedding gradient, one row hit by most pairs", true, WorkloadKind::sparse, sparse_hot_row},
     {"embedding_uniform_rows", "embedding gradient, rows uniform, many never hit", true, WorkloadKind::sparse, sparse_uniform_rows},
+    // Appended after the others of their kind: families_of(kind) keeps its earlier indices.
+    {"gemm_special_values", "NaN, infinities and special finite values in C, A and B", true, WorkloadKind::product, product_special_values},
+    {"embedding_special_values", "embedding gradient with NaN, infinities and special finite values, one hot row", true, WorkloadKind::sparse, sparse_special_values},
 };
 
 }  // namespace
@@ -388,6 +486,15 @@ std::vector<const Family*> families_of(WorkloadKind kind) {
   for (const auto& fam : kFamilies)
     if (fam.adversarial && fam.kind == kind) found.push_back(&fam);
   return found;
+}
+
+const Family* special_values_family(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::dense: return find_family("special_values");
+    case WorkloadKind::product: return find_family("gemm_special_values");
+    case WorkloadKind::sparse: return find_family("embedding_special_values");
+  }
+  return nullptr;
 }
 
 Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, WorkloadKind kind, const Family* family) {

@@ -5,6 +5,18 @@
 #include <limits>
 
 namespace accucheck {
+namespace {
+
+// 1 + (the choice's low `bits` bits reversed) / 2^bits: choice 0 gives 1, then 1.5, 1.25,
+// 1.75, ...: a smaller choice is a shorter binary fraction.
+double reversed_significand(std::uint64_t choice, int bits) {
+  std::uint64_t reversed = 0;
+  for (int i = 0; i < bits; ++i)
+    if (choice >> i & 1) reversed |= std::uint64_t{1} << (bits - 1 - i);
+  return 1.0 + std::ldexp(static_cast<double>(reversed), -bits);
+}
+
+}  // namespace
 
 std::vector<double> special_values(Format f, bool with_nonfinite) {
   const auto& t = traits(f);
@@ -54,11 +66,7 @@ double draw_simple_float(ChoiceStream& s, Format f) {
     int exponent = (index % 2 == 0) ? static_cast<int>(index / 2) : -static_cast<int>((index + 1) / 2);
     exponent = std::clamp(exponent, lowest, t.emax);
     const int mantissa_bits = t.precision - 1;
-    const std::uint64_t choice = s.draw((std::uint64_t{1} << mantissa_bits) - 1);
-    std::uint64_t reversed = 0;
-    for (int i = 0; i < mantissa_bits; ++i)
-      if (choice >> i & 1) reversed |= std::uint64_t{1} << (mantissa_bits - 1 - i);
-    magnitude = std::ldexp(1.0 + std::ldexp(static_cast<double>(reversed), -mantissa_bits), exponent);
+    magnitude = std::ldexp(reversed_significand(s.draw((std::uint64_t{1} << mantissa_bits) - 1), mantissa_bits), exponent);
   }
   const double value = round_to_format(magnitude, f);
   return negative ? -value : value;
@@ -71,9 +79,14 @@ double draw_special_float(ChoiceStream& s, Format f, bool with_nonfinite) {
 }
 
 double draw_band_float(ChoiceStream& s, Format f, int exponent_low, int exponent_high, bool positive) {
+  const auto& t = traits(f);
   const int exponent = static_cast<int>(s.between(0, static_cast<std::uint64_t>(exponent_high - exponent_low))) + exponent_low;
-  const double mantissa = std::ldexp(static_cast<double>(s.draw((std::uint64_t{1} << 52) - 1)), -52);
-  double value = round_to_format(std::ldexp(1.0 + mantissa, exponent), f);
+  // Only the format's p-1 fraction bits are drawn (3 bytes for f32, 1 for bf16), bit-reversed
+  // as in draw_simple_float: choice 0 is the power of two 2^e, small choices are short binary
+  // fractions (1.5, 1.25, 1.75, ...), so shrinking the stream simplifies the value.
+  const int mantissa_bits = t.precision - 1;
+  const double significand = reversed_significand(s.draw((std::uint64_t{1} << mantissa_bits) - 1), mantissa_bits);
+  double value = round_to_format(std::ldexp(significand, exponent), f);
   if (std::isinf(value)) value = largest_finite(f);  // the band touched the top binade
   return (!positive && s.coin()) ? -value : value;
 }

@@ -19,6 +19,10 @@ struct GenerationLimits {
   std::size_t max_table_rows = 64;    // V of sparse workloads
   std::size_t max_dim = 8;            // dim of sparse workloads
   std::size_t max_pairs = 256;        // (row, vector) pairs of a sparse workload, over all steps
+  // Nonzero: every dense family whose length is free (all but near_cancelling and
+  // overflow_partials, whose shape is the point) makes exactly this many steps, for
+  // measurements at a fixed n (`accucheck compare`).
+  std::size_t fixed_steps = 0;
 };
 
 struct Family {
@@ -34,6 +38,9 @@ const std::vector<Family>& families();
 const Family* find_family(std::string_view name);
 // The adversarial families of one workload kind.
 std::vector<const Family*> families_of(WorkloadKind kind);
+// The special-value family of a workload kind (special_values, gemm_special_values,
+// embedding_special_values).
+const Family* special_values_family(WorkloadKind kind);
 
 // The order variants applied to each element's addends after a family made them.
 enum class Order { as_generated, ascending_magnitude, descending_magnitude, alternating_signs, shuffled };
