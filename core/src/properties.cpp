@@ -1,0 +1,310 @@
+#include "accucheck/properties.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <set>
+#include <stdexcept>
+
+namespace accucheck {
+
+std::string_view name(Property p) {
+  switch (p) {
+    case Property::stated_bound: return "stated_bound";
+    case Property::correctly_rounded: return "correctly_rounded";
+    case Property::determinism: return "determinism";
+    case Property::special_values: return "special_values";
+    case Property::scaling: return "scaling";
+    case Property::negation: return "negation";
+  }
+  return "?";
+}
+
+std::optional<Property> parse_property(std::string_view text) {
+  for (Property p : all_properties)
+    if (name(p) == text) return p;
+  return std::nullopt;
+}
+
+namespace {
+
+// Why a bound kind (and its inner bounds) rules out the metamorphic properties; "" if it does not.
+std::string metamorphic_exclusion(const BoundExpr& b, bool scaling) {
+  switch (b.kind) {
+    case BoundKind::stochastic: return "stochastic rounding draws random bits: two runs are not comparable";
+    case BoundKind::reproducible_binned:
+      return "binned summation anchors its bins at fixed exponents: neither scaling nor negation commutes with it";
+    case BoundKind::ulps: return "an empirical ulps claim says nothing about how the result is computed";
+    case BoundKind::ftz:
+      if (scaling) return "flush-to-zero's threshold is not scale invariant";
+      break;
+    default: break;
+  }
+  if (b.inner) return metamorphic_exclusion(*b.inner, scaling);
+  return "";
+}
+
+std::string header(const Backend& b, const Workload& w) {
+  return "backend " + b.name + " (" + b.bound_text() + ", " + std::string(name(b.determinism)) + ") on " + describe_shape(w) +
+         "\n";
+}
+
+PropertyFailure failure(Property p, Verdict v, std::string label, std::string detail) {
+  PropertyFailure f;
+  f.property = p;
+  f.verdict = v;
+  f.label = std::move(label);
+  f.detail = std::move(detail);
+  return f;
+}
+
+// Runs the backend; nullopt with *error set when it throws.
+std::optional<std::vector<double>> try_run(const Backend& b, const Workload& w, std::string* error) {
+  std::vector<double> result(element_count(w), 0.0);
+  try {
+    b.run(w, result, RunOptions{});
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::string values_line(const char* what, double value) {
+  char text[160];
+  std::snprintf(text, sizeof text, "  %-22s %-24.17g %s\n", what, value, hex_float(value).c_str());
+  return text;
+}
+
+// Compares two runs element by element: `expected(j)` from the first, `got` from the second.
+template <class Expected, class Same>
+std::optional<PropertyFailure> compare_runs(Property p, const Backend& b, const Workload& w, const Workload& transformed,
+                                            const std::string& transform, Expected expected, Same same) {
+  std::string error;
+  const auto original = try_run(b, w, &error);
+  if (!original) return failure(p, Verdict::backend_failed, "backend-failed", header(b, w) + "  the backend failed: " + error + "\n");
+  const auto changed = try_run(b, transformed, &error);
+  if (!changed)
+    return failure(p, Verdict::backend_failed, "backend-failed",
+                   header(b, w) + "  the backend failed on the " + transform + " workload: " + error + "\n");
+  for (std::size_t j = 0; j < original->size(); ++j) {
+    const double want = expected((*original)[j]);
+    if (!same((*changed)[j], want)) {
+      std::string text = header(b, w) + "  " + transform + ": element " + std::to_string(j) + "\n";
+      text += values_line("result(w)", (*original)[j]);
+      text += values_line(("result(" + transform + ")").c_str(), (*changed)[j]);
+      text += values_line("expected", want);
+      return failure(p, Verdict::ok, std::string(name(p)) + "-mismatch", text);
+    }
+  }
+  return std::nullopt;
+}
+
+bool same_value(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b;  // +0 == -0
+}
+
+// Exponent of the lowest set bit of a finite nonzero double.
+int lowest_bit_exponent(double x) {
+  int e;
+  const double m = std::frexp(std::fabs(x), &e);  // |x| = m 2^e, m in [0.5, 1)
+  const auto integer = static_cast<std::uint64_t>(std::ldexp(m, 53));
+  return e - 53 + std::countr_zero(integer);
+}
+
+// The values scaled() and negated() transform, in every kind.
+template <class F>
+void for_each_scaled_value(Workload& w, F f) {
+  auto all = [&](std::vector<double>& v) {
+    for (double& x : v) f(x);
+  };
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    all(d->initial);
+    all(d->addends);
+  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
+    all(p->initial);
+    all(p->a);
+  } else {
+    auto& s = std::get<SparseWorkload>(w);
+    all(s.initial);
+    all(s.values);
+  }
+}
+
+}  // namespace
+
+std::string property_exclusion(Property p, const Backend& b) {
+  switch (p) {
+    case Property::stated_bound:
+    case Property::special_values: return "";
+    case Property::correctly_rounded:
+      return b.bound.kind == BoundKind::correctly_rounded ? "" : "states " + b.bound_text() + ", not correctly_rounded";
+    case Property::determinism:
+      return b.determinism == Determinism::run_to_run_nondeterministic ? "run-to-run-nondeterministic: only the bound is promised"
+                                                                         : "";
+    case Property::scaling:
+    case Property::negation:
+      if (b.determinism == Determinism::run_to_run_nondeterministic)
+        return "run-to-run-nondeterministic: two runs may combine in different orders";
+      return metamorphic_exclusion(b.bound, p == Property::scaling);
+  }
+  return "unknown property";
+}
+
+std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w) {
+  std::set<Format> formats = {b.storage, b.accumulation, format_of(w)};
+  for (Format f : bound_formats(b.bound)) formats.insert(f);
+
+  // Every value that is scaled, and every term (products exactly, as the oracle forms them).
+  bool finite = true, any_nonzero = false;
+  int lowest = 0;
+  double largest_value = 0;
+  auto see = [&](double x) {
+    if (!std::isfinite(x)) {
+      finite = false;
+      return;
+    }
+    if (x == 0) return;
+    const int e = lowest_bit_exponent(x);
+    lowest = any_nonzero ? std::min(lowest, e) : e;
+    any_nonzero = true;
+  };
+  Workload copy = w;
+  for_each_scaled_value(copy, [&](double& x) {
+    see(x);
+    if (std::isfinite(x)) largest_value = std::max(largest_value, std::fabs(x));
+  });
+  std::vector<double> terms;
+  std::uint64_t n = 1;
+  for (std::size_t e = 0; e < element_count(w) && finite; ++e) {
+    element_terms(w, e, terms);
+    n = std::max<std::uint64_t>(n, terms.size());
+    for (double x : terms) see(x);
+  }
+  if (!finite) return std::nullopt;
+  if (!any_nonzero) return ScalingRange{-64, 64};  // zeros scale to zeros
+
+  // A over the worst element, as a power-of-two ceiling.
+  int log2_a = std::numeric_limits<int>::min();
+  // (From the fixed-point integer: an f64 workload's A may exceed the double range.)
+  for (const ExactSum& e : exact_sums(w))
+    if (e.abs_sum != 0) log2_a = std::max(log2_a, static_cast<int>(mp::msb(e.abs_sum)) - fixed_scale + 1);
+  if (largest_value > 0) log2_a = std::max(log2_a, std::ilogb(largest_value) + 1);
+
+  ScalingRange r{std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
+  for (Format f : formats) {
+    const auto& t = traits(f);
+    r.low = std::max(r.low, (t.emin - t.precision + 1) - lowest);
+    // log2 M = 2 + (n-1) log2(1+u) <= 2 + (n-1) u log2(e), rounded up (with margin for the
+    // double evaluation).
+    const double growth = 2.0 + static_cast<double>(n - 1) * std::ldexp(1.0, -t.precision) * 1.4426950408889634 * (1 + 1e-9);
+    r.high = std::min(r.high, t.emax - log2_a - static_cast<int>(std::ceil(growth)));
+  }
+  if (r.low > 0 || r.high < 0) return std::nullopt;
+  return r;
+}
+
+std::vector<int> scaling_exponents(const ScalingRange& range) {
+  std::vector<int> ks;
+  auto add = [&](int k) {
+    if (k != 0 && k >= range.low && k <= range.high && std::find(ks.begin(), ks.end(), k) == ks.end()) ks.push_back(k);
+  };
+  add(range.low);
+  add(range.high);
+  add(-1);
+  add(1);
+  if (range.high > range.low) {
+    SeededChoiceStream s(0x5ca1ab1e);
+    add(range.low + static_cast<int>(s.draw(static_cast<std::uint64_t>(range.high - range.low))));
+  }
+  return ks;
+}
+
+Workload scaled(const Workload& w, int k) {
+  Workload out = w;
+  for_each_scaled_value(out, [&](double& x) { x = std::ldexp(x, k); });
+  return out;
+}
+
+Workload negated(const Workload& w) {
+  Workload out = w;
+  for_each_scaled_value(out, [&](double& x) { x = -x; });
+  return out;
+}
+
+std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w,
+                                              const std::vector<ExactSum>& exact) {
+  if (!b.supports(kind_of(w)))
+    throw std::invalid_argument(b.name + " does not run " + std::string(name(kind_of(w))) + " workloads");
+  switch (p) {
+    case Property::stated_bound:
+    case Property::special_values: {
+      const BackendOutcome outcome = run_and_judge(b, w, exact);
+      if (!outcome.violated()) return std::nullopt;
+      return failure(p, outcome.worst, std::string(name(outcome.worst)), describe_violation(b, w, outcome));
+    }
+    case Property::correctly_rounded: {
+      std::string error;
+      const auto result = try_run(b, w, &error);
+      if (!result) return failure(p, Verdict::backend_failed, "backend-failed", header(b, w) + "  the backend failed: " + error + "\n");
+      for (std::size_t j = 0; j < result->size(); ++j) {
+        const double want = exact[j].rounded(b.storage);
+        if (!same_result_bits((*result)[j], want)) {
+          std::string text = header(b, w) + "  element " + std::to_string(j) + ": not RNE(S)\n";
+          text += values_line("computed", (*result)[j]);
+          text += values_line("RNE(S)", want);
+          text += "  exact S  " + fixed_hex(exact[j].sum) + "\n";
+          return failure(p, Verdict::not_correctly_rounded, std::string(name(Verdict::not_correctly_rounded)), text);
+        }
+      }
+      return std::nullopt;
+    }
+    case Property::determinism: {
+      SeededChoiceStream order(0xd37e5a11);  // fixed: the check is a function of the workload
+      const std::string mismatch = check_determinism(b, w, order);
+      if (mismatch.empty()) return std::nullopt;
+      return failure(p, Verdict::nondeterministic, std::string(name(Verdict::nondeterministic)), header(b, w) + "  " + mismatch + "\n");
+    }
+    case Property::scaling: {
+      const auto range = exact_scaling_range(b, w);
+      if (!range) return std::nullopt;  // the precondition fails: nothing is promised
+      for (int k : scaling_exponents(*range)) {
+        auto found = compare_runs(
+            p, b, w, scaled(w, k), "2^" + std::to_string(k) + " w", [k](double x) { return std::ldexp(x, k); },
+            same_result_bits);
+        if (found) return found;
+      }
+      return std::nullopt;
+    }
+    case Property::negation:
+      return compare_runs(p, b, w, negated(w), "-w", [](double x) { return -x; }, same_value);
+  }
+  return std::nullopt;
+}
+
+std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w) {
+  return check_property(p, b, w, exact_sums(w));
+}
+
+std::optional<PropertyFailure> check_backend(const Backend& b, const Workload& w) {
+  const auto exact = exact_sums(w);
+  for (Property p : all_properties) {
+    if (p == Property::special_values || !property_applies(p, b)) continue;
+    if (auto found = check_property(p, b, w, exact)) return found;
+  }
+  return std::nullopt;
+}
+
+Workload generate_for_property(Property p, const Backend& b, WorkloadKind kind, ChoiceStream& s,
+                               const GenerationLimits& limits, const Family* family) {
+  if (family && family->kind != kind)
+    throw std::invalid_argument("family " + std::string(family->name) + " makes " + std::string(name(family->kind)) +
+                                " workloads, not " + std::string(name(kind)));
+  if (!family && p == Property::special_values) family = special_values_family(kind);
+  return generate(s, b.storage, limits, kind, family);
+}
+
+}  // namespace accucheck

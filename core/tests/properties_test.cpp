@@ -1,0 +1,225 @@
+// core's property checks (properties.h): which backends each property applies to, the exact
+// scaling range, the transformations, and that every check can fail (a deliberately broken
+// backend for each) while the shipped backends pass.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+
+#include "accucheck/properties.h"
+
+namespace accucheck {
+namespace {
+
+DenseWorkload column_workload(Format f, std::vector<double> values) {
+  DenseWorkload w;
+  w.format = f;
+  w.elements = 1;
+  w.steps = values.size() - 1;
+  w.initial = {values[0]};
+  w.addends.assign(values.begin() + 1, values.end());
+  return w;
+}
+
+// A dense f32 backend from a function of one element's addends (as doubles).
+template <class F>
+Backend f32_backend(const char* bound, Determinism d, F f) {
+  return dense_backend("test_backend", Format::f32, Format::f32, bound, d, "test",
+                       [f](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+                         std::vector<double> x;
+                         for (std::size_t j = 0; j < w.elements; ++j) {
+                           w.column(j, x);
+                           result[j] = f(x);
+                         }
+                       });
+}
+
+double naive_f32(const std::vector<double>& x) {
+  float acc = static_cast<float>(x[0]);
+  for (std::size_t i = 1; i < x.size(); ++i) acc += static_cast<float>(x[i]);
+  return acc;
+}
+
+TEST(Properties, NamesParse) {
+  for (Property p : all_properties) EXPECT_EQ(parse_property(name(p)), p);
+  EXPECT_FALSE(parse_property("bogus").has_value());
+}
+
+TEST(Properties, ExclusionsFollowTheClassAndTheBound) {
+  const auto d = Determinism::bitwise_deterministic;
+  auto applies = [](const char* bound, Determinism det, Property p) {
+    return property_applies(p, f32_backend(bound, det, naive_f32));
+  };
+  for (const char* bound : {"recursive(f32)", "anyorder(f32)", "tree(pairwise,f32)", "kahan(f32)", "neumaier(f32)",
+                            "widened(recursive(f64),f32)", "correctly_rounded", "faithful", "products(f32)"}) {
+    EXPECT_TRUE(applies(bound, d, Property::scaling)) << bound;
+    EXPECT_TRUE(applies(bound, d, Property::negation)) << bound;
+    EXPECT_TRUE(applies(bound, d, Property::determinism)) << bound;
+    EXPECT_TRUE(applies(bound, d, Property::stated_bound)) << bound;
+    EXPECT_EQ(applies(bound, d, Property::correctly_rounded), std::string(bound) == "correctly_rounded") << bound;
+  }
+  for (const char* bound : {"stochastic(6,f32)", "reproducible_binned(3,13,f32)", "ulps(2)"}) {
+    EXPECT_FALSE(applies(bound, d, Property::scaling)) << bound;
+    EXPECT_FALSE(applies(bound, d, Property::negation)) << bound;
+  }
+  EXPECT_FALSE(applies("ftz(recursive(f32),f32)", d, Property::scaling));
+  EXPECT_TRUE(applies("ftz(recursive(f32),f32)", d, Property::negation));
+  EXPECT_FALSE(applies("widened(ftz(recursive(f32),f32),f32)", d, Property::scaling));  // inner bounds count
+  const auto racy = Determinism::run_to_run_nondeterministic;
+  for (Property p : {Property::determinism, Property::scaling, Property::negation}) EXPECT_FALSE(applies("anyorder(f32)", racy, p));
+  EXPECT_TRUE(applies("anyorder(f32)", racy, Property::stated_bound));
+}
+
+TEST(Properties, ScalingRangeKeepsEveryValueExact) {
+  const Backend b = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, naive_f32);
+  const Workload w = column_workload(Format::f32, {1.0, std::ldexp(1.0, -20)});
+  const auto range = exact_scaling_range(b, w);
+  ASSERT_TRUE(range.has_value());
+  // Lowest bit 2^-20 may go down to f32's smallest subnormal 2^-149; A < 2^1 with 2 bits of
+  // growth margin (M = 4 (1+u)) up to 2^127.
+  EXPECT_EQ(range->low, -149 + 20);
+  EXPECT_EQ(range->high, 127 - 1 - 3);
+  for (int k : scaling_exponents(*range)) {
+    EXPECT_NE(k, 0);
+    EXPECT_EQ(validate(scaled(w, k)), "") << k;
+    EXPECT_GE(k, range->low);
+    EXPECT_LE(k, range->high);
+  }
+  EXPECT_EQ(std::get<DenseWorkload>(scaled(w, -129)).addends[0], std::ldexp(1.0, -149));
+  // Non-finite values, or a workload already at the edge of the range: nothing is promised.
+  EXPECT_FALSE(exact_scaling_range(b, column_workload(Format::f32, {1.0, NAN})).has_value());
+  EXPECT_FALSE(exact_scaling_range(b, column_workload(Format::f32, {largest_finite(Format::f32), 1.0})).has_value());
+  // Zeros scale to zeros.
+  EXPECT_TRUE(exact_scaling_range(b, column_workload(Format::f32, {0.0, -0.0})).has_value());
+}
+
+TEST(Properties, NegatedAndScaledTransformEveryKind) {
+  ProductWorkload p;
+  p.format = Format::f32;
+  p.rows = p.cols = p.batch = p.steps = 1;
+  p.initial = {3.0};
+  p.a = {0.5};
+  p.b = {-2.0};
+  const Workload negated_p = negated(p), scaled_p = scaled(p, 4);
+  const auto& np = std::get<ProductWorkload>(negated_p);
+  EXPECT_EQ(np.initial[0], -3.0);
+  EXPECT_EQ(np.a[0], -0.5);
+  EXPECT_EQ(np.b[0], -2.0);  // B is not negated: every term a*b changes sign once
+  const auto& sp = std::get<ProductWorkload>(scaled_p);
+  EXPECT_EQ(sp.initial[0], 48.0);
+  EXPECT_EQ(sp.a[0], 8.0);
+  EXPECT_EQ(sp.b[0], -2.0);
+}
+
+TEST(Properties, ShippedNaivePassesEveryApplicableCheck) {
+  const Backend* naive = Registry::global().find("naive_f32");
+  ASSERT_NE(naive, nullptr);
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    SeededChoiceStream s(seed);
+    const Workload w = generate_for_property(Property::stated_bound, *naive, WorkloadKind::dense, s, GenerationLimits{});
+    const auto failure = check_backend(*naive, w);
+    EXPECT_FALSE(failure.has_value()) << failure->detail;
+  }
+}
+
+// Every check can fail: one broken backend per property.
+TEST(Properties, StatedBoundFailsForAWrongSum) {
+  const Backend doubled = f32_backend("recursive(f32)", Determinism::bitwise_deterministic,
+                                      [](const std::vector<double>& x) { return 2 * naive_f32(x); });
+  const auto f = check_property(Property::stated_bound, doubled, column_workload(Format::f32, {1.0, 1.0}));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->verdict, Verdict::bound_exceeded);
+  EXPECT_EQ(f->label, "bound-exceeded");
+  EXPECT_NE(f->detail.find("test_backend"), std::string::npos);
+}
+
+TEST(Properties, CorrectlyRoundedFailsForANaiveSum) {
+  const Backend claims = f32_backend("correctly_rounded", Determinism::order_independent, naive_f32);
+  const double half_ulp = std::ldexp(1.0, -24);
+  EXPECT_TRUE(check_property(Property::correctly_rounded, claims, column_workload(Format::f32, {1.0, half_ulp, half_ulp})));
+  EXPECT_FALSE(check_property(Property::correctly_rounded, claims, column_workload(Format::f32, {1.0, 2.0})));
+  // The zero sign: -0 only when every addend is -0.
+  const Backend positive_zero = f32_backend("correctly_rounded", Determinism::order_independent,
+                                            [](const std::vector<double>& x) { return naive_f32(x) + 0.0; });
+  EXPECT_TRUE(check_property(Property::correctly_rounded, positive_zero, column_workload(Format::f32, {-0.0, -0.0})));
+}
+
+TEST(Properties, DeterminismFailsForARunCounter) {
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  const Backend drifting = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [calls](const std::vector<double>& x) {
+    return naive_f32(x) + (++*calls % 2 ? 0.0 : std::ldexp(1.0, -30));
+  });
+  EXPECT_TRUE(check_property(Property::determinism, drifting, column_workload(Format::f32, {0.0, 0.0})));
+  // Order-independent claims are checked under permutations: 1 then 40 half ulps sums to 1 in
+  // order, to more in almost any other order.
+  const Backend ordered = f32_backend("recursive(f32)", Determinism::order_independent, naive_f32);
+  std::vector<double> column(41, std::ldexp(1.0, -24));
+  column[0] = 1.0;
+  EXPECT_TRUE(check_property(Property::determinism, ordered, column_workload(Format::f32, column)));
+  const Backend* exact = Registry::global().find("correctly_rounded_f32");
+  EXPECT_FALSE(check_property(Property::determinism, *exact, column_workload(Format::f32, column)));
+}
+
+TEST(Properties, SpecialValuesFailWhenNaNIsDropped) {
+  const Backend skips = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
+    float acc = 0;
+    for (double v : x)
+      if (!std::isnan(v)) acc += static_cast<float>(v);
+    return static_cast<double>(acc);
+  });
+  const auto f = check_property(Property::special_values, skips, column_workload(Format::f32, {1.0, NAN}));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->verdict, Verdict::special_value_mismatch);
+}
+
+TEST(Properties, ScalingFailsWhenSubnormalsAreFlushed) {
+  const Backend flushes = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
+    const double r = naive_f32(x);
+    return std::fabs(r) < smallest_normal(Format::f32) ? 0.0 : r;
+  });
+  const auto f = check_property(Property::scaling, flushes, column_workload(Format::f32, {1.0, std::ldexp(1.0, -20)}));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->label, "scaling-mismatch");
+  const Backend* naive = Registry::global().find("naive_f32");
+  EXPECT_FALSE(check_property(Property::scaling, *naive, column_workload(Format::f32, {1.0, std::ldexp(1.0, -20)})));
+}
+
+TEST(Properties, NegationFailsForDirectedRounding) {
+  // Rounds toward +infinity: fl(-a - b) != -fl(a + b) when the sum is inexact.
+  const Backend upward = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
+    double exact = 0;
+    for (double v : x) exact += v;  // exact in double for these inputs
+    const double r = static_cast<float>(exact);
+    return r < exact ? next_up(r, Format::f32) : r;
+  });
+  const auto f = check_property(Property::negation, upward, column_workload(Format::f32, {1.0, std::ldexp(1.0, -30)}));
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->label, "negation-mismatch");
+  const Backend* naive = Registry::global().find("naive_f32");
+  EXPECT_FALSE(check_property(Property::negation, *naive, column_workload(Format::f32, {1.0, std::ldexp(1.0, -30)})));
+  // x + (-x) is +0 both ways: zero signs are not compared.
+  EXPECT_FALSE(check_property(Property::negation, *naive, column_workload(Format::f32, {1.0, -1.0})));
+}
+
+TEST(Properties, GenerationUsesTheSpecialFamilyForSpecialValues) {
+  const Backend* naive = Registry::global().find("naive_f32");
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    SeededChoiceStream s(seed), t(seed);
+    const Workload special = generate_for_property(Property::special_values, *naive, WorkloadKind::dense, s, GenerationLimits{});
+    EXPECT_EQ(family_of(special).substr(0, 14), "special_values");
+    const Workload uniform =
+        generate_for_property(Property::stated_bound, *naive, WorkloadKind::dense, t, GenerationLimits{}, find_family("uniform"));
+    EXPECT_EQ(family_of(uniform).substr(0, 7), "uniform");
+    EXPECT_EQ(format_of(uniform), Format::f32);
+  }
+}
+
+TEST(Properties, UnsupportedKindIsACallerError) {
+  const Backend* naive = Registry::global().find("naive_f32");
+  SparseWorkload s;
+  s.format = Format::f32;
+  EXPECT_THROW(check_property(Property::stated_bound, *naive, s), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace accucheck
