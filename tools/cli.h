@@ -44,6 +44,7 @@ int list_command(Args& args);
 int exact_command(Args& args);
 int check_command(Args& args);
 int replay_command(Args& args);
+int compare_command(Args& args);
 int trace_command(Args& args);
 int report_command(Args& args);
 

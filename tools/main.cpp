@@ -28,6 +28,9 @@ const Subcommand kSubcommands[] = {
     {"replay", accucheck::cli::replay_command,
      "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json]\n"
      "                                     re-run a case file: the per-element verdict table"},
+    {"compare", accucheck::cli::compare_command,
+     "compare [--backend GLOB]... [--n N]... [--cases N] [--seed S]\n"
+     "                                     adversarial families vs uniform random: max error/bound side by side"},
     {"trace", accucheck::cli::trace_command,
      "trace FILE.npy... [--indices IDX.npy --rows ROWS.npy [--vocab V]] [--bf16] [--as F]\n"
      "        [--backend GLOB]... [--plugin LIB.so]... [--chunk N] [--findings DIR] [--json FILE]\n"

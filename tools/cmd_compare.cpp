@@ -1,0 +1,113 @@
+// accucheck compare [--cases N] [--seed S] [--backend GLOB]... [--n N]...
+// The same budget with the adversarial generator families and with uniform random floats in
+// [-1, 1] (the `uniform` family), side by side: the largest error/bound each reaches on each
+// backend at each length n (docs/detection.md records the table; the mutants' cases-to-detect
+// come from the property suite's mutant test, since planted bugs are not in the CLI).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "accucheck/check.h"
+#include "accucheck/families.h"
+#include "cli.h"
+
+namespace accucheck::cli {
+namespace {
+
+std::uint64_t count_option(const std::string& text, const char* option) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
+  return std::stoull(text);
+}
+
+struct Reach {
+  double ratio = 0;          // max error/bound over elements whose bound is finite
+  bool vacuous = false;      // that element's bound was vacuous (>= A)
+  std::string family;        // the family (and order variant) that reached it
+  std::uint64_t cases = 0;   // cases of exactly n addends that were judged
+  std::uint64_t violations = 0;
+};
+
+// Runs `cases` cases of exactly n addends from the given families on the backend.
+Reach reach(const Backend& b, std::size_t n, const std::vector<const Family*>& families, std::uint64_t cases,
+            std::uint64_t seed) {
+  GenerationLimits limits;
+  limits.fixed_steps = n - 1;
+  limits.max_steps = std::max<std::size_t>(limits.max_steps, n - 1);
+  limits.max_long_steps = std::max<std::size_t>(limits.max_long_steps, n - 1);
+  Reach r;
+  for (std::uint64_t k = 0; r.cases < cases && k < 20 * cases; ++k) {
+    SeededChoiceStream s(seed ^ (0x9e3779b97f4a7c15ULL * (k + 1)) ^ (n << 20));
+    const Family* family = families[s.pick(families.size())];
+    const Workload w = generate(s, b.storage, limits, WorkloadKind::dense, family);
+    if (max_terms(w) != n) continue;  // near_cancelling and overflow_partials keep their shape
+    ++r.cases;
+    const BackendOutcome outcome = run_and_judge(b, w);
+    if (outcome.violated()) ++r.violations;
+    for (const ElementVerdict& v : outcome.elements)
+      if (v.precondition_met && std::isfinite(v.bound) && v.bound > 0 && std::isfinite(v.ratio) && v.ratio > r.ratio) {
+        r.ratio = v.ratio;
+        r.vacuous = v.vacuous;
+        r.family = family_of(w);
+      }
+  }
+  return r;
+}
+
+std::string cell(const Reach& r) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%.4f%s (%s)", r.ratio, r.vacuous ? " vacuous" : "", r.family.empty() ? "-" : r.family.c_str());
+  return text;
+}
+
+}  // namespace
+
+int compare_command(Args& args) {
+  auto globs = args.values("backend");
+  const auto lengths_text = args.values("n");
+  const std::uint64_t cases = count_option(args.value("cases").value_or("200"), "--cases");
+  const std::uint64_t seed = count_option(args.value("seed").value_or("1"), "--seed");
+  if (!args.positionals().empty()) throw UsageError("compare takes options only (see accucheck --help)");
+  if (cases == 0) throw UsageError("--cases must be at least 1");
+  if (globs.empty()) globs = {"naive_f32", "naive_bf16"};
+  std::vector<std::size_t> lengths;
+  for (const auto& t : lengths_text) {
+    const std::uint64_t n = count_option(t, "--n");
+    if (n < 2 || n > 10000000) throw UsageError("--n must be between 2 and 10^7, got " + t);
+    lengths.push_back(static_cast<std::size_t>(n));
+  }
+  if (lengths.empty()) lengths = {100, 10000};
+
+  std::vector<const Backend*> backends;
+  for (const auto& glob : globs) {
+    const auto matched = Registry::global().match(glob);
+    if (matched.empty()) throw UsageError("--backend '" + glob + "' matches no backend (see accucheck list)");
+    for (const Backend* b : matched)
+      if (b->supports(WorkloadKind::dense) && std::find(backends.begin(), backends.end(), b) == backends.end()) backends.push_back(b);
+  }
+  if (backends.empty()) throw UsageError("no selected backend runs dense workloads");
+  const std::vector<const Family*> adversarial = families_of(WorkloadKind::dense);
+  const std::vector<const Family*> uniform = {find_family("uniform")};
+
+  std::printf("max error/bound reached in %llu cases of exactly n addends per cell (seed %llu)\n\n",
+              static_cast<unsigned long long>(cases), static_cast<unsigned long long>(seed));
+  std::printf("%-22s %-24s %7s  %-44s %s\n", "backend", "stated bound", "n", "adversarial families", "uniform [-1, 1]");
+  std::uint64_t violations = 0;
+  for (const Backend* b : backends)
+    for (std::size_t n : lengths) {
+      const Reach a = reach(*b, n, adversarial, cases, seed);
+      const Reach u = reach(*b, n, uniform, cases, seed);
+      violations += a.violations + u.violations;
+      std::printf("%-22s %-24s %7zu  %-44s %s\n", b->name.c_str(), b->bound_text().c_str(), n, cell(a).c_str(), cell(u).c_str());
+      std::fflush(stdout);
+    }
+  std::printf("\n\"vacuous\": the bound is at least A there (no accuracy promised), so the ratio says little.\n"
+              "Cases to detect each planted bug (adversarial vs uniform) are printed by the property suite:\n"
+              "  ctest -L property -R MutantDetected --output-on-failure -V | grep DETECTION\n");
+  if (violations) std::printf("%llu case(s) violated a stated bound: run accucheck check on these backends\n",
+                              static_cast<unsigned long long>(violations));
+  return violations ? kExitViolation : kExitOk;
+}
+
+}  // namespace accucheck::cli
