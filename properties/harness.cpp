@@ -1,0 +1,195 @@
+#include "harness.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "accucheck/case_file.h"
+#include "accucheck/check.h"
+
+namespace accucheck::props {
+
+namespace {
+
+constexpr int kBytesPerSize = 8;
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+std::size_t environment_count(const char* variable, std::size_t fallback) {
+  const char* text = std::getenv(variable);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*end != '\0' || value == 0) {
+    std::fprintf(stderr, "%s='%s' is not a positive integer; using %zu\n", variable, text, fallback);
+    return fallback;
+  }
+  return static_cast<std::size_t>(value);
+}
+
+}  // namespace
+
+HarnessOptions options_from_environment() {
+  HarnessOptions o;
+  o.limits.max_long_steps = environment_count("ACCUCHECK_MAX_LONG_STEPS", o.limits.max_long_steps);
+  const char* findings = std::getenv("ACCUCHECK_FINDINGS");
+  o.findings_dir = findings && *findings ? findings : "findings";
+  return o;
+}
+
+rc::Gen<std::vector<std::uint8_t>> choice_bytes() {
+  return rc::gen::withSize([](int size) {
+    return rc::gen::resize(size * kBytesPerSize,
+                           rc::gen::container<std::vector<std::uint8_t>>(
+                               rc::gen::resize(rc::kNominalSize, rc::gen::arbitrary<std::uint8_t>())));
+  });
+}
+
+std::uint64_t rapidcheck_seed() { return rc::detail::configuration().testParams.seed; }
+
+std::string write_finding(const Backend& backend, const PropertyFailure& failure, const Workload& w,
+                          const std::string& found_by, const std::string& directory) {
+  CaseFile c;
+  c.workload = w;
+  c.backend = backend.name;
+  c.bound = backend.bound_text();
+  c.verdict = failure.label;
+  c.found_by = found_by;
+  c.note = "property " + std::string(name(failure.property)) + ": " + failure.detail;
+  const std::string json = case_to_json(c);
+  char suffix[40];
+  std::snprintf(suffix, sizeof suffix, "_%016llx.json", static_cast<unsigned long long>(fnv1a(json)));
+  std::filesystem::create_directories(directory);
+  const std::string path =
+      (std::filesystem::path(directory) / (backend.name + "_" + std::string(name(failure.property)) + suffix)).string();
+  write_file_atomically(path, json);
+  return path;
+}
+
+PropertyRun run_property(const Backend& backend, Property property, WorkloadKind kind, const HarnessOptions& options) {
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  if (options.max_success > 0) params.maxSuccess = options.max_success;
+  if (!options.rapidcheck_shrink) params.disableShrinking = true;
+
+  int calls = 0, first_failure = 0;
+  std::optional<Workload> last;
+  std::optional<PropertyFailure> last_failure;
+  std::vector<std::uint8_t> last_bytes;
+  const auto bytes_gen = choice_bytes();
+  auto check = [&] {
+    const std::vector<std::uint8_t> bytes = *bytes_gen;
+    ++calls;
+    ByteChoiceStream stream(bytes);
+    Workload w = generate_for_property(property, backend, kind, stream, options.limits, options.family);
+    std::optional<PropertyFailure> found;
+    if (const std::string problem = validate(w); !problem.empty()) {
+      found = PropertyFailure{property, Verdict::ok, "invalid-workload", "the generator made an invalid workload: " + problem};
+    } else {
+      found = check_property(property, backend, w);
+    }
+    if (found) {
+      if (!first_failure) first_failure = calls;
+      last = std::move(w);
+      last_failure = found;
+      last_bytes = bytes;
+      RC_FAIL(found->label + "\n" + found->detail);
+    }
+  };
+
+  rc::detail::TestMetadata metadata;
+  metadata.id = std::string(name(property)) + "/" + backend.name + "/" + std::string(name(kind));
+  metadata.description = metadata.id;
+  const rc::detail::TestResult result = rc::detail::checkProperty(rc::detail::toProperty(check), metadata, params);
+
+  PropertyRun run;
+  if (result.template is<rc::detail::SuccessResult>()) {
+    run.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
+    return run;
+  }
+  run.passed = false;
+  run.cases = first_failure ? first_failure : calls;
+  if (!last || !last_failure) {
+    std::ostringstream rapidcheck_text;
+    rc::detail::printResultMessage(result, rapidcheck_text);
+    run.message = "RapidCheck did not pass " + metadata.id + ":\n" + rapidcheck_text.str();
+    return run;
+  }
+
+  // Shrink further: fewest elements and steps, simplest values, the same kind of failure.
+  Workload minimal = *last;
+  if (last_failure->label != "invalid-workload") {
+    const std::string label = last_failure->label;
+    minimal = shrink_workload(
+        *last,
+        [&](const Workload& candidate) {
+          if (!validate(candidate).empty()) return false;
+          const auto f = check_property(property, backend, candidate);
+          return f && f->label == label;
+        },
+        options.shrink_budget);
+  }
+  auto final_failure = check_property(property, backend, minimal);
+  if (!final_failure) {  // cannot happen for a deterministic check; keep RapidCheck's case then
+    minimal = *last;
+    final_failure = last_failure;
+  }
+  run.failure = final_failure;
+  run.minimal = minimal;
+
+  std::string text = "property " + std::string(name(property)) + " failed for backend " + backend.name + " on " +
+                     std::string(name(kind)) + " workloads after " + std::to_string(run.cases) + " case(s) (RC_PARAMS=\"seed=" +
+                     std::to_string(rapidcheck_seed()) + "\")\n" + "minimal case: " + final_failure->detail;
+  if (options.write_finding) {
+    const std::string found_by = "property " + std::string(name(property)) + " (RC_PARAMS=\"seed=" +
+                                 std::to_string(rapidcheck_seed()) + "\"), case " + std::to_string(run.cases);
+    try {
+      run.case_path = write_finding(backend, *final_failure, minimal, found_by, options.findings_dir);
+      text += "written to " + run.case_path + "\n";
+      if (options.registered) {
+        text += "replay: accucheck replay " + run.case_path + "\n";
+      } else {
+        text += "replay: " + backend.name +
+                " is a planted mutant (not in the CLI's registry): read_case_file + check_property, as "
+                "properties/mutants_test.cpp does\n";
+      }
+    } catch (const std::exception& e) {
+      text += std::string("could not write the case file: ") + e.what() + "\n";
+    }
+  }
+  // RapidCheck's minimal counterexample: the choice bytes (ByteChoiceStream) of the last
+  // failing case, before shrink_workload.
+  std::string hex;
+  for (std::size_t i = 0; i < last_bytes.size() && i < 256; ++i) {
+    char byte[4];
+    std::snprintf(byte, sizeof byte, "%02x", last_bytes[i]);
+    hex += byte;
+  }
+  if (last_bytes.size() > 256) hex += "...";
+  const int shrinks = result.template is<rc::detail::FailureResult>()
+                          ? static_cast<int>(result.template get<rc::detail::FailureResult>().reproduce.shrinkPath.size())
+                          : 0;
+  text += "RapidCheck: falsifiable after " + std::to_string(run.cases) + " case(s) and " + std::to_string(shrinks) +
+          " shrink(s); choice bytes [" + hex + "] (" + describe_shape(*last) + ")\n";
+  run.message = text;
+  return run;
+}
+
+std::vector<std::string> registered_backends_where(Property p) {
+  std::vector<std::string> names;
+  for (const Backend& b : Registry::global().all())
+    if (property_applies(p, b)) names.push_back(b.name);
+  return names;
+}
+
+std::string parameter_name(const std::string& backend) {
+  std::string out;
+  for (char c : backend) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return out;
+}
+
+}  // namespace accucheck::props
