@@ -126,7 +126,7 @@ def main():
     w("every ratio below compares methods on the same input in the same run. Do not edit by hand:")
     w("rerun `ci/bench.sh`.")
     w("")
-    w(f"- date: {now.strftime('%Y-%m-%d %H:%M UTC')}")
+    w(f"- date of the run: {context.get('date', now.isoformat(timespec='minutes'))}")
     w(f"- CPU: {cpu_model()} ({context.get('num_cpus', '?')} logical CPUs visible, "
       f"{context.get('mhz_per_cpu', '?')} MHz reported)")
     caches = ", ".join(
@@ -225,20 +225,22 @@ def main():
             misses.append(f"verdict{tag}: up to {fmt_ratio(worst[0])} the time of the naive backend "
                           f"(target {VERDICT_OVER_BACKEND_MAX:.0f}x); see 'Where the verdict time goes'.")
 
+    # Flat: the cost per addend must not grow with n (a hidden n log n or quadratic path would);
+    # it may fall, as the fixed cost of a call is spread over more addends.
     flat = []
     for f in FORMATS:
         xs = [per_addend(results, "fast_exact", f, n) for n in SIZES[1:]]
         if all(x is not None for x in xs):
-            flat.append((max(xs) / min(xs), f, xs))
+            flat.append((max(xs[1:]) / xs[0], f, xs))
     if flat:
         worst = max(flat)
         ok = worst[0] <= FLAT_MAX
-        text = "; ".join(f"{f}: " + " / ".join(fmt_ns(x) for x in xs) + f" ns (max/min {r:.2f})"
+        text = "; ".join(f"{f}: " + " / ".join(fmt_ns(x) for x in xs) + f" ns (growth {r:.2f})"
                          for r, f, xs in flat)
-        rows.append(("fast exact cost per addend flat over n = 10^4, 10^6, 10^7",
-                     f"max/min <= {FLAT_MAX}", text, ok))
+        rows.append(("fast exact cost per addend flat from n = 10^4 to 10^6 and 10^7",
+                     f"max(10^6, 10^7) / 10^4 <= {FLAT_MAX}", text, ok))
         if not ok:
-            misses.append(f"fast exact per-addend cost varies by {worst[0]:.2f}x over 10^4..10^7 ({worst[1]}).")
+            misses.append(f"fast exact per-addend cost grows {worst[0]:.2f}x from 10^4 to 10^6/10^7 ({worst[1]}).")
 
     w("| target | goal | measured | |")
     w("| --- | --- | --- | --- |")
