@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Nightly property run (docs/properties.md): the property suite with a random seed (printed
+# first, so that any failure can be reproduced), 100x the CI cases, and long chains of up to
+# 10^6 steps. The test binaries run directly (ctest's 600 s per-test timeout is CI's budget),
+# sharded over the cores; failures are written as case files under $ACCUCHECK_FINDINGS.
+#
+# Usage: ci/nightly-properties.sh            (random seed)
+#        ACCUCHECK_SEED=123 ci/nightly-properties.sh
+# Environment: ACCUCHECK_SEED, ACCUCHECK_NIGHTLY_CASES (default 20000 = 100x CI's 200),
+#              ACCUCHECK_MAX_LONG_STEPS (default 1000000), ACCUCHECK_FINDINGS, JOBS (default nproc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seed="${ACCUCHECK_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}"
+cases="${ACCUCHECK_NIGHTLY_CASES:-20000}"
+long_steps="${ACCUCHECK_MAX_LONG_STEPS:-1000000}"
+jobs="${JOBS:-$(nproc)}"
+findings="${ACCUCHECK_FINDINGS:-$PWD/findings/nightly-$seed}"
+
+echo "nightly-properties: seed $seed, $cases cases per property and workload kind, long chains up to $long_steps steps"
+echo "nightly-properties: reproduce with"
+echo "  RC_PARAMS=\"seed=$seed max_success=$cases\" ACCUCHECK_MAX_LONG_STEPS=$long_steps build/properties/<test> --gtest_filter=<name>"
+
+bash ci/install-deps.sh
+cmake --preset default >/dev/null
+cmake --build --preset default --target backend_properties_test mutants_test replay_test accucheck
+
+export RC_PARAMS="seed=$seed max_success=$cases"
+export ACCUCHECK_MAX_LONG_STEPS="$long_steps"
+export ACCUCHECK_FINDINGS="$findings"
+logs="$(mktemp -d)"
+
+status=0
+for test in backend_properties_test replay_test mutants_test; do
+  pids=()
+  for ((shard = 0; shard < jobs; shard++)); do
+    GTEST_TOTAL_SHARDS="$jobs" GTEST_SHARD_INDEX="$shard" "build/properties/$test" \
+      >"$logs/$test.$shard.log" 2>&1 &
+    pids+=("$!")
+  done
+  for ((shard = 0; shard < jobs; shard++)); do
+    if ! wait "${pids[$shard]}"; then
+      status=1
+      echo "nightly-properties: $test shard $shard FAILED:"
+      grep -E '^\[  FAILED  \]|^property |^written to |^replay: ' "$logs/$test.$shard.log" || tail -50 "$logs/$test.$shard.log"
+    fi
+  done
+  grep -h '^DETECTION' "$logs/$test".*.log 2>/dev/null || true
+done
+
+if [ "$status" -eq 0 ]; then
+  echo "nightly-properties: seed $seed: every property held"
+else
+  echo "nightly-properties: seed $seed: failures above; case files in $findings (logs in $logs)"
+fi
+exit "$status"
