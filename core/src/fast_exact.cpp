@@ -105,7 +105,9 @@ double round_limbs(const std::uint64_t* limbs, int count, Format f) {
   const int quantum_bit = quantum_exponent + fixed_scale;  // >= 0 for every format
   // Bits above top_bit are zero, so the window from quantum_bit holds exactly the <= p kept bits.
   std::uint64_t units = window(limbs, count, quantum_bit);
-  if (quantum_bit > 0 && bit_at(limbs, quantum_bit - 1) &&
+  // The round bit lies above top_bit (and maybe above the `count` limbs, which must not be
+  // read) when the value is below half the quantum: then it is 0.
+  if (quantum_bit > 0 && quantum_bit - 1 <= top_bit && bit_at(limbs, quantum_bit - 1) &&
       ((units & 1) || any_below(limbs, quantum_bit - 1)))
     ++units;  // nearest, ties to even
   const double result = std::ldexp(static_cast<double>(units), quantum_exponent);
@@ -140,9 +142,19 @@ FastExactAccumulator::FastExactAccumulator(std::uint64_t direct_limit) : direct_
   std::memset(cells_, 0, sizeof cells_);
 }
 
-std::unique_ptr<FastExactAccumulator::Large>& FastExactAccumulator::spare_large() {
-  thread_local std::unique_ptr<Large> spare;
-  return spare;
+// One spare set of chunk tables per thread, so that a long sum does not allocate and clear
+// 40 KiB each time. nullptr once the thread's spare has been destroyed (an accumulator that
+// outlives it, e.g. a static one, then frees its tables itself).
+std::unique_ptr<FastExactAccumulator::Large>* FastExactAccumulator::spare_large() {
+  struct Holder {
+    std::unique_ptr<Large> tables;
+    bool* gone;
+    ~Holder() { *gone = true; }
+  };
+  thread_local bool gone = false;  // trivially destructible: readable to the end of the thread
+  if (gone) return nullptr;
+  thread_local Holder holder{nullptr, &gone};
+  return &holder.tables;
 }
 
 FastExactAccumulator::~FastExactAccumulator() {
@@ -150,12 +162,34 @@ FastExactAccumulator::~FastExactAccumulator() {
   // Hand clean tables (every count back to "unused") to the next accumulator of this thread.
   for (int i = 0; i < large_->touched_count; ++i) large_->count[large_->touched[i]] = -1;
   large_->touched_count = 0;
-  auto& spare = spare_large();
-  if (!spare) spare = std::move(large_);
+  auto* spare = spare_large();
+  if (spare && !*spare) *spare = std::move(large_);
 }
 
-FastExactAccumulator::FastExactAccumulator(FastExactAccumulator&&) noexcept = default;
-FastExactAccumulator& FastExactAccumulator::operator=(FastExactAccumulator&&) noexcept = default;
+FastExactAccumulator::FastExactAccumulator(FastExactAccumulator&& other) noexcept
+    : FastExactAccumulator(other.direct_limit_) {
+  *this = std::move(other);
+}
+
+FastExactAccumulator& FastExactAccumulator::operator=(FastExactAccumulator&& other) noexcept {
+  if (this == &other) return *this;
+  std::memcpy(pos_, other.pos_, sizeof pos_);
+  std::memcpy(neg_, other.neg_, sizeof neg_);
+  std::memcpy(cells_, other.cells_, sizeof cells_);
+  cells_pending_ = other.cells_pending_;
+  count_ = other.count_;
+  max_key_ = other.max_key_;
+  sign_and_ = other.sign_and_;
+  nan_ = other.nan_;
+  pos_inf_ = other.pos_inf_;
+  neg_inf_ = other.neg_inf_;
+  large_ = std::move(other.large_);
+  large_active_ = other.large_active_;
+  direct_limit_ = other.direct_limit_;
+  other.large_active_ = false;
+  other.reset();  // the moved-from accumulator is empty and usable
+  return *this;
+}
 
 void FastExactAccumulator::reset() {
   std::memset(pos_, 0, sizeof pos_);
@@ -264,8 +298,8 @@ void FastExactAccumulator::fold_cells() {
 
 void FastExactAccumulator::enter_large() {
   if (!large_) {
-    auto& spare = spare_large();
-    large_ = spare ? std::move(spare) : std::make_unique<Large>();
+    auto* spare = spare_large();
+    large_ = spare && *spare ? std::move(*spare) : std::make_unique<Large>();
   }
   large_active_ = true;
 }

@@ -375,6 +375,28 @@ TEST(FastExact, MillionsOfLargestDouble) {
   expect_same(fast_exact_sum(alternating), boost_exact_sum(alternating), "alternating");
 }
 
+TEST(FastExact, RoundLimbsReadsOnlyItsLimbs) {
+  // A tiny value in a short limb array followed by set bits: rounding it into a narrow format
+  // (quantum far above the array) must give 0, never look past `count` limbs.
+  std::uint64_t buffer[FastExactAccumulator::kLimbs];
+  std::fill(std::begin(buffer), std::end(buffer), ~std::uint64_t{0});
+  buffer[0] = 1;  // 2^-1074
+  for (Format f : all_formats) {
+    const double expected = f == Format::f64 ? kMinSub : 0.0;
+    EXPECT_TRUE(same_bits(round_limbs(buffer, 1, f), expected)) << name(f);
+  }
+  buffer[1] = 0;  // 2^-1074 in two limbs: the top limb is zero
+  for (Format f : all_formats)
+    EXPECT_TRUE(same_bits(round_limbs(buffer, 2, f), f == Format::f64 ? kMinSub : 0.0)) << name(f);
+  // Tiny sums through the accumulator, in every format (half the smallest subnormal and below).
+  for (Format f : all_formats) {
+    const double half = smallest_subnormal(f) / 2;
+    check({half}, "half the smallest subnormal of " + std::string(name(f)));
+    check({half, kMinSub}, "just above half");
+    check({-half / 4, kMinSub});
+  }
+}
+
 // ---------------------------------------------------------------- random and adversarial
 
 // Values from several families, exact in `f`.
@@ -495,7 +517,8 @@ TEST(FastExact, HandAndRandomAgainstMpfr) {
   std::printf("checked %llu inputs against MPFR\n", static_cast<unsigned long long>(g_mpfr_checked));
 }
 
-// rounded() after more addends arrive: the accumulator keeps working after result().
+// rounded() after more addends arrive: the accumulator keeps working after result(), after a
+// move and after reset().
 TEST(FastExact, ContinuesAfterResult) {
   FastExactAccumulator acc(0);
   BoostExactAccumulator ref;
@@ -510,9 +533,23 @@ TEST(FastExact, ContinuesAfterResult) {
     expect_same(acc.result(), ref.result(), "round " + std::to_string(round));
     expect_rounding(acc, ref.result(), "round " + std::to_string(round));
   }
+  // Moved: the target carries on, the source is empty and usable.
+  FastExactAccumulator moved(std::move(acc));
+  expect_same(moved.result(), ref.result(), "moved");
+  EXPECT_EQ(acc.count(), 0u);  // NOLINT(bugprone-use-after-move): specified as empty
+  acc.add(3.0);
+  EXPECT_EQ(acc.rounded(Format::f64), 3.0);
+  acc = std::move(moved);
+  expect_same(acc.result(), ref.result(), "move-assigned");
   acc.reset();
   EXPECT_EQ(acc.count(), 0u);
   expect_same(acc.result(), BoostExactAccumulator().result(), "after reset");
+  // Many long sums on one thread reuse the spare tables; their counts must come back clean.
+  for (int round = 0; round < 5; ++round) {
+    std::vector<double> xs(5000 + round, std::ldexp(1.0, round * 100 - 300));
+    xs[round] = -kMax;
+    expect_same(fast_exact_sum(xs), boost_exact_sum(xs), "reused tables " + std::to_string(round));
+  }
 }
 
 }  // namespace

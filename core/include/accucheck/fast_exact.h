@@ -86,7 +86,7 @@ class FastExactAccumulator {
   void add_large(const double* x, std::size_t n);
   void enter_large();
   void fold_cells();
-  static std::unique_ptr<Large>& spare_large();
+  static std::unique_ptr<Large>* spare_large();
   void slow_chunk(unsigned index, std::uint64_t bits);
   void flush_touched();
   void add_special(std::uint64_t bits);
