@@ -58,6 +58,37 @@ endfunction()
 
 include(GoogleTest OPTIONAL)
 
+# accucheck_fuzzer(NAME <name> SOURCES ... [DEPS ...] [TIMEOUT s])
+#   A fuzz target: the sources define LLVMFuzzerTestOneInput (and optionally
+#   LLVMFuzzerInitialize / LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver).
+#   ACCUCHECK_FUZZ ON:  a libFuzzer binary build-fuzz/fuzzers/<name>, linked with
+#                       ACCUCHECK_FUZZ_ENGINE (-fsanitize=fuzzer, or $LIB_FUZZING_ENGINE).
+#   ACCUCHECK_FUZZ OFF: the same sources against the standalone replay main
+#                       (fuzzers/replay_main.cpp, no libFuzzer) as build/fuzzers/<name>, and a
+#                       ctest <name>_corpus (label fuzz-regression) replaying every file of
+#                       corpora/<name>/seed and corpora/<name>/regressions (when corpora/<name>
+#                       exists).
+function(accucheck_fuzzer)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 900)
+  endif()
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+  set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzzers)
+  if(ACCUCHECK_FUZZ)
+    separate_arguments(engine UNIX_COMMAND "${ACCUCHECK_FUZZ_ENGINE}")
+    target_link_options(${ARG_NAME} PRIVATE ${engine})
+    return()
+  endif()
+  target_link_libraries(${ARG_NAME} PRIVATE accucheck::fuzz_replay_main)
+  set(corpus ${PROJECT_SOURCE_DIR}/corpora/${ARG_NAME})
+  if(ACCUCHECK_BUILD_TESTS AND EXISTS ${corpus})
+    add_test(NAME ${ARG_NAME}_corpus COMMAND ${ARG_NAME} ${corpus}/seed ${corpus}/regressions)
+    set_tests_properties(${ARG_NAME}_corpus PROPERTIES LABELS fuzz-regression TIMEOUT ${ARG_TIMEOUT})
+  endif()
+endfunction()
+
 # accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [DEFINES ...])
 #   A backend plugin: a C99 MODULE library built against core/include/accucheck/plugin.h only
 #   (it links nothing of accucheck), loaded at run time with --plugin.

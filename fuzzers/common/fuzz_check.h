@@ -1,0 +1,46 @@
+// What the workload fuzz targets share: which backends they run, judging through the one
+// verdict function (run_and_judge, check_determinism: check.h), and the crash report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/check.h"
+#include "accucheck/choice.h"
+#include "accucheck/workload.h"
+
+namespace accucheck::fuzz {
+
+// The backends a target runs: every CPU backend of the registry, or those whose name matches
+// one of the comma-separated globs of $ACCUCHECK_FUZZ_BACKENDS (read once), plus any added
+// with add_extra_backend (the mutant builds: fuzzers/mutants/). Registry order.
+const std::vector<const Backend*>& selected_backends();
+// Those of them with this storage format that run this kind of workload.
+const std::vector<const Backend*>& backends_for(Format f, WorkloadKind kind);
+// Adds a backend that is not in the product registry (a planted-bug mutant). Call before the
+// first selected_backends() (from LLVMFuzzerInitialize).
+void add_extra_backend(Backend backend);
+
+// Prints the report (target, what, the workload as a case file) to stderr and aborts, so
+// that libFuzzer keeps the input as a crash file and the replay main fails.
+[[noreturn]] void report_and_abort(const char* target, const std::string& what, const Workload& w,
+                                   const Backend* backend = nullptr, const std::string& verdict = "");
+
+// Runs every selected backend that supports the workload and judges every element
+// (run_and_judge: the stated bound, special values, overflow). With `every_property`, every
+// other property that applies to the backend is checked too: with core's properties.h,
+// check_property for correctly_rounded, determinism, scaling and negation (the same
+// functions the RapidCheck suites use); without it, check_determinism with permutations
+// drawn from `s`. $ACCUCHECK_FUZZ_PROPERTY_EVERY=K (default 1) checks those other properties
+// only on the workloads whose hash is 0 mod K (the stated bound always). Any failure is
+// reported and aborts. Returns the outcomes, one per backend
+// run, in the order of backends_for().
+struct Judged {
+  const Backend* backend;
+  BackendOutcome outcome;
+};
+std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property);
+
+}  // namespace accucheck::fuzz

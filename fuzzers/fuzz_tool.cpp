@@ -1,0 +1,469 @@
+// accucheck_fuzz_tool: the fuzzers' helper, built in the ordinary (g++) build.
+//
+//   accucheck_fuzz_tool seeds CORPORA_DIR      writes corpora/<target>/seed/ for every target
+//                                              (fuzzers/make-seeds.sh calls it)
+//   accucheck_fuzz_tool dicts DIR              writes <target>.dict with each format's special
+//                                              bit patterns (raw slots) and the readers' tokens
+//   accucheck_fuzz_tool encode CASE.json OUT   a case file (from `accucheck check`,
+//                                              fuzz_maxerr, a property) as a fuzz input
+//   accucheck_fuzz_tool decode KIND INPUT [OUT.json]
+//                                              a fuzz_dense / fuzz_maxerr (KIND dense), fuzz_sparse
+//                                              (sparse) or fuzz_product (product) input as a case
+//                                              file (stdout without OUT)
+//   accucheck_fuzz_tool selftest               the layout and the mutator: decode(encode(w)) == w,
+//                                              every mutation decodes to a valid workload
+//
+// Seeds are recorded choice streams: a SeededChoiceStream drives a generator family through a
+// RecordingChoiceStream, and the recorded bytes (behind the header of fuzz_input.h) decode to
+// the same workload, so each seed is one family at one seed, replayable and mutable.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "accucheck/case_file.h"
+#include "accucheck/exact.h"
+#include "accucheck/families.h"
+#include "accucheck/float_gen.h"
+#include "common/fuzz_input.h"
+#include "common/mutator.h"
+#ifdef ACCUCHECK_FUZZ_HAVE_NPY
+#include "accucheck/npy.h"
+#endif
+
+using namespace accucheck;
+using namespace accucheck::fuzz;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t fnv1a(const std::vector<std::uint8_t>& bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ULL;
+  return h;
+}
+
+// Seeds are named by content (like libFuzzer's corpus files), with a readable prefix.
+void write_seed(const fs::path& dir, const std::string& label, const std::vector<std::uint8_t>& bytes) {
+  fs::create_directories(dir);
+  char name[64];
+  std::snprintf(name, sizeof name, "-%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
+  write_file_atomically((dir / (label + name)).string(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+std::uint64_t format_index(Format f) {
+  for (std::uint64_t i = 0; i < 4; ++i)
+    if (all_formats[i] == f) return i;
+  return 0;
+}
+
+bool same_bits(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+bool same_workload(const Workload& a, const Workload& b) {
+  if (kind_of(a) != kind_of(b) || format_of(a) != format_of(b) || element_count(a) != element_count(b)) return false;
+  std::vector<double> x, y;
+  for (std::size_t e = 0; e < element_count(a); ++e) {
+    element_terms(a, e, x);
+    element_terms(b, e, y);
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_bits(x[i], y[i])) return false;
+  }
+  return true;
+}
+
+// One family-mode input: the header (format, family), then the family's recorded draws.
+std::vector<std::uint8_t> family_input(WorkloadKind kind, Format f, std::size_t family_index, std::uint64_t seed) {
+  const auto candidates = families_of(kind);
+  ChoiceWriter header;
+  header.put(format_choice(f, kind), kind == WorkloadKind::product ? 2 : 3);
+  header.put(family_index + 1, candidates.size());
+  SeededChoiceStream source(seed);
+  RecordingChoiceStream recorder(source);
+  const Workload made = generate(recorder, f, limits_for(kind), kind, candidates[family_index]);
+  std::vector<std::uint8_t> bytes = header.bytes();
+  bytes.insert(bytes.end(), recorder.bytes().begin(), recorder.bytes().end());
+  // The recorded stream must decode to the very workload the family made.
+  const Workload decoded = decode_input(bytes, kind).workload;
+  if (!same_workload(made, decoded)) {
+    std::fprintf(stderr, "seed of %s/%s (seed %llu) does not decode to the same workload\n", std::string(candidates[family_index]->name).c_str(),
+                 std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
+    std::exit(1);
+  }
+  return bytes;
+}
+
+DenseWorkload dense_of(Format f, std::vector<std::vector<double>> columns) {
+  DenseWorkload w;
+  w.format = f;
+  w.elements = columns.size();
+  w.steps = columns[0].size() - 1;
+  for (auto& c : columns) w.initial.push_back(round_to_format(c[0], f));
+  for (std::size_t t = 0; t < w.steps; ++t)
+    for (auto& c : columns) w.addends.push_back(round_to_format(c[t + 1], f));
+  return w;
+}
+
+// Hand-written raw-mode dense workloads: the known hard cases of BOUNDS.md and INCIDENTS.md.
+std::vector<std::pair<std::string, Workload>> raw_dense_cases() {
+  std::vector<std::pair<std::string, Workload>> out;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // Kahan's counterexample (Hallman & Ipsen): 2.2u*A for the value Kahan's loop returns.
+  out.push_back({"raw-kahan-counterexample", dense_of(Format::f64, {{-22.0, -(std::ldexp(1.0, 54) + 4), -(std::ldexp(1.0, 56) - 8), 8.0}})});
+  for (Format f : all_formats) {
+    const std::string fn(name(f));
+    const double big = largest_finite(f), tiny = smallest_subnormal(f);
+    out.push_back({"raw-overflow-partials-" + fn, dense_of(f, {{big, big, -big, -big, 1.0}})});
+    out.push_back({"raw-specials-" + fn, dense_of(f, {{1.0, inf, 2.0}, {nan, 1.0, 1.0}, {inf, -inf, 0.0}, {-0.0, -0.0, -0.0}})});
+    out.push_back({"raw-subnormals-" + fn, dense_of(f, {{tiny, -tiny, tiny * 3, smallest_normal(f) - tiny}})});
+    const double p2 = std::ldexp(1.0, traits(f).precision);
+    std::vector<double> stagnation(64, 0.5);
+    stagnation[0] = p2;
+    out.push_back({"raw-stagnation-" + fn, dense_of(f, {stagnation})});
+    std::vector<double> ties(40, 1.0);
+    ties[0] = p2;
+    out.push_back({"raw-ties-" + fn, dense_of(f, {ties})});
+  }
+  return out;
+}
+
+SparseWorkload raw_sparse_case(Format f) {
+  SparseWorkload s;
+  s.format = f;
+  s.rows = 4;
+  s.dim = 2;
+  s.steps = 2;
+  s.initial.assign(8, 0.0);
+  s.initial[0] = round_to_format(1e-3, f);
+  for (std::uint32_t q = 0; q < 6; ++q) {
+    s.row_index.push_back(q % 2);
+    s.values.push_back(round_to_format(q % 2 ? 0.25 : -0.125, f));
+    s.values.push_back(round_to_format(q % 3 ? 1e-4 : -1e-4, f));
+  }
+  s.step_offsets = {0, 3, 6};
+  return s;
+}
+
+// mxnet-16686's shape in small: C += A_t B_t over two steps whose A columns are about +0.5
+// then -0.5, B the same at both steps (the products nearly cancel), some B exactly 0 (relu).
+ProductWorkload raw_product_case(Format f) {
+  ProductWorkload p;
+  p.format = f;
+  p.rows = 2;
+  p.cols = 3;
+  p.batch = 1;
+  p.steps = 2;
+  p.initial = {0.0, round_to_format(1e-13, f), 0.0, 0.0, 0.0, round_to_format(-3e-14, f)};
+  p.a = {round_to_format(0.5000019, f), round_to_format(-0.4999981, f), round_to_format(-0.5000038, f), round_to_format(0.4999962, f)};
+  p.b = {round_to_format(7.5e-7, f), 0.0, round_to_format(3.1e-7, f), round_to_format(7.5e-7, f), 0.0, round_to_format(3.1e-7, f)};
+  return p;
+}
+
+// fuzz_oracle's input: format, encoding, count, repeat, direct limit, span, midway, addends.
+std::vector<std::uint8_t> oracle_input(Format f, bool raw, const std::vector<double>& values, std::size_t repeat,
+                                       std::uint64_t limit_choice, std::size_t span, std::size_t midway) {
+  ChoiceWriter w;
+  w.put(format_index(f), 3);
+  w.put(raw ? 1 : 0, 1);
+  w.put(std::min<std::size_t>(values.size(), 255), 255);
+  w.put(repeat - 1, 63);
+  w.put(limit_choice, 2);
+  w.put(span, 255);
+  w.put(midway, 255);
+  for (std::size_t i = 0; i < values.size() && i < 255; ++i) w.put(encode(values[i], f) & slot_mask(f), slot_mask(f));
+  return w.bytes();
+}
+
+std::vector<std::uint8_t> text_input(std::uint8_t selector, std::string_view text) {
+  std::vector<std::uint8_t> out(1 + text.size());
+  out[0] = selector;
+  std::copy(text.begin(), text.end(), out.begin() + 1);
+  return out;
+}
+
+const char* const kBoundTexts[] = {
+    "recursive(f32)", "anyorder(bf16)", "tree(numpy,f32)", "tree(pairwise,f64)", "tree(blocked:64,f16)", "tree(lanes:8,bf16)",
+    "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "widened(recursive(f32),bf16)", "products(f32)",
+    "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(2.5,bf16)", "ftz(recursive(f32),f16)",
+    "ulps(2)", "tree(blocked:0,f32)", "widened(widened(recursive(f64),f32),f16)",
+};
+
+const char* const kNumbers[] = {"0",        "-0",         "1.5",      "-2e-3",          "0x1.8p-3",  "inf",   "-inf",
+                                "nan",      "65504",      "65520",    "0x1p-1074",      "4.9e-324",  "1e-400", "1e400",
+                                "0x1.fffffffffffffp+1023",   "3.4028235e38", "1.00000005960464477539", "0.1", "-0x0p+0",
+                                "2.2250738585072011e-308",  "5e-324",  "1.0000000000000002220446", "9007199254740993"};
+
+void write_seeds(const fs::path& root) {
+  const std::uint64_t seeds_per_family = 2;
+  // fuzz_dense and fuzz_maxerr share the dense layout.
+  for (const char* target : {"fuzz_dense", "fuzz_maxerr"}) {
+    const fs::path dir = root / target / "seed";
+    const auto dense = families_of(WorkloadKind::dense);
+    for (Format f : all_formats)
+      for (std::size_t i = 0; i < dense.size(); ++i)
+        for (std::uint64_t k = 0; k < seeds_per_family; ++k)
+          write_seed(dir, std::string(dense[i]->name) + "-" + std::string(name(f)),
+                     family_input(WorkloadKind::dense, f, i, 1000 * (i + 1) + 10 * format_index(f) + k));
+    for (const auto& [label, w] : raw_dense_cases()) write_seed(dir, label, encode_raw(w));
+  }
+  {
+    const fs::path dir = root / "fuzz_sparse" / "seed";
+    const auto sparse = families_of(WorkloadKind::sparse);
+    for (Format f : all_formats) {
+      for (std::size_t i = 0; i < sparse.size(); ++i)
+        for (std::uint64_t k = 0; k < seeds_per_family; ++k)
+          write_seed(dir, std::string(sparse[i]->name) + "-" + std::string(name(f)),
+                     family_input(WorkloadKind::sparse, f, i, 5000 * (i + 1) + 10 * format_index(f) + k));
+      write_seed(dir, "raw-sparse-" + std::string(name(f)), encode_raw(raw_sparse_case(f)));
+    }
+  }
+  {
+    const fs::path dir = root / "fuzz_product" / "seed";
+    const auto product = families_of(WorkloadKind::product);
+    for (Format f : {Format::f32, Format::f16, Format::bf16}) {
+      for (std::size_t i = 0; i < product.size(); ++i)
+        for (std::uint64_t k = 0; k < seeds_per_family; ++k)
+          write_seed(dir, std::string(product[i]->name) + "-" + std::string(name(f)),
+                     family_input(WorkloadKind::product, f, i, 7000 * (i + 1) + 10 * format_index(f) + k));
+      write_seed(dir, "raw-product-" + std::string(name(f)), encode_raw(raw_product_case(f)));
+    }
+  }
+  {
+    const fs::path dir = root / "fuzz_oracle" / "seed";
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    for (Format f : all_formats) {
+      const std::string fn(name(f));
+      const double big = largest_finite(f), tiny = smallest_subnormal(f);
+      write_seed(dir, "oracle-empty-" + fn, oracle_input(f, true, {}, 1, 0, 0, 0));
+      write_seed(dir, "oracle-overflow-" + fn, oracle_input(f, true, {big, big, -big, 1.0}, 1, 0, 2, 2));
+      write_seed(dir, "oracle-subnormal-" + fn, oracle_input(f, true, {tiny, -tiny * 3, tiny * 5, -0.0}, 3, 0, 0, 1));
+      write_seed(dir, "oracle-negzero-" + fn, oracle_input(f, true, {-0.0, -0.0, -0.0}, 2, 1, 0, 1));
+      write_seed(dir, "oracle-specials-" + fn, oracle_input(f, true, {1.0, inf, -2.0, nan}, 1, 0, 0, 2));
+      write_seed(dir, "oracle-infs-" + fn, oracle_input(f, true, {inf, 1.0, -inf}, 1, 2, 0, 0));
+      // 64 x 64 equal addends: one chunk of the large superaccumulator fills and flushes.
+      write_seed(dir, "oracle-chunk-flush-" + fn, oracle_input(f, true, std::vector<double>(65, 1.5), 64, 1, 17, 100));
+      write_seed(dir, "oracle-long-mixed-" + fn,
+                 oracle_input(f, true, {1.0, -std::ldexp(1.0, -traits(f).precision), big / 8, -big / 8, tiny}, 64, 0, 255, 30));
+      // Recorded draws of the float decoder: a mix of simple, special and banded values.
+      for (std::uint64_t k = 0; k < 3; ++k) {
+        ChoiceWriter head;
+        head.put(format_index(f), 3);
+        head.put(0, 1);
+        head.put(60, 255);
+        head.put(k == 2 ? 40 : 0, 63);
+        head.put(k, 2);
+        head.put(k * 7, 255);
+        head.put(30, 255);
+        SeededChoiceStream source(77 + k + 10 * format_index(f));
+        RecordingChoiceStream rec(source);
+        for (int i = 0; i < 60; ++i) (void)draw_float(rec, f, true);
+        std::vector<std::uint8_t> bytes = head.bytes();
+        bytes.insert(bytes.end(), rec.bytes().begin(), rec.bytes().end());
+        write_seed(dir, "oracle-decoded-" + fn, bytes);
+      }
+    }
+  }
+  {
+    const fs::path dir = root / "fuzz_inputs" / "seed";
+    // Case files of every kind.
+    CaseFile c;
+    c.workload = std::get<DenseWorkload>(raw_dense_cases()[0].second);
+    c.backend = "kahan_f64";
+    c.bound = "kahan(f64)";
+    c.verdict = "ok";
+    c.found_by = "accucheck_fuzz_tool seeds";
+    c.note = "Kahan's counterexample";
+    c.seed = 7;
+    write_seed(dir, "case-dense", text_input(0, case_to_json(c)));
+    c = CaseFile{};
+    c.workload = raw_sparse_case(Format::f16);
+    write_seed(dir, "case-sparse", text_input(0, case_to_json(c)));
+    SeededChoiceStream ps(3);
+    c.workload = generate(ps, Format::bf16, GenerationLimits{}, WorkloadKind::product, families_of(WorkloadKind::product)[0]);
+    write_seed(dir, "case-product", text_input(0, case_to_json(c)));
+    write_seed(dir, "case-bad-version", text_input(0, "{\"accucheck_case\": 2, \"format\": \"f32\", \"workload\": \"dense\"}"));
+    for (const char* n : kNumbers) write_seed(dir, "number", text_input(1, n));
+    write_seed(dir, "json", text_input(2, "{\"a\": [1, 2.5e-3, \"x\\u00e9\", true, null, {\"b\": -0}]}"));
+    write_seed(dir, "json-deep", text_input(2, std::string(70, '[') + std::string(70, ']')));
+    for (const char* b : kBoundTexts) write_seed(dir, "bound", text_input(3, b));
+#ifdef ACCUCHECK_FUZZ_HAVE_NPY
+    const std::size_t shape[] = {2, 3};
+    const double values[] = {1.0, -0.0, 0.5, 65504.0, 1e-7, -2.0};
+    for (Format f : all_formats) {
+      const auto bytes = npy_bytes(f, shape, values);
+      write_seed(dir, "npy-" + std::string(name(f)), text_input(4, std::string(bytes.begin(), bytes.end())));
+    }
+#endif
+  }
+}
+
+std::string escaped(const std::vector<std::uint8_t>& bytes) {
+  std::string out;
+  char hex[8];
+  for (std::uint8_t b : bytes) {
+    std::snprintf(hex, sizeof hex, "\\x%02X", b);
+    out += hex;
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> big_endian(std::uint64_t bits, int bytes) {
+  std::vector<std::uint8_t> out;
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(bits >> (8 * i)));
+  return out;
+}
+
+void write_dicts(const fs::path& dir) {
+  fs::create_directories(dir);
+  // Raw slots: each format's special values and their negations, as big-endian bit patterns.
+  std::string raw = "# Special values of each format as raw-slot bit patterns (big-endian), both signs.\n"
+                    "# Written by `accucheck_fuzz_tool dicts` (fuzzers/make-seeds.sh); do not edit.\n";
+  for (Format f : all_formats) {
+    for (double v : special_values(f, true))
+      for (double s : {v, -v}) {
+        const std::uint64_t bits = encode(s, f) & slot_mask(f);
+        char label[64];
+        std::snprintf(label, sizeof label, "%s_%s", std::string(name(f)).c_str(), hex_float(s).c_str());
+        std::string key;
+        for (char ch : std::string(label)) key += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+        raw += key + "=\"" + escaped(big_endian(bits, slot_bytes(f))) + "\"\n";
+      }
+  }
+  for (const char* target : {"fuzz_dense", "fuzz_maxerr", "fuzz_sparse", "fuzz_product", "fuzz_oracle"})
+    write_file_atomically((dir / (std::string(target) + ".dict")).string(), raw);
+  std::string text = "# Tokens of the readers fuzz_inputs exercises.\n# Written by `accucheck_fuzz_tool dicts`; do not edit.\n";
+  auto token = [&](const std::string& t) {
+    std::string q;
+    for (char ch : t) {
+      if (ch == '"' || ch == '\\') q += '\\';
+      q += ch;
+    }
+    text += "\"" + q + "\"\n";
+  };
+  for (const char* t : {"\"accucheck_case\"", "\"workload\"", "\"format\"", "\"elements\"", "\"steps\"", "\"initial\"", "\"addends\"",
+                        "\"rows\"", "\"cols\"", "\"batch\"", "\"dim\"", "\"pairs\"", "\"row\"", "\"values\"", "\"a\"", "\"b\"",
+                        "\"backend\"", "\"bound\"", "\"verdict\"", "\"family\"", "\"seed\"", "\"found_by\"", "\"note\"",
+                        "\"zeros\"", "\"dense\"", "\"sparse\"", "\"product\"", "\"f64\"", "\"f32\"", "\"f16\"", "\"bf16\"",
+                        "true", "false", "null", "\\u0000", "\\ud800", "1e999", "0x1p-1074", "0x1.fffffffffffffp+1023", "nan",
+                        "inf", "-inf", "e-", "p+", "0x", "recursive", "anyorder", "tree", "numpy", "pairwise", "blocked:", "lanes:",
+                        "kahan", "neumaier", "widened", "products", "correctly_rounded", "faithful", "reproducible_binned",
+                        "stochastic", "ftz", "ulps", "\x93NUMPY", "'descr': '<f4'", "'fortran_order': False", "'shape': (",
+                        "'<f8'", "'<f2'", "'<u2'", "'<i4'", "'<i8'", "'>f4'"})
+    token(t);
+  write_file_atomically((dir / "fuzz_inputs.dict").string(), text);
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+int selftest() {
+  std::size_t checked = 0;
+  for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::sparse, WorkloadKind::product}) {
+    const auto fams = families_of(kind);
+    for (Format f : all_formats)
+      if (kind != WorkloadKind::product || f != Format::f64)
+      for (std::size_t i = 0; i < fams.size(); ++i)
+        for (std::uint64_t seed = 0; seed < 20; ++seed) {
+          std::vector<std::uint8_t> bytes = family_input(kind, f, i, seed);
+          Workload w = decode_input(bytes, kind).workload;
+          // raw encoding round trip
+          if (!same_workload(w, decode_input(encode_raw(w), kind).workload)) {
+            std::fprintf(stderr, "selftest: encode_raw does not round-trip %s/%s seed %llu\n", std::string(fams[i]->name).c_str(),
+                         std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
+            return 1;
+          }
+          // mutations: each result decodes to a valid workload; workload-level mutations round-trip
+          MutationRng rng(seed * 131 + i);
+          for (int m = 0; m < 40; ++m) {
+            const char* what = mutate_workload(w, rng);
+            if (const std::string bad = validate(w); !bad.empty()) {
+              std::fprintf(stderr, "selftest: mutation '%s' made an invalid workload: %s\n", what, bad.c_str());
+              return 1;
+            }
+            const Workload back = decode_input(encode_raw(w), kind).workload;
+            if (!same_workload(w, back)) {
+              std::fprintf(stderr, "selftest: after mutation '%s' the workload does not round-trip\n", what);
+              return 1;
+            }
+            w = back;
+            ++checked;
+          }
+          bytes.resize(bytes.size() + 16384);
+          std::size_t size = bytes.size() - 16384;
+          for (int m = 0; m < 10; ++m) {
+            size = mutate_input(bytes.data(), size, bytes.size(), static_cast<unsigned>(seed * 7 + m), kind);
+            const Workload mutated = decode_input(std::span<const std::uint8_t>(bytes.data(), size), kind).workload;
+            if (const std::string bad = validate(mutated); !bad.empty()) {
+              std::fprintf(stderr, "selftest: mutate_input made an invalid workload: %s\n", bad.c_str());
+              return 1;
+            }
+          }
+        }
+  }
+  std::printf("selftest: %zu mutations round-tripped\n", checked);
+  return 0;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: accucheck_fuzz_tool seeds CORPORA_DIR | dicts DIR | encode CASE.json OUT | decode dense|sparse|product INPUT [OUT.json]"
+               " | selftest\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string command = argv[1];
+  try {
+    if (command == "seeds" && argc == 3) {
+      write_seeds(argv[2]);
+      return 0;
+    }
+    if (command == "dicts" && argc == 3) {
+      write_dicts(argv[2]);
+      return 0;
+    }
+    if (command == "selftest") return selftest();
+    if (command == "encode" && argc == 4) {
+      const CaseFile c = read_case_file(argv[2]);
+      const auto bytes = encode_raw(c.workload);
+      if (!same_workload(c.workload, decode_input(bytes, kind_of(c.workload)).workload))
+        std::fprintf(stderr, "%s: note: the workload exceeds the fuzz limits and was clamped\n", argv[2]);
+      write_file_atomically(argv[3], std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      return 0;
+    }
+    if (command == "decode" && (argc == 4 || argc == 5)) {
+      const std::string kind = argv[2];
+      if (kind != "dense" && kind != "sparse" && kind != "product") return usage();
+      const auto bytes = read_bytes(argv[3]);
+      CaseFile c;
+      c.workload = decode_input(bytes, kind == "dense"    ? WorkloadKind::dense
+                                       : kind == "sparse" ? WorkloadKind::sparse
+                                                          : WorkloadKind::product)
+                       .workload;
+      c.found_by = std::string("fuzz input ") + fs::path(argv[3]).filename().string();
+      const std::string json = case_to_json(c);
+      if (argc == 5) write_file_atomically(argv[4], json);
+      else std::fputs(json.c_str(), stdout);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accucheck_fuzz_tool: %s\n", e.what());
+    return 1;
+  }
+  return usage();
+}
