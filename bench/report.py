@@ -379,6 +379,23 @@ def main():
                       f"{fmt_ns(budget)} ns/addend for exact_element + judge; judge alone takes "
                       f"{fmt_ns(100 * j / (e + j))}% of that part, the gather {fmt_ns(100 * (e - c) / (e + j))}%, "
                       f"the exact sums {fmt_ns(100 * c / (e + j))}%.")
+        for r, f, xs in flat if flat else []:
+            if r <= FLAT_MAX:
+                continue
+            for n in SIZES[2:]:
+                fe = per_addend(results, "fast_exact", f, n)
+                twin = per_addend(results, "fast_exact_rounded", f, n)
+                naive = per_addend(results, "naive_ordered", f, n)
+                if None in (fe, twin, naive) or fe / xs[0] <= FLAT_MAX:
+                    continue
+                w(f"- growth of fast_exact {f} at n = {size_label(n)}: {fmt_ns(fe)} ns/addend against "
+                  f"{fmt_ns(xs[0])} at 10^4. fast_exact_rounded runs the same accumulation (only the "
+                  f"finishing differs, once per call) and measured {fmt_ns(twin)} ns/addend at this n in "
+                  f"this run; naive_ordered {fmt_ns(naive)}. "
+                  + ("A growth that its twin does not show is a disturbance of that benchmark's time slot "
+                     "on the shared machine, not a cost of the algorithm; rerun to confirm."
+                     if twin / xs[0] <= FLAT_MAX else
+                     "Its twin shows the growth too: the accumulation itself is slower at this n."))
         soft = [(f, per_addend(results, "naive_backend", f, 1_000_000)) for f in ("f16", "bf16")]
         soft = [(f, x) for f, x in soft if x is not None]
         if soft:
