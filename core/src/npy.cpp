@@ -406,7 +406,7 @@ NpyArray read_npy(const std::string& path, const NpyLimits& limits) {
   // Bytes of the data already read with the prefix (a tiny header), then the rest.
   a.data.resize(static_cast<std::size_t>(layout.data_bytes));
   const std::size_t already = head.size() > layout.data_offset ? head.size() - layout.data_offset : 0;
-  std::memcpy(a.data.data(), head.data() + layout.data_offset, already);
+  if (already) std::memcpy(a.data.data(), head.data() + layout.data_offset, already);
   read_exactly(a.data.data() + already, a.data.size() - already);
   return a;
 }

@@ -5,10 +5,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cmath>
@@ -109,120 +112,302 @@ void decode_values(const unsigned char* in, std::size_t count, Format f, std::sp
 }
 
 // ---- calling into a plugin ------------------------------------------------------------------
+//
+// Every call is described by a Request and a region of memory laid out as
+//   [header][guard][result buffer][guard][inputs: addends, or step offsets, row indices, values]
+// with each part 64-byte aligned. In process, the region is a local allocation. Isolated, it is
+// a memfd shared with a worker process: the parent encodes the workload into it, sends the
+// Request over a socket, and the worker calls the plugin on the region and answers with the
+// return code. The worker is forked once and reused (one fork per call in fork_per_call
+// mode); when it dies, hangs or overruns, the call fails and the next call forks a new one.
 
-// The memory a call writes: [status][guard][buffer][guard]. Shared with the child in
-// fork_per_call mode, so that the parent sees the buffer and the status the child wrote.
-struct CallStatus {
-  volatile int finished;
-  volatile int rc;
+constexpr std::size_t kAlign = 64;
+
+std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+struct Request {
+  std::uint64_t sequence = 0;
+  std::uint64_t total = 0;      // bytes of the region
+  std::uintptr_t function = 0;  // the plugin's accumulate function (the worker is a fork: same addresses)
+  std::uint32_t kind = 0;       // 0 dense, 1 sparse
+  std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0;
+  std::uint64_t buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0;
 };
 
-class CallRegion {
+struct Response {
+  std::uint64_t sequence = 0;
+  std::int32_t rc = 0;
+};
+
+// Offsets of a dense call: `inputs` holds the addends.
+Request dense_request(std::size_t buffer_bytes, std::size_t addends_bytes) {
+  Request r;
+  r.kind = 0;
+  r.buffer_offset = 2 * kAlign;
+  r.buffer_bytes = buffer_bytes;
+  r.inputs_offset = aligned(r.buffer_offset + buffer_bytes + kGuardBytes);
+  r.total = aligned(r.inputs_offset + addends_bytes) + kAlign;
+  return r;
+}
+
+// Offsets of a sparse call: step offsets, row indices, values.
+Request sparse_request(std::size_t buffer_bytes, std::size_t offsets_bytes, std::size_t index_bytes, std::size_t values_bytes) {
+  Request r;
+  r.kind = 1;
+  r.buffer_offset = 2 * kAlign;
+  r.buffer_bytes = buffer_bytes;
+  r.inputs_offset = aligned(r.buffer_offset + buffer_bytes + kGuardBytes);
+  r.index_offset = aligned(r.inputs_offset + offsets_bytes);
+  r.values_offset = aligned(r.index_offset + index_bytes);
+  r.total = aligned(r.values_offset + values_bytes) + kAlign;
+  return r;
+}
+
+using DenseFunction = int (*)(const accucheck_dense_problem*);
+using SparseFunction = int (*)(const accucheck_sparse_problem*);
+
+// Calls the plugin on a filled region (in the worker, or in process).
+int execute(const Request& r, unsigned char* base) {
+  if (r.kind == 0) {
+    const accucheck_dense_problem problem{r.elements, r.steps, base + r.inputs_offset, base + r.buffer_offset};
+    return reinterpret_cast<DenseFunction>(r.function)(&problem);
+  }
+  const accucheck_sparse_problem problem{r.rows,
+                                         r.dim,
+                                         r.steps,
+                                         reinterpret_cast<const size_t*>(base + r.inputs_offset),
+                                         reinterpret_cast<const std::uint32_t*>(base + r.index_offset),
+                                         base + r.values_offset,
+                                         base + r.buffer_offset};
+  return reinterpret_cast<SparseFunction>(r.function)(&problem);
+}
+
+void set_guards(const Request& r, unsigned char* base) {
+  std::memset(base + r.buffer_offset - kGuardBytes, kGuardByte, kGuardBytes);
+  std::memset(base + r.buffer_offset + r.buffer_bytes, kGuardByte, kGuardBytes);
+}
+
+// "" when both guards are intact, else where the plugin wrote out of bounds.
+std::string guard_damage(const Request& r, const unsigned char* base) {
+  const unsigned char* before = base + r.buffer_offset - kGuardBytes;
+  const unsigned char* after = base + r.buffer_offset + r.buffer_bytes;
+  const bool front = std::any_of(before, before + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
+  const bool back = std::any_of(after, after + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
+  if (front && back) return "wrote outside its result buffer (before its start and past its end)";
+  if (front) return "wrote before the start of its result buffer";
+  if (back) return "wrote past the end of its result buffer";
+  return "";
+}
+
+bool send_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// Reads exactly n bytes; false on end of file or error.
+bool receive_all(int fd, void* data, std::size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t k = recv(fd, p, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+std::atomic<std::uint64_t> g_plugin_generation{0};  // plugins loaded so far: a worker forked before a load lacks it
+
+// The worker process and the memory it shares with the parent.
+class Worker {
  public:
-  CallRegion(std::size_t buffer_bytes, bool shared) : buffer_bytes_(buffer_bytes) {
-    size_ = kGuardBytes + kGuardBytes + buffer_bytes + kGuardBytes;  // the first block holds the status
-    if (shared) {
-      void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) throw BackendFailure(std::string("cannot map shared memory for a plugin call: ") + std::strerror(errno));
+  ~Worker() { stop(true); }
+
+  // Maps at least `total` bytes of the shared region (forking the worker first when there is
+  // none, or when plugins were loaded after it was forked) and returns its base.
+  unsigned char* region(std::size_t total) {
+    if (pid_ > 0 && generation_ != g_plugin_generation.load()) stop(false);
+    if (pid_ <= 0) start();
+    if (total > mapped_) {
+      const std::size_t size = std::max(total, 2 * mapped_);
+      if (ftruncate(memfd_, static_cast<off_t>(size)) != 0) throw BackendFailure(std::string("cannot grow the shared region: ") + std::strerror(errno));
+      if (base_) munmap(base_, mapped_);
+      void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
+      if (p == MAP_FAILED) {
+        base_ = nullptr;
+        mapped_ = 0;
+        throw BackendFailure(std::string("cannot map the shared region: ") + std::strerror(errno));
+      }
       base_ = static_cast<unsigned char*>(p);
-      mapped_ = true;
-    } else {
-      owned_.assign(size_, 0);
-      base_ = owned_.data();
+      mapped_ = size;
     }
-    std::memset(base_, 0, kGuardBytes);
-    std::memset(base_ + kGuardBytes, kGuardByte, kGuardBytes);
-    std::memset(buffer() + buffer_bytes_, kGuardByte, kGuardBytes);
-  }
-  ~CallRegion() {
-    if (mapped_) munmap(base_, size_);
-  }
-  CallRegion(const CallRegion&) = delete;
-  CallRegion& operator=(const CallRegion&) = delete;
-
-  CallStatus* status() { return reinterpret_cast<CallStatus*>(base_); }
-  unsigned char* buffer() { return base_ + 2 * kGuardBytes; }
-  // "" when both guards are intact, else where the plugin wrote out of bounds.
-  std::string guard_damage() const {
-    const unsigned char* before = base_ + kGuardBytes;
-    const unsigned char* after = base_ + 2 * kGuardBytes + buffer_bytes_;
-    const bool front = std::any_of(before, before + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
-    const bool back = std::any_of(after, after + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
-    if (front && back) return "wrote outside its result buffer (before its start and past its end)";
-    if (front) return "wrote before the start of its result buffer";
-    if (back) return "wrote past the end of its result buffer";
-    return "";
+    return base_;
   }
 
- private:
-  std::size_t buffer_bytes_, size_ = 0;
-  unsigned char* base_ = nullptr;
-  bool mapped_ = false;
-  std::vector<unsigned char> owned_;
-};
-
-// Runs `call(buffer)` (the plugin's accumulate function on a problem whose result buffer is
-// `buffer`) with `initial` copied into the buffer first; returns the buffer's bytes after.
-// Every way the call can fail becomes a BackendFailure naming the backend and the function.
-template <class Call>
-std::vector<unsigned char> call_plugin(const std::string& what, const PluginOptions& options,
-                                       const std::vector<unsigned char>& initial, Call call) {
-  const bool fork_call = options.isolation == PluginIsolation::fork_per_call;
-  CallRegion region(initial.size(), fork_call);
-  std::memcpy(region.buffer(), initial.data(), initial.size());
-  CallStatus* status = region.status();
-  if (!fork_call) {
-    status->rc = call(region.buffer());
-    status->finished = 1;
-  } else {
-    int pipe_fds[2];
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-      throw BackendFailure(what + ": cannot create a pipe: " + std::strerror(errno));
-    std::fflush(nullptr);  // no buffered output duplicated into the child
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(pipe_fds[0]);
-      close(pipe_fds[1]);
-      throw BackendFailure(what + ": cannot fork: " + std::strerror(errno));
-    }
-    if (pid == 0) {
-      close(pipe_fds[0]);
-      default_crash_signals();
-      const int rc = call(region.buffer());
-      status->rc = rc;
-      status->finished = 1;
-      _exit(0);
-    }
-    close(pipe_fds[1]);
-    // The pipe's write end closes when the child ends, however it ends.
-    pollfd pfd{pipe_fds[0], POLLIN, 0};
+  // Runs the request on the region filled by the caller; returns the plugin's return code or
+  // throws BackendFailure for a worker that crashed, exited or did not answer in time.
+  int call(Request r, const std::string& what, const PluginOptions& options) {
+    r.sequence = ++sequence_;
+    if (!send_all(socket_, &r, sizeof r)) return died(what);
+    pollfd pfd{socket_, POLLIN, 0};
     const double ms = std::min(options.timeout_seconds * 1000.0, 2.0e9);
     int ready;
     do ready = poll(&pfd, 1, static_cast<int>(ms));
     while (ready < 0 && errno == EINTR);
-    close(pipe_fds[0]);
-    if (ready == 0) kill(pid, SIGKILL);
-    int wstatus = 0;
-    pid_t waited;
-    do waited = waitpid(pid, &wstatus, 0);
-    while (waited < 0 && errno == EINTR);
     if (ready == 0) {
+      stop(true);
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%g", options.timeout_seconds);
       throw BackendFailure(what + " timed out after " + seconds + " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)");
     }
-    if (waited == pid && WIFSIGNALED(wstatus))
-      throw BackendFailure(what + " crashed with " + signal_text(WTERMSIG(wstatus)));
-    if (!status->finished) {
-      if (waited == pid && WIFEXITED(wstatus))
-        throw BackendFailure(what + " exited the process (status " + std::to_string(WEXITSTATUS(wstatus)) +
-                             ") instead of returning");
-      throw BackendFailure(what + " did not return");
+    Response response;
+    if (!receive_all(socket_, &response, sizeof response) || response.sequence != r.sequence) return died(what);
+    return response.rc;
+  }
+
+  void stop(bool kill_it) {
+    if (base_) munmap(base_, mapped_);
+    base_ = nullptr;
+    mapped_ = 0;
+    if (memfd_ >= 0) close(memfd_);
+    memfd_ = -1;
+    if (socket_ >= 0) close(socket_);  // the worker reads end of file and exits
+    socket_ = -1;
+    if (pid_ > 0) {
+      if (kill_it) kill(pid_, SIGKILL);
+      int status;
+      while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+  }
+
+ private:
+  void start() {
+    memfd_ = memfd_create("accucheck-plugin-call", MFD_CLOEXEC);
+    if (memfd_ < 0) throw BackendFailure(std::string("cannot create the shared region: ") + std::strerror(errno));
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+      const int saved = errno;
+      stop(false);
+      throw BackendFailure(std::string("cannot create a socket pair: ") + std::strerror(saved));
+    }
+    generation_ = g_plugin_generation.load();
+    std::fflush(nullptr);  // no buffered output duplicated into the worker
+    const pid_t pid = fork();
+    if (pid < 0) {
+      const int saved = errno;
+      close(fds[0]);
+      close(fds[1]);
+      stop(false);
+      throw BackendFailure(std::string("cannot fork a plugin worker: ") + std::strerror(saved));
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      serve(fds[1], memfd_);
+    }
+    close(fds[1]);
+    socket_ = fds[0];
+    pid_ = pid;
+  }
+
+  // The worker: one request at a time until the parent closes the socket. Never returns.
+  [[noreturn]] static void serve(int socket, int memfd) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
+    default_crash_signals();
+    unsigned char* base = nullptr;
+    std::size_t mapped = 0;
+    for (;;) {
+      Request r;
+      if (!receive_all(socket, &r, sizeof r)) _exit(0);
+      if (r.total > mapped) {
+        if (base) munmap(base, mapped);
+        void* p = mmap(nullptr, r.total, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+        if (p == MAP_FAILED) _exit(3);
+        base = static_cast<unsigned char*>(p);
+        mapped = r.total;
+      }
+      Response response{r.sequence, execute(r, base)};
+      if (!send_all(socket, &response, sizeof response)) _exit(0);
     }
   }
-  if (status->rc != 0) throw BackendFailure(what + " returned " + std::to_string(status->rc) + " (an error)");
-  if (auto damage = region.guard_damage(); !damage.empty()) throw BackendFailure(what + " " + damage);
-  return std::vector<unsigned char>(region.buffer(), region.buffer() + initial.size());
+
+  // The worker is gone: why.
+  [[noreturn]] int died(const std::string& what) {
+    int status = 0;
+    pid_t waited;
+    do waited = waitpid(pid_, &status, 0);
+    while (waited < 0 && errno == EINTR);
+    pid_ = -1;
+    stop(false);
+    if (waited > 0 && WIFSIGNALED(status)) throw BackendFailure(what + " crashed with " + signal_text(WTERMSIG(status)));
+    if (waited > 0 && WIFEXITED(status))
+      throw BackendFailure(what + " exited the process (status " + std::to_string(WEXITSTATUS(status)) + ") instead of returning");
+    throw BackendFailure(what + " did not return (the plugin worker is gone)");
+  }
+
+  pid_t pid_ = -1;
+  int socket_ = -1, memfd_ = -1;
+  unsigned char* base_ = nullptr;
+  std::size_t mapped_ = 0;
+  std::uint64_t sequence_ = 0, generation_ = 0;
+};
+
+std::mutex& worker_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+Worker& worker() {
+  static Worker w;
+  return w;
+}
+
+// Runs one plugin call: `fill` writes the initial buffer and the inputs into the region at the
+// request's offsets; returns the result buffer's bytes. Every way the call can fail is a
+// BackendFailure naming the backend and the function.
+template <class Fill>
+std::vector<unsigned char> call_plugin(const std::string& what, const PluginOptions& options, Request request, Fill fill) {
+  std::vector<unsigned char> out(request.buffer_bytes);
+  if (options.isolation == PluginIsolation::in_process) {
+    std::vector<unsigned char> local(request.total);
+    unsigned char* base = local.data();
+    fill(base);
+    set_guards(request, base);
+    const int rc = execute(request, base);
+    if (rc != 0) throw BackendFailure(what + " returned " + std::to_string(rc) + " (an error)");
+    if (auto damage = guard_damage(request, base); !damage.empty()) throw BackendFailure(what + " " + damage);
+    std::memcpy(out.data(), base + request.buffer_offset, out.size());
+    return out;
+  }
+  std::lock_guard lock(worker_mutex());
+  Worker& w = worker();
+  struct OnePerCall {  // fork_per_call: the worker ends after this call, whatever happens
+    Worker& w;
+    bool active;
+    ~OnePerCall() {
+      if (active) w.stop(false);
+    }
+  } one_per_call{w, options.isolation == PluginIsolation::fork_per_call};
+  unsigned char* base = w.region(request.total);
+  fill(base);
+  set_guards(request, base);
+  const int rc = w.call(request, what, options);
+  if (auto damage = guard_damage(request, base); !damage.empty()) {
+    w.stop(true);  // its memory may be damaged too: the next call starts a fresh worker
+    throw BackendFailure(what + " " + damage);
+  }
+  if (rc != 0) throw BackendFailure(what + " returned " + std::to_string(rc) + " (an error)");
+  std::memcpy(out.data(), base + request.buffer_offset, out.size());
+  return out;
 }
 
 // An enum field as the integer the plugin stored (it may be outside the enum's values, which
@@ -261,12 +446,13 @@ Backend make_backend(const accucheck_backend& b, BoundExpr bound, const std::str
         throw BackendFailure(name + " stores " + std::string(accucheck::name(storage)) + ", the workload is " +
                              std::string(accucheck::name(w.format)));
       const std::size_t size = item_size(storage);
-      std::vector<unsigned char> addends(w.addends.size() * size), initial(w.elements * size);
-      encode_values(w.addends.data(), w.addends.size(), storage, addends.data());
-      encode_values(w.initial.data(), w.elements, storage, initial.data());
-      const auto out = call_plugin(name + ": accumulate_dense", options, initial, [&](unsigned char* buffer) {
-        accucheck_dense_problem problem{w.elements, w.steps, addends.data(), buffer};
-        return fn(&problem);
+      Request r = dense_request(w.elements * size, w.addends.size() * size);
+      r.function = reinterpret_cast<std::uintptr_t>(fn);
+      r.elements = w.elements;
+      r.steps = w.steps;
+      const auto out = call_plugin(name + ": accumulate_dense", options, r, [&](unsigned char* base) {
+        encode_values(w.initial.data(), w.elements, storage, base + r.buffer_offset);
+        encode_values(w.addends.data(), w.addends.size(), storage, base + r.inputs_offset);
       });
       decode_values(out.data(), w.elements, storage, result);
     };
@@ -277,13 +463,21 @@ Backend make_backend(const accucheck_backend& b, BoundExpr bound, const std::str
         throw BackendFailure(name + " stores " + std::string(accucheck::name(storage)) + ", the workload is " +
                              std::string(accucheck::name(w.format)));
       const std::size_t size = item_size(storage);
-      std::vector<unsigned char> values(w.values.size() * size), initial(w.rows * w.dim * size);
-      encode_values(w.values.data(), w.values.size(), storage, values.data());
-      encode_values(w.initial.data(), w.rows * w.dim, storage, initial.data());
-      const std::vector<size_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
-      const auto out = call_plugin(name + ": accumulate_sparse", options, initial, [&](unsigned char* table) {
-        accucheck_sparse_problem problem{w.rows, w.dim, w.steps, offsets.data(), w.row_index.data(), values.data(), table};
-        return fn(&problem);
+      Request r = sparse_request(w.rows * w.dim * size, w.step_offsets.size() * sizeof(size_t),
+                                 w.row_index.size() * sizeof(std::uint32_t), w.values.size() * size);
+      r.function = reinterpret_cast<std::uintptr_t>(fn);
+      r.rows = w.rows;
+      r.dim = w.dim;
+      r.steps = w.steps;
+      const auto out = call_plugin(name + ": accumulate_sparse", options, r, [&](unsigned char* base) {
+        encode_values(w.initial.data(), w.rows * w.dim, storage, base + r.buffer_offset);
+        for (std::size_t t = 0; t < w.step_offsets.size(); ++t) {
+          const size_t offset = w.step_offsets[t];
+          std::memcpy(base + r.inputs_offset + t * sizeof(size_t), &offset, sizeof offset);
+        }
+        if (!w.row_index.empty())
+          std::memcpy(base + r.index_offset, w.row_index.data(), w.row_index.size() * sizeof(std::uint32_t));
+        encode_values(w.values.data(), w.values.size(), storage, base + r.values_offset);
       });
       decode_values(out.data(), w.rows * w.dim, storage, result);
     };
@@ -387,9 +581,10 @@ PluginOptions plugin_options_from_environment() {
   PluginOptions options;
   if (const char* isolation = std::getenv("ACCUCHECK_PLUGIN_ISOLATION"); isolation && *isolation) {
     const std::string value = isolation;
-    if (value == "fork") options.isolation = PluginIsolation::fork_per_call;
+    if (value == "worker") options.isolation = PluginIsolation::worker;
+    else if (value == "fork") options.isolation = PluginIsolation::fork_per_call;
     else if (value == "none") options.isolation = PluginIsolation::in_process;
-    else throw PluginError("ACCUCHECK_PLUGIN_ISOLATION: '" + value + "' is neither 'fork' nor 'none'");
+    else throw PluginError("ACCUCHECK_PLUGIN_ISOLATION: '" + value + "' is not worker, fork or none");
   }
   if (const char* timeout = std::getenv("ACCUCHECK_PLUGIN_TIMEOUT"); timeout && *timeout)
     options.timeout_seconds = parse_timeout(timeout);
@@ -414,7 +609,7 @@ std::vector<std::string> load_plugin(const std::string& path, const PluginOption
   for (const auto& b : registry.all())
     if (b.origin == absolute) return {};
 
-  if (options.isolation == PluginIsolation::fork_per_call) probe_in_child(path, absolute);
+  if (options.isolation != PluginIsolation::in_process) probe_in_child(path, absolute);
   dlerror();
   void* handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -454,6 +649,7 @@ std::vector<std::string> load_plugin(const std::string& path, const PluginOption
   }
   if (std::find(loaded_list().begin(), loaded_list().end(), absolute) == loaded_list().end())
     loaded_list().push_back(absolute);
+  ++g_plugin_generation;  // a worker forked before this load does not have the library
   return names;
 }
 

@@ -105,7 +105,7 @@ TEST(PluginLoader, LoadsTheGoodExampleWithItsDeclarations) {
 // The example backends do what the built-in ones do, so their results agree bit for bit: the
 // values cross the ABI as raw bits of the storage format and come back decoded exactly.
 TEST(PluginLoader, ExampleResultsMatchTheBuiltinsBitForBit) {
-  for (PluginIsolation isolation : {PluginIsolation::fork_per_call, PluginIsolation::in_process}) {
+  for (PluginIsolation isolation : {PluginIsolation::worker, PluginIsolation::fork_per_call, PluginIsolation::in_process}) {
     Registry registry;
     PluginOptions options;
     options.isolation = isolation;
@@ -283,19 +283,26 @@ class MisbehavingPluginTest : public ::testing::TestWithParam<Misbehaviour> {};
 
 TEST_P(MisbehavingPluginTest, BecomesABackendFailure) {
   const Misbehaviour& m = GetParam();
-  Registry registry;
-  PluginOptions options;
-  options.timeout_seconds = 1;
-  load_plugin(test_plugin(m.variant), options, registry);
-  const Backend* b = registry.find("test.variant");
-  ASSERT_NE(b, nullptr);
-  // Short cases run normally (the variants misbehave from 4 steps on).
-  EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 3, 3, 1)).violated());
-  const auto outcome = run_and_judge(*b, random_dense(Format::f32, 3, 10, 2));
-  EXPECT_EQ(outcome.worst, Verdict::backend_failed);
-  EXPECT_NE(outcome.failure.find("test.variant: accumulate_dense"), std::string::npos) << outcome.failure;
-  EXPECT_NE(outcome.failure.find(m.message), std::string::npos) << outcome.failure;
-  EXPECT_TRUE(outcome.violated());
+  for (PluginIsolation isolation : {PluginIsolation::worker, PluginIsolation::fork_per_call}) {
+    Registry registry;
+    PluginOptions options;
+    options.isolation = isolation;
+    options.timeout_seconds = 1;
+    load_plugin(test_plugin(m.variant), options, registry);
+    const Backend* b = registry.find("test.variant");
+    ASSERT_NE(b, nullptr);
+    // Short cases run normally (the variants misbehave from 4 steps on).
+    EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 3, 3, 1)).violated());
+    for (int round = 0; round < 2; ++round) {
+      const auto outcome = run_and_judge(*b, random_dense(Format::f32, 3, 10, 2));
+      EXPECT_EQ(outcome.worst, Verdict::backend_failed);
+      EXPECT_NE(outcome.failure.find("test.variant: accumulate_dense"), std::string::npos) << outcome.failure;
+      EXPECT_NE(outcome.failure.find(m.message), std::string::npos) << outcome.failure;
+      EXPECT_TRUE(outcome.violated());
+      // The caller goes on: the next call (in a new worker when the old one died) works.
+      EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 2, 3, 5)).violated()) << "after " << m.variant;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, MisbehavingPluginTest,
@@ -305,6 +312,28 @@ INSTANTIATE_TEST_SUITE_P(Variants, MisbehavingPluginTest,
                              Misbehaviour{"hang", "timed out after 1 s"},
                              Misbehaviour{"overrun", "wrote past the end of its result buffer"}),
                          [](const auto& info) { return std::string(info.param.variant); });
+
+// The worker is forked at the first call; a plugin loaded after that is still callable (the
+// worker is replaced by one forked after the load).
+TEST(PluginLoader, PluginsLoadedAfterTheWorkerStartedAreCallable) {
+  Registry first, second;
+  load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, first);
+  EXPECT_FALSE(run_and_judge(*first.find("example.naive_f64"), random_dense(Format::f64, 2, 9, 1)).violated());
+  load_plugin(test_plugin("good"), second);
+  EXPECT_FALSE(run_and_judge(*second.find("test.variant"), random_dense(Format::f32, 2, 9, 1)).violated());
+  EXPECT_FALSE(run_and_judge(*first.find("example.naive_f64"), random_dense(Format::f64, 2, 9, 2)).violated());
+}
+
+// Large workloads grow the shared region; the results still agree with the built-in backend.
+TEST(PluginLoader, LargeWorkloadsCrossTheWorker) {
+  Registry registry;
+  load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, registry);
+  const Backend* mine = registry.find("example.naive_f64");
+  for (std::size_t elements : {1u, 1000u, 3u, 20000u}) {
+    const Workload w = random_dense(Format::f64, elements, 50, elements);
+    expect_same_bits(run(*mine, w), run(*Registry::global().find("naive_f64"), w), "elements " + std::to_string(elements));
+  }
+}
 
 TEST(PluginLoader, InProcessIsolationStillReportsErrorsAndOverruns) {
   Registry registry;
@@ -329,6 +358,10 @@ TEST(PluginLoader, EnvironmentOptionsAreValidated) {
   EXPECT_THROW(plugin_options_from_environment(), PluginError);
   setenv("ACCUCHECK_PLUGIN_ISOLATION", "none", 1);
   EXPECT_EQ(plugin_options_from_environment().isolation, PluginIsolation::in_process);
+  setenv("ACCUCHECK_PLUGIN_ISOLATION", "fork", 1);
+  EXPECT_EQ(plugin_options_from_environment().isolation, PluginIsolation::fork_per_call);
+  setenv("ACCUCHECK_PLUGIN_ISOLATION", "worker", 1);
+  EXPECT_EQ(plugin_options_from_environment().isolation, PluginIsolation::worker);
   unsetenv("ACCUCHECK_PLUGIN_ISOLATION");
   setenv("ACCUCHECK_PLUGIN_TIMEOUT", "-3", 1);
   EXPECT_THROW(plugin_options_from_environment(), PluginError);

@@ -10,12 +10,14 @@
 // absolute path. Their results are validated the same way as every backend's: the returned
 // bits are decoded in the storage format and judged against the exact sum.
 //
-// Isolation: by default every call into a plugin runs in a forked child process, with the
-// result buffer in shared memory, so that a plugin that crashes (SIGSEGV, abort), exits,
-// hangs past the timeout, writes past the end of its buffer or returns non-zero becomes a
-// BackendFailure of that backend (verdict backend_failed) instead of ending the caller.
-// ACCUCHECK_PLUGIN_ISOLATION=none calls plugins in process (faster; for debuggers and
-// plugins that cannot run after fork, e.g. ones that initialised a GPU context before it);
+// Isolation: by default every call into a plugin runs in a worker process (forked once, reused
+// for every call; the workload and the result buffer in shared memory), so that a plugin that
+// crashes (SIGSEGV, abort), exits, hangs past the timeout, writes past the end of its buffer
+// or returns non-zero becomes a BackendFailure of that backend (verdict backend_failed)
+// instead of ending the caller; the next call forks a new worker.
+// ACCUCHECK_PLUGIN_ISOLATION=fork forks a fresh worker for every call (no plugin state carries
+// over between calls); =none calls plugins in process (for debuggers, and plugins that cannot
+// run after fork, e.g. ones that initialised a GPU context before it).
 // ACCUCHECK_PLUGIN_TIMEOUT=SECONDS sets the per-call timeout (default 60).
 #pragma once
 
@@ -33,11 +35,11 @@ struct PluginError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class PluginIsolation { fork_per_call, in_process };
+enum class PluginIsolation { worker, fork_per_call, in_process };
 
 struct PluginOptions {
-  PluginIsolation isolation = PluginIsolation::fork_per_call;
-  double timeout_seconds = 60;  // per call, fork_per_call only
+  PluginIsolation isolation = PluginIsolation::worker;
+  double timeout_seconds = 60;  // per call, when isolated
 };
 
 // The options from ACCUCHECK_PLUGIN_ISOLATION and ACCUCHECK_PLUGIN_TIMEOUT (throws PluginError

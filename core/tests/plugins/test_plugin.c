@@ -2,16 +2,22 @@
  * and the CLI's bad-input tests (tools/tests). One source, one variant per build:
  * -DVARIANT_<name>. Every variant's backend is otherwise a correct sequential f32 sum. */
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "accucheck/plugin.h"
+
+/* An address nothing is mapped at, hidden from the compiler's bounds analysis. */
+volatile uintptr_t test_plugin_bad_address = 16;
 
 static int naive_f32(const accucheck_dense_problem *p) {
   const float *g = (const float *)p->addends;
   float *buffer = (float *)p->buffer;
   size_t t, j;
 #if defined(VARIANT_crash)
-  if (p->steps > 3) *(volatile int *)0 = 1; /* SIGSEGV on any case with more than 3 steps */
+  /* SIGSEGV on any case with more than 3 steps. Not through NULL: a sanitizer build would
+   * report a null store instead of letting the fault happen. */
+  if (p->steps > 3) *(volatile int *)test_plugin_bad_address = 1;
 #elif defined(VARIANT_error)
   if (p->steps > 3) return 7;
 #elif defined(VARIANT_hang)
@@ -66,7 +72,7 @@ const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
 #elif defined(VARIANT_load_crash)
   (void)abi;
   (void)backends;
-  *count = *(volatile size_t *)0;
+  *count = *(volatile size_t *)test_plugin_bad_address;
   return NULL;
 #else
   if (abi != ACCUCHECK_PLUGIN_ABI) return NULL;
