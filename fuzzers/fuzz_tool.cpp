@@ -341,11 +341,19 @@ void write_dicts(const fs::path& dir) {
   for (const char* target : {"fuzz_dense", "fuzz_maxerr", "fuzz_sparse", "fuzz_product", "fuzz_oracle"})
     write_file_atomically((dir / (std::string(target) + ".dict")).string(), raw);
   std::string text = "# Tokens of the readers fuzz_inputs exercises.\n# Written by `accucheck_fuzz_tool dicts`; do not edit.\n";
-  auto token = [&](const std::string& t) {
+  auto token = [&](const std::string& t) {  // libFuzzer's dictionary syntax: \\, \", \xNN
     std::string q;
-    for (char ch : t) {
-      if (ch == '"' || ch == '\\') q += '\\';
-      q += ch;
+    for (unsigned char ch : t) {
+      if (ch == '"' || ch == '\\') {
+        q += '\\';
+        q += static_cast<char>(ch);
+      } else if (ch < 0x20 || ch >= 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02X", ch);
+        q += hex;
+      } else {
+        q += static_cast<char>(ch);
+      }
     }
     text += "\"" + q + "\"\n";
   };
