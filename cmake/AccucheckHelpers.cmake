@@ -33,9 +33,17 @@ function(accucheck_test)
   endif()
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(${ARG_NAME}
-    DISCOVERY_TIMEOUT 120
-    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${ARG_ENV}")
+  # gtest_discover_tests(PROPERTIES ...) flattens list values (a second label or environment
+  # variable would become a property name), so the properties are set by a script that ctest
+  # includes after the discovered tests, with the lists kept whole in bracket arguments.
+  gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 120 TEST_LIST ${ARG_NAME}_TESTS)
+  set(properties_script "${CMAKE_CURRENT_BINARY_DIR}/${ARG_NAME}_properties.cmake")
+  file(WRITE "${properties_script}"
+    "if(${ARG_NAME}_TESTS)\n"
+    "  set_tests_properties(\${${ARG_NAME}_TESTS} PROPERTIES LABELS [==[${ARG_LABELS}]==]\n"
+    "    TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT [==[${ARG_ENV}]==])\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${properties_script}")
 endfunction()
 
 # accucheck_script_test(NAME <name> COMMAND ... [LABELS ...])

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "accucheck/bound.h"
+#include "accucheck/fast_exact.h"
 
 namespace accucheck {
 namespace {
@@ -48,7 +49,7 @@ struct Ops<Interval> {
   static Interval power_of_two(int e) { return Interval::exact(std::ldexp(1.0, e)); }
   static Interval exact_double(double x) { return Interval::exact(x); }
   static Interval fixed(const FixedInt& x) {
-    const double nearest = std::fabs(nearest_double(x));
+    const double nearest = std::fabs(round_fixed_fast(x, Format::f64));
     if (std::isinf(nearest)) return {std::numeric_limits<double>::max(), kInfinity};
     return {round_down(nearest), round_up(nearest)};
   }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "accucheck/fast_exact.h"
+
 namespace accucheck {
 
 std::string_view name(Verdict v) {
@@ -64,13 +66,25 @@ Verdict judge_rounding_claim(const BoundExpr& bound, Format output, const ExactS
   return Verdict::ok;
 }
 
+// A / |S| from the nearest doubles of A and S (within about 2 ulps of the exact quotient:
+// it is reported, never compared). ExactSum::condition_number() gives it correctly rounded
+// but costs a big-integer division per element, which dominated judge().
+double approximate_condition_number(const ExactSum& exact) {
+  if (exact.special != Special::none) return std::numeric_limits<double>::quiet_NaN();
+  if (exact.abs_sum == 0) return 1.0;
+  if (exact.sum == 0) return std::numeric_limits<double>::infinity();
+  return round_fixed_fast(exact.abs_sum, Format::f64) / std::fabs(round_fixed_fast(exact.sum, Format::f64));
+}
+
 }  // namespace
 
 ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed) {
   ElementVerdict v;
   v.computed = computed;
-  v.kappa = exact.condition_number();
-  const double nearest = exact.rounded(output);
+  v.kappa = approximate_condition_number(exact);
+  // RNE(S) through the fast limb rounding (checked equal to ExactSum::rounded in fast_exact_test).
+  const double nearest = exact.special != Special::none || exact.sum == 0 ? exact.rounded(output)
+                                                                           : round_fixed_fast(exact.sum, output);
   v.correctly_rounded = nearest;
 
   if (exact.special != Special::none) {
@@ -93,7 +107,7 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
     return v;
   }
 
-  v.exact = nearest_double(exact.sum);
+  v.exact = round_fixed_fast(exact.sum, Format::f64);
   if (!representable(computed, output)) {
     v.verdict = Verdict::not_representable;
     return v;
@@ -102,7 +116,7 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
   if (std::isfinite(computed)) {
     abs_error = to_fixed(computed) - exact.sum;
     if (abs_error < 0) abs_error = -abs_error;
-    v.error = nearest_double(abs_error);
+    v.error = round_fixed_fast(abs_error, Format::f64);
   } else {
     v.error = std::numeric_limits<double>::infinity();
   }

@@ -35,7 +35,7 @@ struct ElementVerdict {
   double bound = 0;              // the bound rounded upward; +inf where undefined; NaN for rounding claims
   double ratio = 0;              // error / bound ("tightness")
   std::int64_t ulps = 0;         // signed steps of the output format from RNE(S) (0 if either is not finite)
-  double kappa = 1;              // A / |S|
+  double kappa = 1;              // A / |S| from the nearest doubles of A and S (reported, never compared)
   bool vacuous = false;
   bool precondition_met = true;
 };
