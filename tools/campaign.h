@@ -93,8 +93,10 @@ class Campaign {
  private:
   void run_case(Format f, WorkloadKind kind, std::uint64_t case_number);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
+  // Writes a finding; `still_fails` (when given) is what shrinking keeps true.
   void record_finding(BackendStats& stats, const Workload& w, const BackendOutcome& outcome, Verdict verdict,
-                      const std::string& detail, std::uint64_t case_id, bool has_seed, bool shrink);
+                      const std::string& detail, std::uint64_t case_id, bool has_seed,
+                      const std::function<bool(const Workload&)>& still_fails);
 
   CampaignOptions options_;
   std::vector<BackendStats> stats_;

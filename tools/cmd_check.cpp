@@ -19,6 +19,7 @@
 #include "accucheck/check.h"
 #include "accucheck/families.h"
 #include "accucheck/json.h"
+#include "accucheck/properties.h"
 #include "accucheck/plugin_loader.h"
 #include "campaign.h"
 #include "cli.h"
@@ -187,15 +188,15 @@ bool timed_out(const BackendOutcome& outcome) { return outcome.failure.find(" ti
 }  // namespace
 
 void Campaign::record_finding(BackendStats& stats, const Workload& w, const BackendOutcome& outcome, Verdict verdict,
-                              const std::string& detail, std::uint64_t case_id, bool has_seed, bool shrink) {
+                              const std::string& detail, std::uint64_t case_id, bool has_seed,
+                              const std::function<bool(const Workload&)>& still_fails) {
   auto& written = stats.findings_by_class[verdict];
   if (written >= options_.findings_per_class) return;
   ++written;
   const Backend& backend = *stats.backend;
-  const auto still_fails = [&](const Workload& candidate) { return run_and_judge(backend, candidate).worst == verdict; };
   Workload minimal = w;
   // A backend that hangs is not re-run hundreds of times to shrink its case.
-  if (shrink && !timed_out(outcome)) {
+  if (still_fails && !timed_out(outcome)) {
     if (element_count(w) > 1 && outcome.failure.empty() && !std::holds_alternative<ProductWorkload>(w)) {
       Workload one = one_element(w, outcome.worst_element);
       if (still_fails(one)) minimal = std::move(one);
@@ -262,19 +263,23 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
     }
     if (outcome.violated()) {
       ++stats.violations[outcome.worst];
-      record_finding(stats, w, outcome, outcome.worst, describe_violation(backend, w, outcome), case_id, has_seed, true);
+      const Verdict worst = outcome.worst;
+      record_finding(stats, w, outcome, worst, describe_violation(backend, w, outcome), case_id, has_seed,
+                     [&](const Workload& candidate) { return run_and_judge(backend, candidate).worst == worst; });
     }
-    // Determinism on a sample of cases (it re-runs the backend several times).
-    if (backend.determinism != Determinism::run_to_run_nondeterministic && check_determinism_now &&
-        outcome.failure.empty()) {
-      ++stats.determinism_checks;
-      SeededChoiceStream order(case_id ^ 0x5bd1e995);
-      const std::string mismatch = check_determinism(backend, w, order);
-      if (!mismatch.empty()) {
-        ++stats.violations[Verdict::nondeterministic];
-        record_finding(stats, w, outcome, Verdict::nondeterministic,
-                       "backend " + backend.name + " (" + std::string(name(backend.determinism)) + "): " + mismatch + "\n",
-                       case_id, has_seed, false);
+    // Determinism and the metamorphic properties (scaling by 2^k, negation) on a sample of
+    // cases: they re-run the backend several times. The same definitions as the property suite.
+    if (check_determinism_now && outcome.failure.empty()) {
+      if (property_applies(Property::determinism, backend)) ++stats.determinism_checks;
+      for (Property p : {Property::determinism, Property::scaling, Property::negation}) {
+        if (!property_applies(p, backend)) continue;
+        const auto failure = check_property(p, backend, w, exact);
+        if (!failure) continue;
+        ++stats.violations[failure->verdict];
+        record_finding(stats, w, outcome, failure->verdict, failure->detail, case_id, has_seed,
+                       [&backend, p](const Workload& candidate) {
+                         return check_property(p, backend, candidate).has_value();
+                       });
       }
     }
   }

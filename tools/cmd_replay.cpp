@@ -6,6 +6,7 @@
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
 #include "accucheck/json.h"
+#include "accucheck/properties.h"
 #include "cli.h"
 
 namespace accucheck::cli {
@@ -77,14 +78,23 @@ int replay_command(Args& args) {
     std::printf("case %s: %s\n\n", files[0].c_str(), describe_shape(w).c_str());
   for (const Backend* b : backends) {
     const auto outcome = run_and_judge(*b, w, exact);
-    SeededChoiceStream order(c.seed.value_or(1));
-    const std::string determinism = check_determinism(*b, w, order);
-    const bool violated = outcome.violated() || !determinism.empty();
+    // Determinism and the metamorphic properties, as the campaign and the property suite
+    // define them (properties.h): each is a function of the backend and the workload alone.
+    std::vector<PropertyFailure> property_failures;
+    if (outcome.failure.empty())
+      for (Property p : {Property::determinism, Property::scaling, Property::negation})
+        if (property_applies(p, *b))
+          if (auto failure = check_property(p, *b, w, exact)) property_failures.push_back(std::move(*failure));
+    const bool violated = outcome.violated() || !property_failures.empty();
     failed = failed || violated;
     if (json) {
-      out.begin_object().field("backend", b->name).field("bound", b->bound_text())
-          .field("worst", name(!determinism.empty() && !outcome.violated() ? Verdict::nondeterministic : outcome.worst))
-          .field("failure", outcome.failure).field("determinism", determinism.empty() ? "ok" : determinism);
+      const Verdict worst = outcome.violated() || property_failures.empty() ? outcome.worst : property_failures.front().verdict;
+      out.begin_object().field("backend", b->name).field("bound", b->bound_text()).field("worst", name(worst))
+          .field("failure", outcome.failure);
+      out.key("properties").begin_array();
+      for (const auto& f : property_failures)
+        out.begin_object().field("property", name(f.property)).field("label", f.label).field("detail", f.detail).end_object();
+      out.end_array();
       out.key("elements").begin_array();
       for (const auto& v : outcome.elements)
         out.begin_object().field("verdict", name(v.verdict)).field("exact", v.exact).field("computed", v.computed)
@@ -94,7 +104,7 @@ int replay_command(Args& args) {
       out.end_array().end_object();
     } else {
       print_element_table(*b, outcome, stdout);
-      if (!determinism.empty()) std::printf("  nondeterministic: %s\n", determinism.c_str());
+      for (const auto& f : property_failures) std::printf("  %s:\n%s", f.label.c_str(), f.detail.c_str());
       std::printf("  => %s\n\n", violated ? "VIOLATED" : "ok");
     }
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -96,7 +97,7 @@ std::optional<PropertyFailure> compare_runs(Property p, const Backend& b, const 
       text += values_line("result(w)", (*original)[j]);
       text += values_line(("result(" + transform + ")").c_str(), (*changed)[j]);
       text += values_line("expected", want);
-      return failure(p, Verdict::ok, std::string(name(p)) + "-mismatch", text);
+      return failure(p, Verdict::metamorphic_mismatch, std::string(name(p)) + "-mismatch", text);
     }
   }
   return std::nullopt;
@@ -134,7 +135,16 @@ void for_each_scaled_value(Workload& w, F f) {
   }
 }
 
+std::map<std::string, std::string>& scale_exclusions() {
+  static std::map<std::string, std::string> reasons;  // function-local: filled from static initialisers
+  return reasons;
+}
+
 }  // namespace
+
+void declare_not_scale_invariant(std::string backend_name, std::string reason) {
+  scale_exclusions()[std::move(backend_name)] = std::move(reason);
+}
 
 std::string property_exclusion(Property p, const Backend& b) {
   switch (p) {
@@ -149,6 +159,10 @@ std::string property_exclusion(Property p, const Backend& b) {
     case Property::negation:
       if (b.determinism == Determinism::run_to_run_nondeterministic)
         return "run-to-run-nondeterministic: two runs may combine in different orders";
+      if (p == Property::scaling) {
+        const auto declared = scale_exclusions().find(b.name);
+        if (declared != scale_exclusions().end()) return declared->second;
+      }
       return metamorphic_exclusion(b.bound, p == Property::scaling);
   }
   return "unknown property";

@@ -21,6 +21,7 @@ std::string_view name(Verdict v) {
     case Verdict::special_value_mismatch: return "special-value-mismatch";
     case Verdict::not_representable: return "not-representable";
     case Verdict::nondeterministic: return "nondeterministic";
+    case Verdict::metamorphic_mismatch: return "metamorphic-mismatch";
     case Verdict::backend_failed: return "backend-failed";
   }
   return "?";

@@ -40,6 +40,13 @@ inline constexpr Property all_properties[] = {Property::stated_bound,   Property
 std::string_view name(Property p);
 std::optional<Property> parse_property(std::string_view text);
 
+// A backend whose computation is not made only of the workload's values and +, -, x, fma on
+// them (loss scaling by 1000 multiplies by s and by fl(1/s): the unscale rounds at a position
+// set by |S|, not by the workload's grid, and a scaled workload can make the scaler back off)
+// declares that scaling by 2^k need not commute with it, with the reason, from its own file at
+// registration. The scaling property then does not apply to it (property_exclusion says why).
+void declare_not_scale_invariant(std::string backend_name, std::string reason);
+
 // Whether the property promises anything for this backend ("" when it applies, else why not).
 std::string property_exclusion(Property p, const Backend& backend);
 inline bool property_applies(Property p, const Backend& backend) { return property_exclusion(p, backend).empty(); }
@@ -47,8 +54,8 @@ inline bool property_applies(Property p, const Backend& backend) { return proper
 struct PropertyFailure {
   Property property = Property::stated_bound;
   // stated_bound, special_values: the worst verdict; correctly_rounded: not-correctly-rounded
-  // (or backend-failed); determinism: nondeterministic; scaling, negation: ok (no verdict
-  // class: the label says what failed).
+  // (or backend-failed); determinism: nondeterministic; scaling, negation:
+  // metamorphic-mismatch (the label says which).
   Verdict verdict = Verdict::ok;
   std::string label;   // the verdict's name, or "scaling-mismatch" / "negation-mismatch"
   std::string detail;  // a readable report: backend, workload shape, element, values

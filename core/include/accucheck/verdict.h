@@ -20,6 +20,7 @@ enum class Verdict : std::uint8_t {
   special_value_mismatch,  // NaN / infinity rules of BOUNDS.md broken
   not_representable,       // the result is not a value of the backend's output format
   nondeterministic,        // bits differ between runs that the determinism class says agree
+  metamorphic_mismatch,    // scaling by 2^k or negating the addends did not scale / negate the result
   backend_failed,          // the backend reported an error or threw instead of returning a result
 };
 
