@@ -176,10 +176,13 @@ void run_and_judge(const Backend& b, const DenseWorkload& w, const std::string& 
   }
 }
 
+// Backends with a dense runner and a deterministic claim per element: a stochastic bound holds
+// with a probability, so one element beyond it is not a violation (it is checked
+// statistically over seeds, not here).
 std::vector<const Backend*> dense_backends() {
   std::vector<const Backend*> out;
   for (const auto& b : Registry::global().all())
-    if (b.run_dense) out.push_back(&b);
+    if (b.run_dense && b.bound.kind != BoundKind::stochastic) out.push_back(&b);
   return out;
 }
 
