@@ -42,9 +42,10 @@ bool same_bits(double a, double b) {
 Verdict judge_rounding_claim(const BoundExpr& bound, Format output, const ExactSum& exact, double computed,
                              double nearest, ElementVerdict& v) {
   v.bound = std::numeric_limits<double>::quiet_NaN();
-  if (!std::isfinite(computed) && std::isfinite(nearest)) return Verdict::overflow;
+  const bool overflowed = !std::isfinite(computed) && std::isfinite(nearest);
   switch (bound.kind) {
     case BoundKind::correctly_rounded:
+      if (overflowed) return Verdict::overflow;
       return same_bits(computed, nearest) ? Verdict::ok : Verdict::not_correctly_rounded;
     case BoundKind::faithful: {
       // RD(S) and RU(S): RNE(S) and its neighbour on the other side of S.
@@ -53,9 +54,13 @@ Verdict judge_rounding_claim(const BoundExpr& bound, Format output, const ExactS
       if (std::isinf(nearest)) other = nearest > 0 ? largest_finite(output) : -largest_finite(output);
       else if (side > 0) other = next_up(nearest, output);
       else if (side < 0) other = next_down(nearest, output);
-      return (computed == nearest || computed == other) ? Verdict::ok : Verdict::bound_exceeded;
+      // Beyond the largest finite value (below the overflow threshold) RU(S) is infinity: a
+      // faithful result may be infinite there, so overflow is judged only after the two.
+      if (computed == nearest || computed == other) return Verdict::ok;
+      return overflowed ? Verdict::overflow : Verdict::bound_exceeded;
     }
     case BoundKind::ulps:
+      if (overflowed) return Verdict::overflow;
       if (!std::isfinite(nearest)) {
         v.precondition_met = false;
         return Verdict::precondition_not_met;

@@ -233,6 +233,17 @@ TEST(Verdict, FaithfulAndUlps) {
   EXPECT_EQ(judge(faithful, Format::f32, negative, -1.0).verdict, Verdict::ok);
   EXPECT_EQ(judge(faithful, Format::f32, negative, -1 - 0x1p-23).verdict, Verdict::ok);
   EXPECT_EQ(judge(faithful, Format::f32, negative, -1 - 0x1p-22).verdict, Verdict::bound_exceeded);
+  // S between the largest f32 (2^128 - 2^104) and the overflow threshold 2^128 - 2^103:
+  // RD(S) is the largest finite value, RU(S) is +inf, so both are faithful; beyond the largest
+  // finite value by less than that, an infinite result is no overflow.
+  const double largest = 0x1.fffffep+127;
+  const ExactSum above_largest = sum_of({largest, 0x1p+102});
+  EXPECT_EQ(judge(faithful, Format::f32, above_largest, largest).verdict, Verdict::ok);
+  EXPECT_EQ(judge(faithful, Format::f32, above_largest, INFINITY).verdict, Verdict::ok);
+  EXPECT_EQ(judge(faithful, Format::f32, above_largest, -INFINITY).verdict, Verdict::overflow);
+  // Below the largest finite value, infinity is not a faithful rounding: overflow.
+  const ExactSum under_largest = sum_of({largest, -0x1p+102});
+  EXPECT_EQ(judge(faithful, Format::f32, under_largest, INFINITY).verdict, Verdict::overflow);
 
   const BoundExpr two = bound("ulps(2)");
   const ElementVerdict at = judge(two, Format::f32, e, 1 + 3 * 0x1p-23);
