@@ -344,6 +344,20 @@ void product_cancelling_batch(ChoiceStream& s, Format f, const GenerationLimits&
   for (double& x : c.p.initial) x = s.coin() ? 0.0 : draw_band_float(s, f, -30, -10);
 }
 
+void product_accumulation(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // Gradient accumulation of a dense layer's weight gradient over T micro-batches (16 vs 32 in
+  // mxnet-16686; T up to max_product_steps), K = the batch: dW (rows x cols) += dY_t^T (rows x K) * X_t (K x cols), logit
+  // gradients of either sign, relu activations (a third exactly 0), the previous gradient in C.
+  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 4) - 1);
+  const std::size_t batch = 1 + s.draw(std::max<std::size_t>(l.max_batch, 1) - 1);
+  const std::size_t steps = 1 + s.draw(std::max<std::size_t>(l.max_product_steps, 1) - 1);
+  ProductShape c(w, rows, cols, batch, steps);
+  const int k = loss_scale_exponent(s, f) / 2;
+  for (double& x : c.p.initial) x = s.chance(1, 3) ? 0.0 : draw_band_float(s, f, -40 + 2 * k, -20 + 2 * k);
+  for (double& x : c.p.a) x = draw_band_float(s, f, -12 + k, -1 + k);
+  for (double& x : c.p.b) x = s.chance(1, 3) ? 0.0 : draw_band_float(s, f, -24 + k, -12 + k, /*positive=*/true);
+}
+
 void product_special_values(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // NaN, infinities and special finite values among C, A and B: inf * 0 is NaN, a huge
   // product overflows, and +inf and -inf products cancel to NaN.
@@ -359,45 +373,138 @@ void product_special_values(ChoiceStream& s, Format f, const GenerationLimits& l
 // ---------------------------------------------------------------------------------------------
 // Sparse workloads (embedding gradients): rows repeat within and across steps.
 
-void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, bool zipf, bool one_hot_row,
-                 bool special = false) {
-  auto& sw = std::get<SparseWorkload>(w);
-  sw.rows = 1 + s.draw(l.max_table_rows - 1);
-  sw.dim = 1 + s.draw(l.max_dim - 1);
-  sw.steps = 1 + s.draw(std::min<std::size_t>(l.max_steps, 16) - 1);
-  const std::size_t pairs = s.draw(l.max_pairs);
+struct SparseShape {
+  SparseWorkload& w;
+  SparseShape(Workload& workload, std::size_t rows, std::size_t dim, std::size_t steps) : w(std::get<SparseWorkload>(workload)) {
+    w.rows = rows;
+    w.dim = dim;
+    w.steps = steps;
+    w.initial.assign(rows * dim, 0.0);
+    w.step_offsets.assign(1, 0);
+    w.row_index.clear();
+    w.values.clear();
+  }
+  // Appends a pair (its vector from `value()`), then closes steps: pairs are spread over the
+  // steps in order, pair q in step t when pairs*t/steps <= q < pairs*(t+1)/steps.
+  template <class Value>
+  void add(std::uint32_t row, Value value) {
+    w.row_index.push_back(row);
+    for (std::size_t d = 0; d < w.dim; ++d) w.values.push_back(value());
+  }
+  void spread_steps() {
+    const std::size_t pairs = w.row_index.size();
+    w.step_offsets.assign(1, 0);
+    for (std::size_t t = 1; t <= w.steps; ++t) w.step_offsets.push_back(pairs * t / w.steps);
+  }
+};
+
+// Zipf's law over ranks: P(rank r) proportional to 1/(r+1)^exponent, by inversion of the exact
+// cumulative weights (binary search), so that a uniform u = 0 (the zero choice) is rank 0, the
+// hottest row. Word frequencies in text and token ids in NLP batches follow it with an exponent
+// near 1 (Zipf 1935; Piantadosi, Psychon. Bull. Rev. 21, 2014).
+class ZipfRows {
+ public:
+  ZipfRows(std::size_t rows, double exponent) : cumulative_(rows) {
+    double total = 0;
+    for (std::size_t r = 0; r < rows; ++r) cumulative_[r] = total += std::pow(static_cast<double>(r + 1), -exponent);
+  }
+  std::uint32_t draw(ChoiceStream& s) const {
+    const double u = static_cast<double>(s.draw((std::uint64_t{1} << 32) - 1)) * 0x1p-32 * cumulative_.back();
+    const auto at = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    return static_cast<std::uint32_t>(std::min<std::size_t>(at - cumulative_.begin(), cumulative_.size() - 1));
+  }
+
+ private:
+  std::vector<double> cumulative_;
+};
+
+enum class Hotness { zipf, hot_row, uniform };
+
+// rows, dim, steps, then the number of pairs (long: up to max_row_hits, when the hot row is the
+// point), the loss-scale exponent, the initial gradient, and the pairs: a row by the hotness
+// law, then its vector (transformer-sized gradients, or special values). Values of long pair
+// lists come from a sub-seed (few choices, any length), as long_chain's do.
+void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, Hotness hotness, bool special = false) {
+  const std::size_t rows = 1 + s.draw(std::max<std::size_t>(l.max_table_rows, 1) - 1);
+  const std::size_t dim = 1 + s.draw(std::max<std::size_t>(l.max_dim, 1) - 1);
+  const std::size_t steps = 1 + s.draw(std::min<std::size_t>(std::max<std::size_t>(l.max_steps, 1), 16) - 1);
+  SparseShape c(w, rows, dim, steps);
+  const bool long_list = hotness == Hotness::hot_row && !special && s.chance(1, 4) && l.max_row_hits > l.max_pairs;
+  const std::size_t pairs = long_list ? s.draw(std::max(std::min(l.max_row_hits, l.max_long_steps), l.max_pairs)) : s.draw(l.max_pairs);
   const int k = loss_scale_exponent(s, f);
-  sw.initial.assign(sw.rows * sw.dim, 0.0);
-  for (double& x : sw.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -30 + k, -16 + k);
-  sw.step_offsets.assign(1, 0);
-  sw.row_index.clear();
-  sw.values.clear();
-  const std::uint32_t hot = static_cast<std::uint32_t>(s.draw(sw.rows - 1));
+  for (double& x : c.w.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -30 + k, -16 + k);
+  const std::uint32_t hot = static_cast<std::uint32_t>(s.draw(rows - 1));
+  const double exponent = 1.0 + 0.1 * static_cast<double>(s.draw(4));  // 1.0 .. 1.4
+  const ZipfRows zipf(hotness == Hotness::zipf ? rows : 1, exponent);
+  SeededChoiceStream bulk(long_list ? s.seed() : 0);
+  ChoiceStream& v = long_list ? static_cast<ChoiceStream&>(bulk) : s;
   for (std::size_t q = 0; q < pairs; ++q) {
     std::uint32_t row;
-    if (one_hot_row && !s.chance(1, 8)) row = hot;
-    else if (zipf) {
-      // Zipf-like hotness: row r with probability about 1/(r+1), through the exponent of a
-      // uniform draw (P(row >= r) ~ 1/r), folded into the table.
-      const std::uint64_t u = 1 + s.draw((std::uint64_t{1} << 20) - 1);
-      row = static_cast<std::uint32_t>(((std::uint64_t{1} << 20) / u - 1) % sw.rows);
-    } else row = static_cast<std::uint32_t>(s.draw(sw.rows - 1));
-    sw.row_index.push_back(row);
-    for (std::size_t d = 0; d < sw.dim; ++d)
-      sw.values.push_back(!special ? draw_band_float(s, f, -26 + k, -12 + k)
-                                   : s.chance(1, 4) ? draw_special_float(s, f, true) : draw_float(s, f, false));
+    switch (hotness) {
+      case Hotness::zipf: row = zipf.draw(v); break;
+      case Hotness::hot_row: row = v.chance(1, 8) ? static_cast<std::uint32_t>(v.draw(rows - 1)) : hot; break;
+      default: row = static_cast<std::uint32_t>(v.draw(rows - 1)); break;
+    }
+    c.add(row, [&] {
+      if (!special) return draw_band_float(v, f, -26 + k, -12 + k);
+      return v.chance(1, 4) ? draw_special_float(v, f, true) : draw_float(v, f, false);
+    });
   }
-  // Spread the pairs over the steps in order.
-  for (std::size_t t = 1; t <= sw.steps; ++t) sw.step_offsets.push_back(pairs * t / sw.steps);
+  c.spread_steps();
 }
 
-void sparse_zipf(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, true, false); }
-void sparse_hot_row(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, false, true); }
+void sparse_zipf(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, Hotness::zipf); }
+void sparse_hot_row(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, Hotness::hot_row); }
 void sparse_uniform_rows(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
-  fill_sparse(s, f, l, w, false, false);
+  fill_sparse(s, f, l, w, Hotness::uniform);
 }
 void sparse_special_values(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
-  fill_sparse(s, f, l, w, false, true, true);
+  fill_sparse(s, f, l, w, Hotness::hot_row, true);
+}
+
+void sparse_token_batches(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // mxnet-16686's GPU reproduction: each step is one token batch (B x L tokens, 2 x 14 there)
+  // into a small vocabulary; one token repeats up to 7 times in a batch, other rows are absent
+  // from some batches; each token's output gradient is a transformer-sized vector (1e-11 ..
+  // 1e-7) of either sign. 16 or 32 accumulation steps are what the incident compared.
+  const std::size_t rows = 1 + s.draw(std::max<std::size_t>(l.max_table_rows, 1) - 1);
+  const std::size_t dim = 1 + s.draw(std::max<std::size_t>(l.max_dim, 1) - 1);
+  const std::size_t steps = 1 + s.draw(std::min<std::size_t>(std::max<std::size_t>(l.max_steps, 1), 32) - 1);
+  const std::size_t tokens = s.draw(std::min<std::size_t>(28, std::max<std::size_t>(l.max_pairs / steps, 1)));
+  SparseShape c(w, rows, dim, steps);
+  const int k = loss_scale_exponent(s, f);
+  for (double& x : c.w.initial) x = s.chance(1, 4) ? 0.0 : draw_band_float(s, f, -37 + k, -20 + k);
+  for (std::size_t t = 0; t < steps; ++t) {
+    const std::uint32_t repeated = static_cast<std::uint32_t>(s.draw(rows - 1));
+    const std::size_t repeats = std::min<std::size_t>(tokens, s.draw(6) + 1);  // up to 7 times
+    const std::size_t vocabulary_used = 1 + s.draw(rows - 1);                   // rows above it are absent
+    for (std::size_t i = 0; i < tokens; ++i) {
+      const std::uint32_t row = i < repeats ? repeated : static_cast<std::uint32_t>(s.draw(vocabulary_used - 1));
+      c.add(row, [&] { return draw_band_float(s, f, -37 + k, -24 + k); });
+    }
+    c.w.step_offsets.push_back(c.w.row_index.size());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-input sums (ElemwiseSum under kAddTo): a parameter used m times gets its m gradients
+// summed into the existing buffer in one step. As a dense workload the steps are the m inputs.
+
+void multi_input(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // m = 1 .. 8 inputs (mxnet-17995 double counted from 5 on), ALBERT-bias-like: the inputs of
+  // one parameter share a scale, half of the time with mixed signs; the buffer holds an earlier
+  // accumulation (grad_req 'add') of the same scale.
+  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then inputs
+  const std::size_t inputs = l.fixed_steps ? l.fixed_steps : 1 + s.draw(7);
+  Columns c(w, elements, inputs);
+  const int k = loss_scale_exponent(s, f);
+  const int scale = -30 + static_cast<int>(s.draw(24)) + k;  // 2^-30 .. 2^-6 unscaled, within f16 once scaled
+  const bool mixed_signs = s.coin();
+  for (std::size_t j = 0; j < w.elements; ++j)
+    for (std::size_t i = 0; i < c.n(); ++i) {
+      const double x = draw_band_float(s, f, scale - 3, scale, /*positive=*/!mixed_signs);
+      c.set(j, i, i == 0 && s.chance(1, 3) ? 0.0 : x);
+    }
 }
 
 template <void (*Fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&)>
@@ -420,12 +527,16 @@ const std::vector<Family> kFamilies = {
     {"gemm_near_cancelling", "dW += dY^T X over two steps with logit gradients +-0.5 (mxnet-16686)", true, WorkloadKind::product, product_near_cancelling},
     {"gemm_mixed_magnitudes", "GEMM beta=1 with gradient-sized products and a few large ones", true, WorkloadKind::product, product_mixed_magnitudes},
     {"gemm_cancelling_batch", "products that cancel pairwise across the batch", true, WorkloadKind::product, product_cancelling_batch},
-    {"embedding_zipf", "embedding gradient, Zipf-distributed row hotness", true, WorkloadKind::sparse, sparse_zipf},
-    {"embedding_hot_row", "embedding gradient, one row hit by most pairs", true, WorkloadKind::sparse, sparse_hot_row},
+    {"embedding_zipf", "embedding gradient, Zipf-distributed row hotness (exponent 1.0 .. 1.4), tail rows never hit", true, WorkloadKind::sparse, sparse_zipf},
+    {"embedding_hot_row", "embedding gradient, one row hit by most pairs (up to max_row_hits times)", true, WorkloadKind::sparse, sparse_hot_row},
     {"embedding_uniform_rows", "embedding gradient, rows uniform, many never hit", true, WorkloadKind::sparse, sparse_uniform_rows},
     // Appended after the others of their kind: families_of(kind) keeps its earlier indices.
     {"gemm_special_values", "NaN, infinities and special finite values in C, A and B", true, WorkloadKind::product, product_special_values},
     {"embedding_special_values", "embedding gradient with NaN, infinities and special finite values, one hot row", true, WorkloadKind::sparse, sparse_special_values},
+    // Gradient-accumulation workloads (issue 5), appended so that earlier indices stay put.
+    {"multi_input", "ElemwiseSum of m = 1..8 inputs into the buffer (mxnet-17995), one scale per parameter", true, WorkloadKind::dense, dense<multi_input>},
+    {"gemm_accumulation", "dW += dY^T X over T micro-batches (max_product_steps), K = batch, relu activations", true, WorkloadKind::product, product_accumulation},
+    {"embedding_token_batches", "token batches (up to 2 x 14) into a table, one token up to 7 times, rows absent (mxnet-16686 GPU)", true, WorkloadKind::sparse, sparse_token_batches},
 };
 
 }  // namespace

@@ -16,9 +16,15 @@ struct GenerationLimits {
   std::size_t max_steps = 64;         // T for ordinary families
   std::size_t max_long_steps = 10000; // T for long chains and stagnation (10^4 in CI, 10^6 at night)
   std::size_t max_batch = 32;         // K of product workloads
+  std::size_t max_product_steps = 4;  // T of gemm_accumulation (4: the fuzzers' raw layout; 32 to compare 16 and 32 micro-batches)
   std::size_t max_table_rows = 64;    // V of sparse workloads
   std::size_t max_dim = 8;            // dim of sparse workloads
   std::size_t max_pairs = 256;        // (row, vector) pairs of a sparse workload, over all steps
+  // Pairs of embedding_hot_row's long pair lists (a quarter of its cases when this exceeds
+  // max_pairs; bulk values from a sub-seed), capped by max_long_steps: one row hit up to ~10^5
+  // times at night (10^5 here, V up to 10^5 rows, dim up to 512: docs/workloads.md). 0 in CI
+  // and in the fuzzers, whose raw sparse layout holds at most max_pairs pairs.
+  std::size_t max_row_hits = 0;
   // Nonzero: every dense family whose length is free (all but near_cancelling and
   // overflow_partials, whose shape is the point) makes exactly this many steps, for
   // measurements at a fixed n (`accucheck compare`).
