@@ -131,6 +131,29 @@ bool to_format(const Node& node, Format& out, std::string& error) {
   return true;
 }
 
+// cuda_block:THREADS:ITEMS:GRID, THREADS a power of two in [32, 1024] (whole warps, at most 32
+// warp sums), ITEMS in [1, 1024], GRID in [1, 2^20].
+bool to_cuda_block(const std::string& h, TreeShape& out, std::string& error) {
+  std::uint64_t values[3] = {0, 0, 0};
+  std::size_t at = std::string_view("cuda_block:").size();
+  for (int k = 0; k < 3; ++k) {
+    const std::size_t end = k < 2 ? h.find(':', at) : h.size();
+    if (end == std::string::npos || !parse_unsigned(std::string_view(h).substr(at, end - at), values[k])) {
+      error = "tree shape '" + h + "' must be cuda_block:THREADS:ITEMS:GRID (three positive integers)";
+      return false;
+    }
+    at = end + 1;
+  }
+  const auto [threads, items, grid] = values;
+  if (threads < 32 || threads > 1024 || (threads & (threads - 1)) != 0 || items < 1 || items > 1024 || grid < 1 ||
+      grid > (1u << 20)) {
+    error = "tree shape '" + h + "': THREADS must be a power of two in [32, 1024], ITEMS in [1, 1024], GRID in [1, 2^20]";
+    return false;
+  }
+  out = {TreeShape::Kind::cuda_block, threads, items, grid};
+  return true;
+}
+
 bool to_shape(const Node& node, TreeShape& out, std::string& error) {
   const std::string& h = node.head;
   if (node.has_parentheses) {
@@ -145,6 +168,7 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
     out = {TreeShape::Kind::numpy, 0};
     return true;
   }
+  if (h.starts_with("cuda_block:")) return to_cuda_block(h, out, error);
   auto colon = h.find(':');
   if (colon != std::string::npos) {
     std::string_view kind = std::string_view(h).substr(0, colon);
@@ -162,7 +186,7 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
       return true;
     }
   }
-  error = "unknown tree shape '" + h + "' (pairwise, numpy, blocked:B, lanes:L)";
+  error = "unknown tree shape '" + h + "' (pairwise, numpy, blocked:B, lanes:L, cuda_block:THREADS:ITEMS:GRID)";
   return false;
 }
 
@@ -264,6 +288,8 @@ std::string shape_text(const TreeShape& s) {
     case TreeShape::Kind::numpy: return "numpy";
     case TreeShape::Kind::blocked: return "blocked:" + std::to_string(s.parameter);
     case TreeShape::Kind::lanes: return "lanes:" + std::to_string(s.parameter);
+    case TreeShape::Kind::cuda_block:
+      return "cuda_block:" + std::to_string(s.parameter) + ":" + std::to_string(s.items) + ":" + std::to_string(s.grid);
   }
   return "?";
 }
@@ -291,6 +317,29 @@ std::uint64_t numpy_height(std::uint64_t n, std::map<std::uint64_t, std::uint64_
   return height;
 }
 
+// The deepest leaf of impls/cuda's block reduction (docs/bounds.md, "CUDA reduction trees") is
+// the first item of thread 0 of block 0: block 0 gets the most tiles (0, G, 2G, ...), thread 0
+// the most items of each tile, and lane 0 of warp 0 is the root of both shuffle trees, and block
+// 0's sum is the first item of thread 0 of the second pass. Its roundings: m1 - 1 in the thread's
+// sequential sum, ceil(log2 k1) in the block's two shuffle levels over the k1 threads that hold
+// an item (ceil(log2 min(32, k)) + ceil(log2 ceil(k/32)) = ceil(log2 k)), and the same two terms
+// for the second pass over the G block sums. Adding the -0 identity of an empty thread, warp or
+// lane is exact and does not count.
+std::uint64_t cuda_block_height(std::uint64_t threads, std::uint64_t items, std::uint64_t grid, std::uint64_t n) {
+  const std::uint64_t tile = threads * items;
+  const std::uint64_t tiles = (n + tile - 1) / tile;
+  const std::uint64_t g = std::min(tiles, grid);
+  const std::uint64_t block0_tiles = (tiles + g - 1) / g;
+  const std::uint64_t last = (block0_tiles - 1) * g;  // block 0's last tile
+  const std::uint64_t last_items =
+      last == tiles - 1 ? std::min(items, (n - last * tile + threads - 1) / threads) : items;
+  const std::uint64_t m1 = (block0_tiles - 1) * items + last_items;
+  const std::uint64_t k1 = tiles == 1 ? std::min(threads, n) : threads;
+  const std::uint64_t m2 = (g + threads - 1) / threads;
+  const std::uint64_t k2 = std::min(threads, g);
+  return (m1 - 1) + ceil_log2(k1) + (m2 - 1) + ceil_log2(k2);
+}
+
 }  // namespace
 
 std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
@@ -309,6 +358,7 @@ std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
       const std::uint64_t lanes = shape.parameter;
       return ((n + lanes - 1) / lanes - 1) + ceil_log2(lanes);
     }
+    case TreeShape::Kind::cuda_block: return cuda_block_height(shape.parameter, shape.items, shape.grid, n);
   }
   return n - 1;
 }

@@ -43,8 +43,16 @@ struct TreeShape {
     numpy,     // NumPy's pairwise_sum: 8 accumulators up to 128, halving above
     blocked,   // blocks of b summed in order, block sums in order: (b-1) + (ceil(n/b)-1)
     lanes,     // L lanes in order, then a pairwise tree over lanes: ceil(n/L)-1 + ceil(log2 L)
+    // The CUDA block reduction of impls/cuda (docs/bounds.md, "CUDA reduction trees"): tiles of
+    // THREADS*ITEMS addends dealt to G = min(tiles, GRID) blocks in a grid-stride loop, each
+    // thread summing its items in order, a warp-shuffle tree per warp and one over the warp
+    // sums, then a second pass of one block over the G block sums. `cuda_block:32:1:1` is one
+    // warp per sum (the warp-shuffle tree).
+    cuda_block,
   } kind = Kind::pairwise;
-  std::uint64_t parameter = 0;  // b or L
+  std::uint64_t parameter = 0;  // b, L, or THREADS (cuda_block: a power of two, 32..1024)
+  std::uint64_t items = 0;      // cuda_block: ITEMS per thread and tile
+  std::uint64_t grid = 0;       // cuda_block: GRID, the most blocks of the first pass
 };
 std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n);
 
