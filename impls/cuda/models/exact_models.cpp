@@ -1,0 +1,46 @@
+// CPU model of the CUDA exact superaccumulator (kernels/exact.cu): the very deposit and rounding
+// functions the kernels run (exact/superacc.h, __host__ __device__), per element, correctly
+// rounded into the storage format. f64 terms go through the double deposit, the others through
+// the float deposit (every f32, f16 and bf16 value is a float), as on the GPU.
+#include "common/per_element.h"
+#include "cuda/exact/superacc.h"
+
+namespace accucheck::impls {
+namespace {
+
+exact_hd::Target target_of(Format f) {
+  switch (f) {
+    case Format::f64: return exact_hd::kF64;
+    case Format::f32: return exact_hd::kF32;
+    case Format::f16: return exact_hd::kF16;
+    case Format::bf16: return exact_hd::kBF16;
+  }
+  return exact_hd::kF64;
+}
+
+DenseRun exact_run(Format f) {
+  return [f](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+    for (std::size_t j = 0; j < w.elements; ++j) {
+      exact_hd::SuperAccumulator acc;
+      for (std::size_t i = 0; i <= w.steps; ++i) {
+        const double x = i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j];
+        if (f == Format::f64) acc.add(x);
+        else acc.add(static_cast<float>(x));
+      }
+      result[j] = acc.rounded(target_of(f));
+    }
+  };
+}
+
+const bool registered = [] {
+  for (Format f : all_formats)
+    Registration(dense_backend(with_format("cuda_model_exact_superacc_{F}", f), f, f, "correctly_rounded",
+                               Determinism::order_independent,
+                               "CPU model of cuda_exact_superacc: carry-save 32-bit cells, the kernels' own deposit "
+                               "and rounding code",
+                               exact_run(f)));
+  return true;
+}();
+
+}  // namespace
+}  // namespace accucheck::impls
