@@ -47,6 +47,7 @@ int replay_command(Args& args);
 int compare_command(Args& args);
 int trace_command(Args& args);
 int report_command(Args& args);
+int scenario_command(Args& args);  // cmd_scenario.cpp, tools/scenarios/
 
 // Loads the plugins named by ACCUCHECK_PLUGINS and by every --plugin option (consumed) into
 // the registry; a plugin that cannot be loaded is a UsageError naming the file and the field.

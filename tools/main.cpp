@@ -39,6 +39,9 @@ const Subcommand kSubcommands[] = {
     {"report", accucheck::cli::report_command,
      "report --html FILE [--json] RESULTS.json...\n"
      "                                     one self-contained HTML report with plots"},
+    {"scenario", accucheck::cli::scenario_command,
+     "scenario --list | scenario NAME [--json] [--dump DIR]\n"
+     "                                     replay a real accumulation incident (docs/scenarios.md)"},
 };
 
 void usage(std::FILE* out) {
