@@ -34,6 +34,22 @@ void few_bits_run(const DenseWorkload& w, std::span<double> result, const RunOpt
   }
 }
 
+// SR whose counter omits the step: every addition of an element draws the same random words,
+// so the roundings are perfectly correlated (all up or all down together) instead of
+// independent. Still unbiased, but the error grows like n instead of sqrt(n): a seeding bug of
+// counter-based generators. Otherwise identical to impls/cpu/stochastic.cpp.
+void shared_bits_run(const DenseWorkload& w, std::span<double> result, const RunOptions& options) {
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    double acc = w.initial[j];
+    for (std::size_t t = 0; t < w.steps; ++t) {
+      impls::CounterStream random(options.order_seed, j, 0);  // BUG: the step t is not part of the counter
+      auto next = [&] { return random.next(); };
+      acc = impls::stochastic_add(acc, w.addend(t, j), Format::bf16, next);
+    }
+    result[j] = acc;
+  }
+}
+
 std::vector<Mutant> make() {
   std::vector<Mutant> m;
   m.push_back(Mutant{dense_backend("stochastic_few_bits_bf16", Format::bf16, Format::bf16, "stochastic(8,bf16)",
@@ -41,6 +57,11 @@ std::vector<Mutant> make() {
                      "stochastic rounding with 4 random bits: P(away from zero) = floor(16 p)/16, biased toward zero",
                      "short random fields in SR hardware and libraries (El Arar, Fasi, Filip & Mikaitis, 2025)",
                      Property::stated_bound});
+  m.push_back(Mutant{dense_backend("stochastic_shared_bits_bf16", Format::bf16, Format::bf16, "stochastic(8,bf16)",
+                                   Determinism::run_to_run_nondeterministic, "SR to bf16, one random stream per element",
+                                   &shared_bits_run),
+                     "stochastic rounding whose random words repeat at every step: correlated roundings, error ~ n",
+                     "a counter-based generator keyed without the step index (reused random state)", Property::stated_bound});
   return m;
 }
 
