@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The GPU check (docs/gpu-results.md): on a machine with an NVIDIA GPU (an H200 in the plan),
+# from a fresh checkout, in under 8 minutes:
+#   1. configure with CUDA (the `cuda` preset) and build what the check runs;
+#   2. ctest -L gpu: every GPU kernel against its CPU order model bit for bit, the exact device
+#      reduction against the host oracle, atomics / CUB / cuBLAS within their bounds;
+#   3. compute-sanitizer memcheck and racecheck over the GPU tests (small sizes);
+#   4. two minutes of properties and fuzzing on the GPU backends: the RapidCheck suite filtered to
+#      the cuda_* backends (about 75 s), and fuzz_dense_gpu (libFuzzer when clang-14 is there,
+#      built with CUDA in a second build directory; else the replay build over the dense corpora);
+#   5. the benchmark: exact device reduction vs cub::DeviceReduce::Sum on 2^28 f32 and f64
+#      addends, in GB/s, as a fraction of CUB and of peak bandwidth (4.8 TB/s for an H200).
+# It writes a summary with date and device to $BUILD/gpu-results.md (and appends it to
+# docs/gpu-results.md with --record).
+#
+# Usage: ci/gpu-check.sh [--dry-run] [--record] [--peak-gbs GBS]
+#   --dry-run  no GPU needed: configures, builds, and checks that every GPU test skips with its
+#              reason and that the GPU programs fail clearly; nothing is measured.
+#   env: ACCUCHECK_GPU_BUILD (default build-cuda), ACCUCHECK_GPU_FUZZ_BUILD (build-fuzz-gpu),
+#        JOBS (default: nproc)
+# Without a GPU (and without --dry-run) it stops at once with status 2 and says why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dry_run=0 record=0 peak_gbs=4800
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) dry_run=1 ;;
+    --record) record=1 ;;
+    --peak-gbs) peak_gbs="$2"; shift ;;
+    *) echo "usage: ci/gpu-check.sh [--dry-run] [--record] [--peak-gbs GBS]" >&2; exit 64 ;;
+  esac
+  shift
+done
+
+build="${ACCUCHECK_GPU_BUILD:-build-cuda}"
+fuzz_build="${ACCUCHECK_GPU_FUZZ_BUILD:-build-fuzz-gpu}"
+jobs="${JOBS:-$(nproc)}"
+start=$(date +%s)
+failures=()
+summary="$build/gpu-results.md"
+stamp() { echo "[gpu-check $(( $(date +%s) - start ))s] $*"; }
+fail() { failures+=("$1"); stamp "FAILED: $1"; }
+
+# ---- 0. is there a GPU? -------------------------------------------------------------------------
+device="none"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -n "$(nvidia-smi -L 2>/dev/null)" ]; then
+  device="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+fi
+if [ "$device" = "none" ] && [ $dry_run -eq 0 ]; then
+  echo "ci/gpu-check.sh: no NVIDIA GPU found (nvidia-smi is missing or lists no device): nothing was run." >&2
+  echo "  Use --dry-run to build and check the GPU tests' skip path without a GPU." >&2
+  exit 2
+fi
+stamp "device: $device$([ $dry_run -eq 1 ] && echo ' (dry run)')"
+command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "ci/gpu-check.sh: nvcc not found" >&2; exit 2; }
+export PATH="$PATH:/usr/local/cuda/bin"
+
+# ---- 1. configure and build ---------------------------------------------------------------------
+targets=(cuda_backends_test cuda_exact_device_test cuda_check_test superacc_test cuda_tree_height_test
+         backend_properties_test accucheck_gpu_bench fuzz_dense_gpu)
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake --preset cuda -B "$build" -DACCUCHECK_CUDA=ON >/dev/null
+fi
+grep -q '^ACCUCHECK_CUDA_ENABLED\|accucheck_cuda' "$build/build.ninja" ||
+  { echo "ci/gpu-check.sh: $build is not configured with CUDA" >&2; exit 2; }
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+stamp "built"
+
+# The libFuzzer build of fuzz_dense_gpu (clang-14, CUDA code uninstrumented) builds in the
+# background while the GPU tests run.
+fuzz_pid=""
+if command -v clang++-14 >/dev/null 2>&1; then
+  (
+    [ -f "$fuzz_build/CMakeCache.txt" ] || cmake --preset fuzz -B "$fuzz_build" -DACCUCHECK_CUDA=ON >/dev/null
+    cmake --build "$fuzz_build" -j "$jobs" --target fuzz_dense_gpu
+  ) > "$build/fuzz-gpu-build.log" 2>&1 &
+  fuzz_pid=$!
+fi
+
+# ---- 2. ctest -L gpu ----------------------------------------------------------------------------
+ctest_log="$build/ctest-gpu.log"
+if ! (cd "$build" && timeout 300 ctest -L gpu --output-on-failure -j 1) > "$ctest_log" 2>&1; then
+  fail "ctest -L gpu (see $ctest_log)"
+fi
+tail -n 3 "$ctest_log"
+if [ $dry_run -eq 1 ]; then
+  total=$(grep -c 'Test *#' "$ctest_log" || true)
+  skipped=$(grep -c '\*\*\*Skipped' "$ctest_log" || true)
+  stamp "dry run: $skipped of $total GPU tests skipped"
+  [ "$total" -gt 0 ] && [ "$skipped" -eq "$total" ] || fail "dry run: not every GPU test skipped"
+  (cd "$build" && ctest -L gpu -V -R 'DeterministicKernelsEqualTheirModelsOnGeneratedWorkloads' 2>&1 |
+     grep -m1 'GPU test skipped') || fail "dry run: the skip message does not say why"
+  set +e
+  "$build/accucheck_gpu_bench" --log2-n 10 > "$build/bench.log" 2>&1; rc=$?
+  "$build/fuzzers/fuzz_dense_gpu" corpora/fuzz_dense/seed > "$build/fuzz.log" 2>&1; frc=$?
+  set -e
+  stamp "dry run: accucheck_gpu_bench exits $rc: $(head -c 300 "$build/bench.log")"
+  stamp "dry run: fuzz_dense_gpu exits $frc: $(head -c 300 "$build/fuzz.log")"
+  [ $rc -eq 3 ] || fail "dry run: accucheck_gpu_bench should exit 3 without a device"
+  [ $frc -eq 1 ] || fail "dry run: fuzz_dense_gpu should exit 1 without a device"
+  if [ -n "$fuzz_pid" ]; then
+    wait "$fuzz_pid" && stamp "dry run: the libFuzzer build of fuzz_dense_gpu links" ||
+      fail "libFuzzer build of fuzz_dense_gpu (see $build/fuzz-gpu-build.log)"
+  fi
+  stamp "dry run: memcheck, racecheck, the property and fuzz run and the benchmark need a GPU: not run"
+  [ ${#failures[@]} -eq 0 ] && { stamp "dry run passed"; exit 0; }
+  printf 'FAILED: %s\n' "${failures[@]}" >&2
+  exit 1
+fi
+
+# ---- 3. compute-sanitizer -----------------------------------------------------------------------
+sanitizer="$(command -v compute-sanitizer || true)"
+for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  [ -z "$sanitizer" ] && [ -x "$candidate" ] && sanitizer="$candidate"
+done
+if [ -z "$sanitizer" ]; then
+  fail "compute-sanitizer not found: memcheck and racecheck NOT run"
+else
+  export ACCUCHECK_GPU_TEST_SMALL=1  # the tests shrink their sizes under the sanitizers
+  for tool in memcheck racecheck; do
+    for t in cuda_backends_test cuda_exact_device_test; do
+      bin="$(find "$build" -name "$t" -type f -perm -u+x | head -1)"
+      filter='*'
+      [ "$tool" = racecheck ] && filter='*AcrossTreeShapes*:*AdversarialArrays*'
+      if timeout 150 "$sanitizer" --tool "$tool" --error-exitcode 86 "$bin" --gtest_filter="$filter" \
+           > "$build/$tool-$t.log" 2>&1; then
+        stamp "$tool $t: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$build/$tool-$t.log" || echo clean)"
+      else
+        fail "$tool $t (see $build/$tool-$t.log)"
+      fi
+    done
+  done
+  unset ACCUCHECK_GPU_TEST_SMALL
+fi
+
+# ---- 4. two minutes of properties and fuzzing on the GPU backends --------------------------------
+seed=$(( $(date +%s) % 1000000 ))
+props="$(find "$build" -name backend_properties_test -type f -perm -u+x | head -1)"
+set +e
+RC_PARAMS="seed=$seed max_success=1000" timeout 75 "$props" --gtest_filter='*/cuda_*:-*/cuda_model_*' \
+  > "$build/gpu-properties.log" 2>&1
+prc=$?
+set -e
+if grep -q '\[  FAILED  \]' "$build/gpu-properties.log"; then
+  fail "GPU property run, seed $seed (see $build/gpu-properties.log)"
+elif [ $prc -ne 0 ] && [ $prc -ne 124 ]; then
+  fail "GPU property run exited $prc (see $build/gpu-properties.log)"
+fi
+stamp "properties (seed $seed, 75 s budget): $(grep -c '\[       OK \]' "$build/gpu-properties.log") passed"
+fuzz_dir="$build/fuzz-gpu"
+mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
+set +e
+if [ -n "$fuzz_pid" ] && wait "$fuzz_pid" && [ -x "$fuzz_build/fuzzers/fuzz_dense_gpu" ]; then
+  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 timeout 70 "$fuzz_build/fuzzers/fuzz_dense_gpu" -max_total_time=45 \
+    -artifact_prefix="$fuzz_dir/artifacts/" "$fuzz_dir/corpus" corpora/fuzz_dense/seed > "$build/gpu-fuzz.log" 2>&1
+  frc=$?
+  how="libFuzzer, 45 s"
+else
+  timeout 60 "$build/fuzzers/fuzz_dense_gpu" corpora/fuzz_dense/seed corpora/fuzz_dense/regressions > "$build/gpu-fuzz.log" 2>&1
+  frc=$?
+  how="replay of corpora/fuzz_dense (no libFuzzer build: see $build/fuzz-gpu-build.log)"
+fi
+set -e
+[ $frc -eq 0 ] || fail "fuzz_dense_gpu ($how) exited $frc (see $build/gpu-fuzz.log)"
+stamp "fuzz_dense_gpu ($how): $(tail -n 1 "$build/gpu-fuzz.log")"
+
+# ---- 5. benchmark -------------------------------------------------------------------------------
+if ! timeout 120 "$build/accucheck_gpu_bench" --log2-n 28 --peak-gbs "$peak_gbs" > "$build/gpu-bench.log" 2>&1; then
+  fail "accucheck_gpu_bench (see $build/gpu-bench.log)"
+fi
+cat "$build/gpu-bench.log"
+
+# ---- summary ------------------------------------------------------------------------------------
+{
+  echo "## ci/gpu-check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo
+  echo "Device: $device. Wall time: $(( $(date +%s) - start )) s."
+  echo
+  echo '```'
+  grep -E 'tests passed|tests failed|Skipped' "$ctest_log" || true
+  for f in "$build"/memcheck-*.log "$build"/racecheck-*.log; do
+    [ -f "$f" ] && echo "$(basename "$f" .log): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$f" || echo 'no summary line')"
+  done
+  echo "properties: seed $seed, $(grep -c '\[       OK \]' "$build/gpu-properties.log") passed, $(grep -c '\[  FAILED  \]' "$build/gpu-properties.log") failed"
+  echo "fuzz_dense_gpu ($how): exit $frc; $(tail -n 1 "$build/gpu-fuzz.log")"
+  grep -E '^(device|f32|f64|RESULT)' "$build/gpu-bench.log" || true
+  grep -E 'atomicAdd f32|reruns differed|GPU backends on' "$build"/Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
+  echo '```'
+  if [ ${#failures[@]} -gt 0 ]; then
+    echo
+    printf -- '- FAILED: %s\n' "${failures[@]}"
+  fi
+} > "$summary"
+cat "$summary"
+if [ $record -eq 1 ]; then
+  { echo; cat "$summary"; } >> docs/gpu-results.md
+  stamp "appended to docs/gpu-results.md"
+fi
+[ ${#failures[@]} -eq 0 ] || exit 1
+stamp "passed"
