@@ -5,9 +5,10 @@
 #   2. ctest -L gpu: every GPU kernel against its CPU order model bit for bit, the exact device
 #      reduction against the host oracle, atomics / CUB / cuBLAS within their bounds;
 #   3. compute-sanitizer memcheck and racecheck over the GPU tests (small sizes);
-#   4. two minutes of properties and fuzzing on the GPU backends: the RapidCheck suite filtered to
-#      the cuda_* backends (about 75 s), and fuzz_dense_gpu (libFuzzer when clang-14 is there,
-#      built with CUDA in a second build directory; else the replay build over the dense corpora);
+#   4. two minutes of properties and fuzzing on the GPU backends, side by side: the RapidCheck
+#      suite filtered to the cuda_* backends (at most 110 s), and fuzz_dense_gpu (libFuzzer for
+#      100 s when clang-14 is there, built with CUDA in a second build directory while the tests
+#      run; else the replay build over the dense corpora);
 #   5. the benchmark: exact device reduction vs cub::DeviceReduce::Sum on 2^28 f32 and f64
 #      addends, in GB/s, as a fraction of CUB and of peak bandwidth (4.8 TB/s for an H200).
 # It writes a summary with date and device to $BUILD/gpu-results.md (and appends it to
@@ -119,12 +120,19 @@ if [ -z "$sanitizer" ]; then
 else
   export ACCUCHECK_GPU_TEST_SMALL=1  # the tests shrink their sizes under the sanitizers
   for tool in memcheck racecheck; do
+    # Both test binaries at once under each tool (the sanitizers are mostly CPU-bound).
+    pids=() names=()
     for t in cuda_backends_test cuda_exact_device_test; do
       bin="$(find "$build" -name "$t" -type f -perm -u+x | head -1)"
       filter='*'
       [ "$tool" = racecheck ] && filter='*AcrossTreeShapes*:*AdversarialArrays*'
-      if timeout 150 "$sanitizer" --tool "$tool" --error-exitcode 86 "$bin" --gtest_filter="$filter" \
-           > "$build/$tool-$t.log" 2>&1; then
+      timeout 120 "$sanitizer" --tool "$tool" --error-exitcode 86 "$bin" --gtest_filter="$filter" \
+        > "$build/$tool-$t.log" 2>&1 &
+      pids+=($!) names+=("$t")
+    done
+    for i in "${!pids[@]}"; do
+      t="${names[$i]}"
+      if wait "${pids[$i]}"; then
         stamp "$tool $t: $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$build/$tool-$t.log" || echo clean)"
       else
         fail "$tool $t (see $build/$tool-$t.log)"
@@ -134,34 +142,34 @@ else
   unset ACCUCHECK_GPU_TEST_SMALL
 fi
 
-# ---- 4. two minutes of properties and fuzzing on the GPU backends --------------------------------
+# ---- 4. two minutes of properties and fuzzing on the GPU backends (at the same time) --------------
 seed=$(( $(date +%s) % 1000000 ))
-props="$(find "$build" -name backend_properties_test -type f -perm -u+x | head -1)"
+fuzz_dir="$build/fuzz-gpu"
+mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
 set +e
-RC_PARAMS="seed=$seed max_success=1000" timeout 75 "$props" --gtest_filter='*/cuda_*:-*/cuda_model_*' \
+if [ -n "$fuzz_pid" ] && wait "$fuzz_pid" && [ -x "$fuzz_build/fuzzers/fuzz_dense_gpu" ]; then
+  how="libFuzzer, 100 s"
+  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 timeout 130 "$fuzz_build/fuzzers/fuzz_dense_gpu" -max_total_time=100 \
+    -artifact_prefix="$fuzz_dir/artifacts/" "$fuzz_dir/corpus" corpora/fuzz_dense/seed > "$build/gpu-fuzz.log" 2>&1 &
+else
+  how="replay of corpora/fuzz_dense (no libFuzzer build: see $build/fuzz-gpu-build.log)"
+  timeout 100 "$build/fuzzers/fuzz_dense_gpu" corpora/fuzz_dense/seed corpora/fuzz_dense/regressions \
+    > "$build/gpu-fuzz.log" 2>&1 &
+fi
+fuzz_run=$!
+props="$(find "$build" -name backend_properties_test -type f -perm -u+x | head -1)"
+RC_PARAMS="seed=$seed max_success=1000" timeout 110 "$props" --gtest_filter='*/cuda_*:-*/cuda_model_*' \
   > "$build/gpu-properties.log" 2>&1
 prc=$?
+wait "$fuzz_run"
+frc=$?
 set -e
 if grep -q '\[  FAILED  \]' "$build/gpu-properties.log"; then
   fail "GPU property run, seed $seed (see $build/gpu-properties.log)"
 elif [ $prc -ne 0 ] && [ $prc -ne 124 ]; then
   fail "GPU property run exited $prc (see $build/gpu-properties.log)"
 fi
-stamp "properties (seed $seed, 75 s budget): $(grep -c '\[       OK \]' "$build/gpu-properties.log") passed"
-fuzz_dir="$build/fuzz-gpu"
-mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
-set +e
-if [ -n "$fuzz_pid" ] && wait "$fuzz_pid" && [ -x "$fuzz_build/fuzzers/fuzz_dense_gpu" ]; then
-  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 timeout 70 "$fuzz_build/fuzzers/fuzz_dense_gpu" -max_total_time=45 \
-    -artifact_prefix="$fuzz_dir/artifacts/" "$fuzz_dir/corpus" corpora/fuzz_dense/seed > "$build/gpu-fuzz.log" 2>&1
-  frc=$?
-  how="libFuzzer, 45 s"
-else
-  timeout 60 "$build/fuzzers/fuzz_dense_gpu" corpora/fuzz_dense/seed corpora/fuzz_dense/regressions > "$build/gpu-fuzz.log" 2>&1
-  frc=$?
-  how="replay of corpora/fuzz_dense (no libFuzzer build: see $build/fuzz-gpu-build.log)"
-fi
-set -e
+stamp "properties (seed $seed, 110 s budget$([ $prc -eq 124 ] && echo ', cut at the budget')): $(grep -c '\[       OK \]' "$build/gpu-properties.log") passed"
 [ $frc -eq 0 ] || fail "fuzz_dense_gpu ($how) exited $frc (see $build/gpu-fuzz.log)"
 stamp "fuzz_dense_gpu ($how): $(tail -n 1 "$build/gpu-fuzz.log")"
 

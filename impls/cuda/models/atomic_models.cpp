@@ -5,8 +5,9 @@
 // exactly, and generators and fuzzers reach other orders through the seed or the values. Each
 // element is a sequential sum from its initial value in some order, within anyorder(F).
 //
-// atomicAdd on f32 (atom.add.f32 / red.add.f32) flushes subnormal inputs and results to zero of
-// the same sign (PTX ISA, atom); the f64, f16x2 and bf16x2 forms (.noftz) keep subnormals. The
+// atomicAdd on f32 in global memory (atom.add.f32 / red.add.f32 without .noftz) flushes subnormal
+// inputs and results to zero of the same sign (PTX ISA, atom and red); the f64, f16x2 and bf16x2
+// forms (.noftz) keep subnormals. The
 // f32 model flushes likewise and states ftz(anyorder(f32),f32). The GPU test checks the flush on
 // the hardware with one addend per element, where the order cannot matter.
 #include <cstring>
