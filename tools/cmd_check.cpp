@@ -286,6 +286,12 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
   return ran;
 }
 
+static std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+
 void Campaign::run() {
   const auto start = Clock::now();
   const bool tty = isatty(fileno(stderr)) && !options_.quiet;
@@ -293,8 +299,7 @@ void Campaign::run() {
   if (!options_.quiet)
     std::fprintf(stderr, "accucheck check: %zu backends, %zu format x workload streams, seed %llu, %s\n", stats_.size(), streams_.size(),
                  static_cast<unsigned long long>(options_.seed),
-                 options_.cases ? (std::to_string(*options_.cases) + " cases per stream").c_str()
-                                : (std::to_string(options_.seconds) + " s").c_str());
+                 options_.cases ? (std::to_string(*options_.cases) + " cases per stream").c_str() : seconds_text(options_.seconds).c_str());
   for (std::uint64_t case_number = 0;; ++case_number) {
     if (options_.cases && case_number >= *options_.cases) break;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -336,18 +341,34 @@ std::string BackendStats::violation_text() const {
   return text.empty() ? "0" : text;
 }
 
+// Ulps past ten million say "the sign or the magnitude is off" (a cancellation within its bound
+// can land across zero); three digits tell that as well as nineteen and keep the column narrow.
+static std::string ulps_text(std::int64_t ulps) {
+  if (ulps < 10'000'000) return std::to_string(ulps);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", static_cast<double>(ulps));
+  return text;
+}
+
 void Campaign::print_table(std::FILE* out) const {
-  std::fprintf(out, "\n%-24s %-6s %-30s %8s  %-28s %13s %12s  %s\n", "backend", "format", "stated bound", "cases",
-               "violations", "max err/bound", "max ulps", "determinism");
+  // Columns as wide as their longest entry, so plugin and long backend names keep the table aligned.
+  int name_width = 7, bound_width = 12;
+  for (const auto& s : stats_) {
+    name_width = std::max(name_width, static_cast<int>(s.backend->name.size()));
+    bound_width = std::max(bound_width, static_cast<int>(s.backend->bound_text().size()));
+  }
+  std::fprintf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s\n", name_width, "backend", "format", bound_width, "stated bound",
+               "cases", "violations", "max err/bound", "max ulps", "determinism");
   for (const auto& s : stats_) {
     const Backend& b = *s.backend;
     std::string determinism;
     if (b.determinism == Determinism::run_to_run_nondeterministic) determinism = "not promised";
     else determinism = "checked " + std::to_string(s.determinism_checks) + "x";
     if (b.origin != "builtin") determinism += "  [plugin " + std::filesystem::path(b.origin).filename().string() + "]";
-    std::fprintf(out, "%-24s %-6s %-30s %8llu  %-28s %13.4g %12lld  %s\n", b.name.c_str(), std::string(name(b.storage)).c_str(),
-                 b.bound_text().c_str(), static_cast<unsigned long long>(s.cases), s.violation_text().c_str(), s.max_ratio,
-                 static_cast<long long>(s.max_ulps), determinism.c_str());
+    std::fprintf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s\n", name_width, b.name.c_str(),
+                 std::string(name(b.storage)).c_str(), bound_width, b.bound_text().c_str(),
+                 static_cast<unsigned long long>(s.cases), s.violation_text().c_str(), s.max_ratio, ulps_text(s.max_ulps).c_str(),
+                 determinism.c_str());
   }
   for (const auto& s : stats_)
     for (const auto& f : s.failures) std::fprintf(out, "backend failed: %s\n", f.c_str());

@@ -193,6 +193,8 @@ struct BadPlugin {
   const char* variant;
   const char* message;  // what the error must say besides the file name
 };
+// Test names show the variant, not the struct's bytes (which hold addresses that change per run).
+void PrintTo(const BadPlugin& bad, std::ostream* out) { *out << bad.variant; }
 
 class BadPluginTest : public ::testing::TestWithParam<BadPlugin> {};
 
@@ -278,6 +280,7 @@ struct Misbehaviour {
   const char* variant;
   const char* message;
 };
+void PrintTo(const Misbehaviour& m, std::ostream* out) { *out << m.variant; }
 
 class MisbehavingPluginTest : public ::testing::TestWithParam<Misbehaviour> {};
 
