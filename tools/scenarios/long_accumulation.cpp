@@ -66,12 +66,13 @@ ScenarioResult bf16_long_accumulation() {
     r.paths.push_back(run_path("f32", tensor, registered("naive_f32"), as_f32, exact, {kElements}));
     r.figures.push_back({tensor + ".f32.relative_error", relative_error(r.paths.back(), exact), "max |computed - S| / |S|"});
   }
-  char story[768];
+  char story[896];
   std::snprintf(story, sizeof story,
                 "Accumulated in bf16 the gradients stall once the sum is about 256 times a gradient (at 0.5 here): after 10^6 "
                 "steps the bf16 buffer is off by %.3g %%, its bound vacuous past 256 addends; Kahan in bf16 holds (%.2g %% at "
-                "10^5) until the sum is about 2^16 gradients and then stalls too (%.3g %% at 10^6); stochastic rounding stays "
-                "unbiased (%.2g %% at 10^6, random-walk error) but its bound is vacuous this long; accumulating in f32 is within "
+                "10^5) until the sum is about 2^17 gradients (128 here) and then stalls too (%.3g %% at 10^6); stochastic rounding "
+                "stays unbiased (%.2g %% at 10^6, random-walk error) but its bound is vacuous at 10^5 steps and beyond bf16's "
+                "range at 10^6 (precondition not met); accumulating in f32 is within "
                 "its bound (%.2g %%, and %.2g %% after the final rounding to bf16).",
                 100 * r.figure("grad@1000000.bf16.relative_error"), 100 * r.figure("grad@100000.kahan_bf16.relative_error"),
                 100 * r.figure("grad@1000000.kahan_bf16.relative_error"), 100 * r.figure("grad@1000000.sr_bf16.relative_error"),
