@@ -49,6 +49,12 @@ double smallest_subnormal(Format f) {
 }
 
 double round_to_format(double value, Format f) {
+  if (f == Format::f16) return round_to_small_format<Format::f16>(value);
+  if (f == Format::bf16) return round_to_small_format<Format::bf16>(value);
+  return round_to_format_reference(value, f);  // f64, f32: the identity or one conversion
+}
+
+double round_to_format_reference(double value, Format f) {
   if (f == Format::f64 || std::isnan(value) || std::isinf(value) || value == 0.0) {
     if (std::isnan(value)) return std::copysign(std::numeric_limits<double>::quiet_NaN(), value);
     return value;

@@ -304,6 +304,48 @@ TEST(FormatRounding, RandomDoublesAgreeWithMpfrAndOracle) {
       if (f != Format::f64) expect_rounding_agrees(x, f);
 }
 
+// round_to_format's bit-manipulation path for f16 and bf16 (round_to_small_format, used by
+// SoftFloat) against the original ldexp/nearbyint definition: every value of the format, every
+// midpoint between neighbours and a few double ulps either side, and random doubles of every
+// exponent (NaN, infinities, double subnormals included), both signs.
+TEST(FormatRounding, BitPathMatchesReference) {
+  auto check = [](double x, Format f) {
+    const double reference = round_to_format_reference(x, f);
+    const double fast = f == Format::f16 ? round_to_small_format<Format::f16>(x) : round_to_small_format<Format::bf16>(x);
+    ASSERT_TRUE(same_bits(fast, reference)) << name(f) << " x=" << describe(x) << " fast " << describe(fast)
+                                            << " reference " << describe(reference);
+    ASSERT_TRUE(same_bits(round_to_format(x, f), reference)) << name(f) << " x=" << describe(x);
+  };
+  std::mt19937_64 rng(77);
+  for (Format f : kNarrow) {
+    const auto values = positive_values_and_inf(f);
+    for (std::size_t i = 0; i + 1 < values.size(); ++i) {
+      const double a = values[i];
+      const double b = std::isinf(values[i + 1]) ? std::ldexp(1.0, traits(f).emax + 1) : values[i + 1];
+      const double mid = (a + b) / 2;
+      for (double sign : {1.0, -1.0}) {
+        double up = sign * mid, down = sign * mid;
+        check(sign * a, f);
+        check(up, f);
+        for (int k = 0; k < 3; ++k) {
+          up = std::nextafter(up, sign * kInf);
+          down = std::nextafter(down, 0.0);
+          check(up, f);
+          check(down, f);
+        }
+      }
+    }
+    const auto& t = traits(f);
+    for (int i = 0; i < 200000; ++i) {
+      check(random_double(rng, t.emin - t.precision - 3, t.emax + 2), f);
+      check(std::bit_cast<double>(rng()), f);
+    }
+    for (double x : {0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, DBL_MAX, -DBL_MAX, kInf, -kInf, 0.0, -0.0,
+                     std::nan(""), -std::nan("")})
+      check(x, f);
+  }
+}
+
 TEST(FormatSpacing, UlpNextUpNextDownExhaustive) {
   for (Format f : kNarrow) {
     const auto values = positive_values_and_inf(f);

@@ -5,6 +5,7 @@
 // spacing and round-to-nearest-even into each format.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,15 @@ bool representable(double value, Format f);
 // signed zero preserved). For f64 this is the identity.
 double round_to_format(double value, Format f);
 
+// The same rounding into f16 or bf16 on the double's bit pattern (no scalbn, no dependence on
+// the dynamic rounding mode): the hot path of SoftFloat arithmetic. round_to_format uses it.
+template <Format F>
+double round_to_small_format(double value);
+
+// round_to_format's original definition (ldexp, nearbyint), kept as the reference that
+// format_test compares round_to_small_format with.
+double round_to_format_reference(double value, Format f);
+
 // Raw bit patterns of the storage format (the low storage_bits bits are used).
 // encode requires a representable value; NaN encodes as the default quiet NaN with its sign.
 std::uint64_t encode(double value, Format f);
@@ -65,5 +75,46 @@ std::int64_t ordinal(double value, Format f);
 std::string hex_float(double value);
 // Shortest decimal that rounds (to nearest even) back to the same value of f.
 std::string shortest_decimal(double value, Format f);
+
+template <Format F>
+inline double round_to_small_format(double value) {
+  static_assert(F == Format::f16 || F == Format::bf16);
+  constexpr int p = F == Format::f16 ? 11 : 8;           // precision, the implicit bit included
+  constexpr int emin = F == Format::f16 ? -14 : -126;    // smallest normal 2^emin
+  constexpr int emax = F == Format::f16 ? 15 : 127;
+  constexpr std::uint64_t sign_bit = std::uint64_t{1} << 63;
+  constexpr std::uint64_t exponent_field = std::uint64_t{0x7ff} << 52;
+  // |x| >= (2 - 2^-p) 2^emax (the midpoint above the largest finite value) rounds to infinity:
+  // exponent emax, the top p fraction bits set.
+  constexpr std::uint64_t overflow_bits =
+      (static_cast<std::uint64_t>(emax + 1023) << 52) | (((std::uint64_t{1} << p) - 1) << (52 - p));
+  constexpr std::uint64_t half_smallest_subnormal = static_cast<std::uint64_t>(emin - p + 1023) << 52;
+  constexpr std::uint64_t smallest_subnormal = static_cast<std::uint64_t>(emin - p + 1 + 1023) << 52;
+
+  const auto bits = std::bit_cast<std::uint64_t>(value);
+  const std::uint64_t sign = bits & sign_bit;
+  std::uint64_t magnitude = bits ^ sign;
+  if (magnitude >= exponent_field) {  // NaN (quiet, sign kept) or infinity
+    if (magnitude > exponent_field) return std::bit_cast<double>(sign | exponent_field | (std::uint64_t{1} << 51));
+    return value;
+  }
+  if (magnitude >= overflow_bits) return std::bit_cast<double>(sign | exponent_field);
+  const int exponent = static_cast<int>(magnitude >> 52) - 1023;  // double subnormals: -1023
+  // Fraction bits to drop: 52 - (p - 1) in the normal range, more below 2^emin.
+  const int drop = 53 - p + (exponent < emin ? emin - exponent : 0);
+  if (drop <= 52) {
+    // Round the kept bits to nearest even. The carry may enter the exponent field: the next
+    // power of two, the right result. At drop == 52 the last kept bit is the implicit 1.
+    const std::uint64_t last_kept = drop == 52 ? 1 : (magnitude >> drop) & 1;
+    const std::uint64_t dropped_mask = (std::uint64_t{1} << drop) - 1;
+    magnitude = (magnitude + (dropped_mask >> 1) + last_kept) & ~dropped_mask;
+  } else if (drop == 53) {
+    // |x| in [2^(emin-p), 2^(emin-p+1)): zero at the midpoint (even) or the smallest subnormal.
+    magnitude = magnitude > half_smallest_subnormal ? smallest_subnormal : 0;
+  } else {
+    magnitude = 0;  // below half the smallest subnormal (double subnormals included)
+  }
+  return std::bit_cast<double>(sign | magnitude);
+}
 
 }  // namespace accucheck

@@ -24,7 +24,7 @@ class SoftFloat {
   static constexpr Format format = F;
   SoftFloat() = default;
   // Rounds any double into the format (round to nearest even).
-  explicit SoftFloat(double value) : value_(round_to_format(value, F)) {}
+  explicit SoftFloat(double value) : value_(round_to_small_format<F>(value)) {}
   explicit operator double() const { return value_; }
   double value() const { return value_; }
 
