@@ -79,22 +79,26 @@ std::string values_line(const char* what, double value) {
   return text;
 }
 
-// Compares two runs element by element: `expected(j)` from the first, `got` from the second.
+PropertyFailure backend_failed(Property p, const Backend& b, const Workload& w, const std::string& error,
+                               const std::string& on = "") {
+  return failure(p, Verdict::backend_failed, "backend-failed",
+                 header(b, w) + "  the backend failed" + (on.empty() ? "" : " on the " + on + " workload") + ": " + error + "\n");
+}
+
+// Compares a run of `transformed` with the result of w (`original`, run once by the caller
+// however many transforms it checks), element by element: `expected(original[j])` is wanted.
 template <class Expected, class Same>
-std::optional<PropertyFailure> compare_runs(Property p, const Backend& b, const Workload& w, const Workload& transformed,
-                                            const std::string& transform, Expected expected, Same same) {
+std::optional<PropertyFailure> compare_runs(Property p, const Backend& b, const Workload& w, const std::vector<double>& original,
+                                            const Workload& transformed, const std::string& transform, Expected expected,
+                                            Same same) {
   std::string error;
-  const auto original = try_run(b, w, &error);
-  if (!original) return failure(p, Verdict::backend_failed, "backend-failed", header(b, w) + "  the backend failed: " + error + "\n");
   const auto changed = try_run(b, transformed, &error);
-  if (!changed)
-    return failure(p, Verdict::backend_failed, "backend-failed",
-                   header(b, w) + "  the backend failed on the " + transform + " workload: " + error + "\n");
-  for (std::size_t j = 0; j < original->size(); ++j) {
-    const double want = expected((*original)[j]);
+  if (!changed) return backend_failed(p, b, w, error, transform);
+  for (std::size_t j = 0; j < original.size(); ++j) {
+    const double want = expected(original[j]);
     if (!same((*changed)[j], want)) {
       std::string text = header(b, w) + "  " + transform + ": element " + std::to_string(j) + "\n";
-      text += values_line("result(w)", (*original)[j]);
+      text += values_line("result(w)", original[j]);
       text += values_line(("result(" + transform + ")").c_str(), (*changed)[j]);
       text += values_line("expected", want);
       return failure(p, Verdict::metamorphic_mismatch, std::string(name(p)) + "-mismatch", text);
@@ -117,10 +121,10 @@ int lowest_bit_exponent(double x) {
 }
 
 // The values scaled() and negated() transform, in every kind.
-template <class F>
-void for_each_scaled_value(Workload& w, F f) {
-  auto all = [&](std::vector<double>& v) {
-    for (double& x : v) f(x);
+template <class W, class F>  // W: Workload or const Workload
+void for_each_scaled_value(W& w, F f) {
+  auto all = [&](auto& v) {
+    for (auto& x : v) f(x);
   };
   if (auto* d = std::get_if<DenseWorkload>(&w)) {
     all(d->initial);
@@ -169,6 +173,10 @@ std::string property_exclusion(Property p, const Backend& b) {
 }
 
 std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w) {
+  return exact_scaling_range(b, w, exact_sums(w));
+}
+
+std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w, const std::vector<ExactSum>& exact) {
   std::set<Format> formats = {b.storage, b.accumulation, format_of(w)};
   for (Format f : bound_formats(b.bound)) formats.insert(f);
 
@@ -186,8 +194,7 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
     lowest = any_nonzero ? std::min(lowest, e) : e;
     any_nonzero = true;
   };
-  Workload copy = w;
-  for_each_scaled_value(copy, [&](double& x) {
+  for_each_scaled_value(w, [&](double x) {
     see(x);
     if (std::isfinite(x)) largest_value = std::max(largest_value, std::fabs(x));
   });
@@ -204,7 +211,7 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
   // A over the worst element, as a power-of-two ceiling.
   int log2_a = std::numeric_limits<int>::min();
   // (From the fixed-point integer: an f64 workload's A may exceed the double range.)
-  for (const ExactSum& e : exact_sums(w))
+  for (const ExactSum& e : exact)
     if (e.abs_sum != 0) log2_a = std::max(log2_a, static_cast<int>(mp::msb(e.abs_sum)) - fixed_scale + 1);
   if (largest_value > 0) log2_a = std::max(log2_a, std::ilogb(largest_value) + 1);
 
@@ -263,7 +270,7 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
     case Property::correctly_rounded: {
       std::string error;
       const auto result = try_run(b, w, &error);
-      if (!result) return failure(p, Verdict::backend_failed, "backend-failed", header(b, w) + "  the backend failed: " + error + "\n");
+      if (!result) return backend_failed(p, b, w, error);
       for (std::size_t j = 0; j < result->size(); ++j) {
         const double want = exact[j].rounded(b.storage);
         if (!same_result_bits((*result)[j], want)) {
@@ -282,19 +289,26 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
       if (mismatch.empty()) return std::nullopt;
       return failure(p, Verdict::nondeterministic, std::string(name(Verdict::nondeterministic)), header(b, w) + "  " + mismatch + "\n");
     }
-    case Property::scaling: {
-      const auto range = exact_scaling_range(b, w);
-      if (!range) return std::nullopt;  // the precondition fails: nothing is promised
+    case Property::scaling:
+    case Property::negation: {
+      std::optional<ScalingRange> range;
+      if (p == Property::scaling) {
+        range = exact_scaling_range(b, w, exact);
+        if (!range) return std::nullopt;  // the precondition fails: nothing is promised
+      }
+      std::string error;
+      const auto original = try_run(b, w, &error);  // once, for every transform below
+      if (!original) return backend_failed(p, b, w, error);
+      if (p == Property::negation)
+        return compare_runs(p, b, w, *original, negated(w), "-w", [](double x) { return -x; }, same_value);
       for (int k : scaling_exponents(*range)) {
         auto found = compare_runs(
-            p, b, w, scaled(w, k), "2^" + std::to_string(k) + " w", [k](double x) { return std::ldexp(x, k); },
+            p, b, w, *original, scaled(w, k), "2^" + std::to_string(k) + " w", [k](double x) { return std::ldexp(x, k); },
             same_result_bits);
         if (found) return found;
       }
       return std::nullopt;
     }
-    case Property::negation:
-      return compare_runs(p, b, w, negated(w), "-w", [](double x) { return -x; }, same_value);
   }
   return std::nullopt;
 }

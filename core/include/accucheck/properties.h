@@ -91,6 +91,8 @@ struct ScalingRange {
   int low = 0, high = 0;  // low <= 0 <= high
 };
 std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w);
+// The same with w's exact sums given (exact_sums(w)), as check_property has them.
+std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact);
 // The exponents the scaling property tries: the ends of the range, +-1 and one drawn from a
 // fixed seed; nonzero, distinct. Empty when the range is {0}.
 std::vector<int> scaling_exponents(const ScalingRange& range);
