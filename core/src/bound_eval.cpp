@@ -5,6 +5,7 @@
 // formula needs sqrt or exp, a rational upper bound, so the bound is rounded upward).
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "accucheck/bound.h"
@@ -19,15 +20,72 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 double round_down(double x) { return std::max(0.0, std::nextafter(x, -kInfinity)); }
 double round_up(double x) { return std::nextafter(x, kInfinity); }
 
+// Directed roundings of one operation on non-negative doubles that stay exact when the
+// operation is: the exact residual (TwoSum; FMA for products and quotients) tells on which side
+// of the rounded result the exact value lies. Below 2^-960 a residual may underflow, and
+// beyond the double range there is none: there they step outward unconditionally.
+constexpr double kResidualFloor = 0x1p-960;
+
+// (x + y) - s exactly, for s = fl(x + y) finite (Knuth's TwoSum, round to nearest).
+double sum_residual(double x, double y, double s) {
+  const double y_part = s - x;
+  return (x - (s - y_part)) + (y - y_part);
+}
+double add_down(double x, double y) {
+  const double s = x + y;
+  if (!std::isfinite(s)) return round_down(s);
+  return sum_residual(x, y, s) < 0 ? round_down(s) : s;
+}
+double add_up(double x, double y) {
+  const double s = x + y;
+  if (!std::isfinite(s)) return s;
+  return sum_residual(x, y, s) > 0 ? round_up(s) : s;
+}
+double sub_down(double x, double y) { return add_down(x, -y); }  // the residual has the same sign rule
+double sub_up(double x, double y) { return add_up(x, -y); }
+double mul_down(double x, double y) {
+  if (x == 0 || y == 0) return 0.0;
+  const double p = x * y;
+  if (!std::isfinite(p) || p < kResidualFloor) return round_down(p);
+  return std::fma(x, y, -p) < 0 ? round_down(p) : p;
+}
+double mul_up(double x, double y) {
+  if (x == 0 || y == 0) return 0.0;
+  const double p = x * y;
+  if (!std::isfinite(p) || p < kResidualFloor) return round_up(p);
+  return std::fma(x, y, -p) > 0 ? round_up(p) : p;
+}
+// x - q y: its sign is that of x/y - q for y > 0.
+double div_down(double x, double y) {
+  if (x == 0 && y > 0) return 0.0;
+  const double q = x / y;
+  if (!std::isfinite(q) || q == 0 || x < kResidualFloor) return round_down(q);
+  return std::fma(-q, y, x) < 0 ? round_down(q) : q;
+}
+double div_up(double x, double y) {
+  if (x == 0 && y > 0) return 0.0;
+  const double q = x / y;
+  if (!std::isfinite(q) || q == 0 || x < kResidualFloor) return round_up(q);
+  return std::fma(-q, y, x) > 0 ? round_up(q) : q;
+}
+
 // A closed interval of non-negative doubles containing the exact value.
 struct Interval {
   double lo = 0, hi = 0;
   static Interval exact(double x) { return {x, x}; }
-  friend Interval operator+(Interval a, Interval b) { return {round_down(a.lo + b.lo), round_up(a.hi + b.hi)}; }
-  friend Interval operator*(Interval a, Interval b) { return {round_down(a.lo * b.lo), round_up(a.hi * b.hi)}; }
-  friend Interval operator/(Interval a, Interval b) { return {round_down(a.lo / b.hi), round_up(a.hi / b.lo)}; }
+  // Around RNE(x) of a non-negative x: exact when the rounding was, else one step either side.
+  static Interval around_nearest(double nearest, bool inexact) {
+    if (std::isinf(nearest)) return {std::numeric_limits<double>::max(), kInfinity};
+    if (!inexact) return exact(nearest);
+    return {round_down(nearest), round_up(nearest)};
+  }
+  friend Interval operator+(Interval a, Interval b) { return {add_down(a.lo, b.lo), add_up(a.hi, b.hi)}; }
+  friend Interval operator*(Interval a, Interval b) { return {mul_down(a.lo, b.lo), mul_up(a.hi, b.hi)}; }
+  friend Interval operator/(Interval a, Interval b) { return {div_down(a.lo, b.hi), div_up(a.hi, b.lo)}; }
   // a - b where the exact difference is known to be non-negative.
-  friend Interval operator-(Interval a, Interval b) { return {round_down(a.lo - b.hi), round_up(a.hi - b.lo)}; }
+  friend Interval operator-(Interval a, Interval b) {
+    return {std::max(0.0, sub_down(a.lo, b.hi)), std::max(0.0, sub_up(a.hi, b.lo))};
+  }
 };
 
 Interval minimum(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; }
@@ -49,9 +107,9 @@ struct Ops<Interval> {
   static Interval power_of_two(int e) { return Interval::exact(std::ldexp(1.0, e)); }
   static Interval exact_double(double x) { return Interval::exact(x); }
   static Interval fixed(const FixedInt& x) {
-    const double nearest = std::fabs(round_fixed_fast(x, Format::f64));
-    if (std::isinf(nearest)) return {std::numeric_limits<double>::max(), kInfinity};
-    return {round_down(nearest), round_up(nearest)};
+    bool inexact = true;
+    const double nearest = std::fabs(round_fixed_fast(x, Format::f64, &inexact));
+    return Interval::around_nearest(nearest, inexact);
   }
   // sqrt is correctly rounded (IEEE 754), so one step outward suffices.
   static Interval sqrt_up(Interval x) { return {round_down(std::sqrt(x.lo)), round_up(std::sqrt(x.hi))}; }
@@ -225,13 +283,21 @@ bool fixed_at_most(const FixedInt& x, double y) {  // x <= y for finite y >= 0
   return x <= to_fixed(y);
 }
 
-}  // namespace
+// The smallest overflow threshold among the output format and the bound's formats.
+double overflow_limit(const BoundExpr& bound, Format output) {
+  double limit = largest_finite(output);
+  for (Format f : bound_formats(bound)) limit = std::min(limit, largest_finite(f));
+  return limit;
+}
 
-BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
-                             const FixedInt& abs_error) {
+// check_error_bound given the interval quantities; `error` is RNE(|error|) (exactly |error|
+// unless error_inexact), NaN when the caller has not computed it; abs_error() gives the exact
+// |error| for what the doubles leave undecided.
+template <class AbsError>
+BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exact, const Quantities<Interval>& qi,
+                      double error, bool error_inexact, const AbsError& abs_error) {
   BoundCheck check;
   if (exact.special != Special::none) return check;  // only the special-value rules apply
-  const auto qi = quantities<Interval>(exact);
   const auto approximate = evaluate(bound, qi);
   if (!approximate) {
     check.bound = kInfinity;
@@ -259,29 +325,44 @@ BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactS
   }
 
   // Precondition: A + bound below the overflow threshold of every format involved.
-  std::vector<Format> formats = bound_formats(bound);
-  formats.push_back(output);
   const Interval reach = qi.abs_sum + b;
   check.precondition_met = true;
-  for (Format f : formats) {
-    const double limit = largest_finite(f);
-    if (reach.hi < limit) continue;
-    if (reach.lo >= limit) {
-      check.precondition_met = false;
-      break;
-    }
-    const Rational reach_exact = Ops<Rational>::fixed(exact.abs_sum) + rational();
-    if (!(reach_exact < Ops<Rational>::exact_double(limit))) {
-      check.precondition_met = false;
-      break;
-    }
+  static const double smallest_threshold = largest_finite(Format::f16);  // no format's is lower
+  if (reach.hi >= smallest_threshold) {
+    const double limit = overflow_limit(bound, output);
+    if (reach.lo >= limit) check.precondition_met = false;
+    else if (reach.hi >= limit)
+      check.precondition_met = Ops<Rational>::fixed(exact.abs_sum) + rational() < Ops<Rational>::exact_double(limit);
   }
 
-  // Within: |error| <= bound, decided exactly.
-  if (abs_error == 0 || (std::isfinite(b.lo) && fixed_at_most(abs_error, b.lo))) check.within = true;
-  else if (std::isfinite(b.hi) && !fixed_at_most(abs_error, b.hi)) check.within = false;
-  else check.within = Ops<Rational>::fixed(abs_error) <= rational();
+  // Within: |error| <= bound, decided exactly. RNE is monotone, so RNE(e) < b.lo gives e < b.lo
+  // and RNE(e) > b.hi gives e > b.hi; an exact RNE(e) decides e <= b.lo and e > b.hi outright.
+  const bool lo_finite = std::isfinite(b.lo), hi_finite = std::isfinite(b.hi);
+  if (error == 0 || (lo_finite && (error < b.lo || (!error_inexact && error <= b.lo)))) check.within = true;
+  else if (hi_finite && error > b.hi) check.within = false;
+  else {
+    const FixedInt e = abs_error();
+    if (e == 0 || (lo_finite && fixed_at_most(e, b.lo))) check.within = true;
+    else if (hi_finite && !fixed_at_most(e, b.hi)) check.within = false;
+    else check.within = Ops<Rational>::fixed(e) <= rational();
+  }
   return check;
+}
+
+}  // namespace
+
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
+                             const FixedInt& abs_error) {
+  const double unknown = std::numeric_limits<double>::quiet_NaN();  // every comparison false
+  return check_with(bound, output, exact, quantities<Interval>(exact), unknown, true, [&] { return abs_error; });
+}
+
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const NearestValues& nearest,
+                             const std::function<FixedInt()>& abs_error) {
+  const Quantities<Interval> qi{exact.count, Interval::around_nearest(nearest.abs_sum, nearest.abs_sum_inexact),
+                                Interval::around_nearest(nearest.abs_exact, nearest.abs_exact_inexact),
+                                Interval::exact(exact.max_abs)};
+  return check_with(bound, output, exact, qi, nearest.abs_error, nearest.abs_error_inexact, abs_error);
 }
 
 }  // namespace accucheck

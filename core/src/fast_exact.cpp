@@ -93,10 +93,14 @@ bool any_below(const std::uint64_t* limbs, int below) {
 
 }  // namespace
 
-double round_limbs(const std::uint64_t* limbs, int count, Format f) {
+double round_limbs(const std::uint64_t* limbs, int count, Format f, bool* inexact) {
+  if (inexact) *inexact = true;
   int top = count - 1;
   while (top >= 0 && limbs[top] == 0) --top;
-  if (top < 0) return 0.0;
+  if (top < 0) {
+    if (inexact) *inexact = false;
+    return 0.0;
+  }
   const auto& t = traits(f);
   const int top_bit = top * 64 + 63 - std::countl_zero(limbs[top]);
   const int exponent = top_bit - fixed_scale;  // floor(log2 |value|)
@@ -111,17 +115,57 @@ double round_limbs(const std::uint64_t* limbs, int count, Format f) {
       ((units & 1) || any_below(limbs, quantum_bit - 1)))
     ++units;  // nearest, ties to even
   const double result = std::ldexp(static_cast<double>(units), quantum_exponent);
-  return result > largest_finite(f) ? std::numeric_limits<double>::infinity() : result;
+  if (result > largest_finite(f)) return std::numeric_limits<double>::infinity();
+  if (inexact) *inexact = quantum_bit > top_bit || (quantum_bit > 0 && any_below(limbs, quantum_bit));
+  return result;
 }
 
-double round_fixed_fast(const FixedInt& value, Format f) {
+double round_fixed_fast(const FixedInt& value, Format f, bool* inexact) {
   const FixedBackend& b = value.backend();
   // limb_type is unsigned long long, a type distinct from std::uint64_t: copy, do not alias.
   std::uint64_t limbs[FastExactAccumulator::kLimbs];
   const int size = static_cast<int>(b.size());
   std::memcpy(limbs, b.limbs(), sizeof(std::uint64_t) * static_cast<std::size_t>(size));
-  const double magnitude = round_limbs(limbs, size, f);
+  const double magnitude = round_limbs(limbs, size, f, inexact);
   return b.sign() ? -magnitude : magnitude;
+}
+
+double nearest_abs_difference(double x, const FixedInt& s, bool* inexact) {
+  constexpr int kLimbs = FastExactAccumulator::kLimbs;
+  const FixedBackend& b = s.backend();
+  const int size = static_cast<int>(b.size());
+  std::uint64_t a[kLimbs] = {}, d[kLimbs] = {};
+  std::memcpy(a, b.limbs(), sizeof(std::uint64_t) * static_cast<std::size_t>(size));
+  // |x| in units of 2^-1074: its significand shifted to the exponent's place.
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const std::uint64_t significand = (bits & ((std::uint64_t{1} << 52) - 1)) | (biased ? std::uint64_t{1} << 52 : 0);
+  const int shift = biased ? biased - 1 : 0;
+  d[shift >> 6] = significand << (shift & 63);
+  if ((shift & 63) > 11) d[(shift >> 6) + 1] = significand >> (64 - (shift & 63));
+  if (static_cast<bool>(bits >> 63) != b.sign()) {
+    // Opposite signs: |x - S| = |x| + |S| (a zero S or x takes either branch correctly).
+    u128 carry = 0;
+    for (int i = 0; i < kLimbs; ++i) {
+      carry += static_cast<u128>(a[i]) + d[i];
+      d[i] = static_cast<std::uint64_t>(carry);
+      carry >>= 64;
+    }
+    return round_limbs(d, kLimbs, Format::f64, inexact);
+  }
+  // Same signs: | |x| - |S| |, the larger minus the smaller.
+  int top = kLimbs - 1;
+  while (top > 0 && a[top] == d[top]) --top;
+  std::uint64_t* big = a[top] > d[top] ? a : d;
+  const std::uint64_t* small = big == a ? d : a;
+  std::uint64_t borrow = 0;
+  for (int i = 0; i <= top; ++i) {
+    const u128 difference = static_cast<u128>(big[i]) - small[i] - borrow;
+    big[i] = static_cast<std::uint64_t>(difference);
+    borrow = static_cast<std::uint64_t>(difference >> 64) & 1;
+  }
+  for (int i = top + 1; i < kLimbs; ++i) big[i] = 0;  // equal limbs above top cancel
+  return round_limbs(big, kLimbs, Format::f64, inexact);
 }
 
 struct FastExactAccumulator::Large {

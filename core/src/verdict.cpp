@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 
 #include "accucheck/fast_exact.h"
@@ -75,11 +76,11 @@ Verdict judge_rounding_claim(const BoundExpr& bound, Format output, const ExactS
 // A / |S| from the nearest doubles of A and S (within about 2 ulps of the exact quotient:
 // it is reported, never compared). ExactSum::condition_number() gives it correctly rounded
 // but costs a big-integer division per element, which dominated judge().
-double approximate_condition_number(const ExactSum& exact) {
+double approximate_condition_number(const ExactSum& exact, double nearest_abs_sum, double nearest_sum) {
   if (exact.special != Special::none) return std::numeric_limits<double>::quiet_NaN();
   if (exact.abs_sum == 0) return 1.0;
   if (exact.sum == 0) return std::numeric_limits<double>::infinity();
-  return round_fixed_fast(exact.abs_sum, Format::f64) / std::fabs(round_fixed_fast(exact.sum, Format::f64));
+  return nearest_abs_sum / std::fabs(nearest_sum);
 }
 
 }  // namespace
@@ -87,9 +88,15 @@ double approximate_condition_number(const ExactSum& exact) {
 ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed) {
   ElementVerdict v;
   v.computed = computed;
-  v.kappa = approximate_condition_number(exact);
+  // S and A to the nearest double, once: reported, and the bound's interval quantities.
+  NearestValues near;
+  const double sum_f64 = round_fixed_fast(exact.sum, Format::f64, &near.abs_exact_inexact);
+  near.abs_exact = std::fabs(sum_f64);
+  near.abs_sum = round_fixed_fast(exact.abs_sum, Format::f64, &near.abs_sum_inexact);
+  v.kappa = approximate_condition_number(exact, near.abs_sum, sum_f64);
   // RNE(S) through the fast limb rounding (checked equal to ExactSum::rounded in fast_exact_test).
   const double nearest = exact.special != Special::none || exact.sum == 0 ? exact.rounded(output)
+                         : output == Format::f64                           ? sum_f64
                                                                            : round_fixed_fast(exact.sum, output);
   v.correctly_rounded = nearest;
 
@@ -113,18 +120,19 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
     return v;
   }
 
-  v.exact = round_fixed_fast(exact.sum, Format::f64);
+  v.exact = sum_f64;
   if (!representable(computed, output)) {
     v.verdict = Verdict::not_representable;
     return v;
   }
-  FixedInt abs_error;
   if (std::isfinite(computed)) {
-    abs_error = to_fixed(computed) - exact.sum;
-    if (abs_error < 0) abs_error = -abs_error;
-    v.error = round_fixed_fast(abs_error, Format::f64);
+    v.error = nearest_abs_difference(computed, exact.sum, &near.abs_error_inexact);  // RNE(|computed - S|)
+    near.abs_error = v.error;
   } else {
     v.error = std::numeric_limits<double>::infinity();
+    // Judged overflow, never by the comparison, which sees an error of 0 (as before).
+    near.abs_error = 0.0;
+    near.abs_error_inexact = false;
   }
   if (std::isfinite(computed) && std::isfinite(nearest)) {
     // Saturated: f64 ordinals of opposite signs can differ by more than INT64_MAX (signed
@@ -139,7 +147,12 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
     return v;
   }
 
-  const BoundCheck check = check_error_bound(bound, output, exact, abs_error);
+  // The exact |computed - S|, built only when the nearest doubles leave the comparison open.
+  const std::function<FixedInt()> abs_error = [&] {
+    FixedInt e = to_fixed(computed) - exact.sum;
+    return e < 0 ? FixedInt(-e) : e;
+  };
+  const BoundCheck check = check_error_bound(bound, output, exact, near, abs_error);
   v.bound = check.bound;
   v.vacuous = check.vacuous;
   v.precondition_met = check.precondition_met;

@@ -56,9 +56,33 @@ void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& c
         << context << "\n rounded(" << name(f) << ") " << hex_float(fast.rounded(f)) << " vs "
         << hex_float(ref.rounded(f));
     // The limb rounding on the FixedInts against exact.h's round_fixed.
-    for (const FixedInt* v : {&ref.sum, &ref.abs_sum})
-      EXPECT_TRUE(same_bits(round_fixed_fast(*v, f), round_fixed(*v, f)))
-          << context << "\n round_fixed_fast(" << fixed_hex(*v) << ", " << name(f) << ")";
+    for (const FixedInt* v : {&ref.sum, &ref.abs_sum}) {
+      bool inexact = false;
+      const double r = round_fixed_fast(*v, f, &inexact);
+      EXPECT_TRUE(same_bits(r, round_fixed(*v, f))) << context << "\n round_fixed_fast(" << fixed_hex(*v) << ", " << name(f) << ")";
+      const FixedInt magnitude = *v < 0 ? FixedInt(-*v) : *v;
+      EXPECT_EQ(inexact, !std::isfinite(r) || to_fixed(std::fabs(r)) != magnitude) << context << " inexact flag " << name(f);
+    }
+  }
+  // |x - S| on the limbs against the FixedInt arithmetic, for x near S (the verdict's case),
+  // far from it and of either sign.
+  if (ref.special == Special::none) {
+    const double s = ref.rounded(Format::f64);
+    std::vector<double> xs = {0.0, -0.0, ref.max_abs, -ref.max_abs, 1.0, -0x1p-1074, 0x1.fffffffffffffp1023};
+    if (std::isfinite(s))
+      for (double x : {s, std::nextafter(s, INFINITY), std::nextafter(s, -INFINITY), -s, static_cast<double>(static_cast<float>(s))})
+        xs.push_back(x);
+    for (double x : xs) {
+      if (!std::isfinite(x)) continue;
+      FixedInt difference = to_fixed(x) - ref.sum;
+      if (difference < 0) difference = -difference;
+      bool inexact = false;
+      const double got = nearest_abs_difference(x, ref.sum, &inexact);
+      EXPECT_TRUE(same_bits(got, round_fixed(difference, Format::f64)))
+          << context << "\n nearest_abs_difference(" << hex_float(x) << ") " << hex_float(got) << " vs "
+          << hex_float(round_fixed(difference, Format::f64));
+      EXPECT_EQ(inexact, !std::isfinite(got) || to_fixed(got) != difference) << context << " x " << hex_float(x);
+    }
   }
 }
 

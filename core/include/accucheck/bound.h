@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,5 +93,16 @@ struct BoundCheck {
 // |computed - S| in the fixed-point grid. `output` is the format of the result buffer.
 BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
                              const FixedInt& abs_error);
+
+// The same from the nearest doubles judge() already has: RNE of |error|, A and |S| into f64,
+// each with whether it was inexact. Comparisons they decide (RNE is monotone: RNE(e) < b
+// implies e < b) cost no fixed-point or rational arithmetic; `abs_error` is called for the exact
+// |error| only when they do not (an error next to a bound endpoint).
+struct NearestValues {
+  double abs_error = 0, abs_sum = 0, abs_exact = 0;
+  bool abs_error_inexact = true, abs_sum_inexact = true, abs_exact_inexact = true;
+};
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const NearestValues& nearest,
+                             const std::function<FixedInt()>& abs_error);
 
 }  // namespace accucheck

@@ -112,11 +112,17 @@ class FastExactAccumulator {
 ExactSum fast_exact_sum(std::span<const double> addends);
 
 // RNE of the exact fixed-point magnitude held in `limbs` (little-endian, units of 2^-1074)
-// into f, with overflow to +infinity; 0 for a zero magnitude.
-double round_limbs(const std::uint64_t* limbs, int count, Format f);
+// into f, with overflow to +infinity; 0 for a zero magnitude. With `inexact`, also whether
+// the result differs from the exact value (overflow included).
+double round_limbs(const std::uint64_t* limbs, int count, Format f, bool* inexact = nullptr);
 
 // round_fixed (exact.h) through round_limbs on the FixedInt's limbs: the same result (checked
 // in fast_exact_test), without the FixedInt shifts and copies.
-double round_fixed_fast(const FixedInt& value, Format f);
+double round_fixed_fast(const FixedInt& value, Format f, bool* inexact = nullptr);
+
+// RNE into f64 of |x - S| for a finite double x and an exact fixed-point S, on the limbs:
+// round_fixed_fast(abs(to_fixed(x) - S), f64) without the FixedInt arithmetic (checked equal in
+// fast_exact_test). 0 exactly when x == S. `inexact` as for round_limbs.
+double nearest_abs_difference(double x, const FixedInt& s, bool* inexact = nullptr);
 
 }  // namespace accucheck
