@@ -7,6 +7,7 @@
 
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
+#include "accucheck/plugin_loader.h"
 
 namespace accucheck::props {
 
@@ -179,7 +180,21 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
   return run;
 }
 
+// Plugins named by ACCUCHECK_PLUGINS join the registry before the suite lists its backends
+// (gtest evaluates the parameter generators in InitGoogleTest, after static registration), so
+// a plugin's backends get every property without a line of test code. A bad plugin stops the
+// suite with the loader's message (file and field), exit 2.
+static void load_environment_plugins() {
+  try {
+    load_plugins_from_environment();
+  } catch (const PluginError& e) {
+    std::fprintf(stderr, "property suite: %s\n", e.what());
+    std::exit(2);
+  }
+}
+
 std::vector<std::string> registered_backends_where(Property p) {
+  load_environment_plugins();
   std::vector<std::string> names;
   for (const Backend& b : Registry::global().all())
     if (property_applies(p, b)) names.push_back(b.name);

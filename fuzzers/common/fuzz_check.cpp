@@ -9,6 +9,7 @@
 #include <map>
 
 #include "accucheck/case_file.h"
+#include "accucheck/plugin_loader.h"
 #ifdef ACCUCHECK_FUZZ_HAVE_PROPERTIES
 #include "accucheck/properties.h"
 #endif
@@ -73,6 +74,14 @@ void add_extra_backend(Backend backend) { extra_backends().push_back(std::move(b
 
 const std::vector<const Backend*>& selected_backends() {
   static const std::vector<const Backend*> chosen = [] {
+    // Plugins named by ACCUCHECK_PLUGINS are fuzzed like built-in CPU backends (they run in a
+    // worker process: a crash there is that backend's failure, reported as a finding).
+    try {
+      load_plugins_from_environment();
+    } catch (const PluginError& e) {
+      std::fprintf(stderr, "accucheck fuzzer: %s\n", e.what());
+      std::_Exit(2);  // not abort(): a bad environment is no finding for libFuzzer to keep
+    }
     std::vector<const Backend*> out;
     for (const Backend& b : Registry::global().all())
       if (b.device == Device::cpu && selected_by_env(b.name)) out.push_back(&b);
