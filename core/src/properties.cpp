@@ -257,7 +257,15 @@ Workload negated(const Workload& w) {
 }
 
 std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w,
-                                              const std::vector<ExactSum>& exact) {
+                                              const std::vector<ExactSum>& exact, const std::vector<double>* given) {
+  // The backend's result on w: the caller's, or one run here.
+  std::string error;
+  std::optional<std::vector<double>> own;
+  auto result_on_w = [&]() -> const std::vector<double>* {
+    if (given) return given;
+    own = try_run(b, w, &error);
+    return own ? &*own : nullptr;
+  };
   if (!b.supports(kind_of(w)))
     throw std::invalid_argument(b.name + " does not run " + std::string(name(kind_of(w))) + " workloads");
   switch (p) {
@@ -268,8 +276,7 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
       return failure(p, outcome.worst, std::string(name(outcome.worst)), describe_violation(b, w, outcome));
     }
     case Property::correctly_rounded: {
-      std::string error;
-      const auto result = try_run(b, w, &error);
+      const auto* result = result_on_w();
       if (!result) return backend_failed(p, b, w, error);
       for (std::size_t j = 0; j < result->size(); ++j) {
         const double want = exact[j].rounded(b.storage);
@@ -296,8 +303,7 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
         range = exact_scaling_range(b, w, exact);
         if (!range) return std::nullopt;  // the precondition fails: nothing is promised
       }
-      std::string error;
-      const auto original = try_run(b, w, &error);  // once, for every transform below
+      const auto* original = result_on_w();  // once, for every transform below
       if (!original) return backend_failed(p, b, w, error);
       if (p == Property::negation)
         return compare_runs(p, b, w, *original, negated(w), "-w", [](double x) { return -x; }, same_value);

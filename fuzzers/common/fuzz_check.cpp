@@ -147,10 +147,12 @@ std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStrea
     if (every_property) {
 #ifdef ACCUCHECK_FUZZ_HAVE_PROPERTIES
       (void)s;
+      std::vector<double> result;  // run_and_judge's run: the properties compare against it
+      for (const ElementVerdict& v : outcome.elements) result.push_back(v.computed);
       for (Property p : all_properties) {
         // stated_bound is the run_and_judge above; special_values is stated_bound again.
         if (p == Property::stated_bound || p == Property::special_values || !property_applies(p, *b)) continue;
-        if (const auto failed = check_property(p, *b, w, exact))
+        if (const auto failed = check_property(p, *b, w, exact, &result))
           report_and_abort(target, "property " + std::string(name(p)) + " fails:\n" + failed->detail, w, b, failed->label);
       }
 #else

@@ -63,9 +63,12 @@ struct PropertyFailure {
 
 // Checks one property of one backend on one workload (the property must apply; a workload
 // of a kind the backend does not run is a failure of the caller: it throws
-// std::invalid_argument). nullopt when the property holds.
+// std::invalid_argument). nullopt when the property holds. `result`, when the caller has it:
+// the backend's result on w under default RunOptions (run_and_judge's computed values);
+// correctly_rounded, scaling and negation then use it instead of running w again.
 std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w,
-                                              const std::vector<ExactSum>& exact);
+                                              const std::vector<ExactSum>& exact,
+                                              const std::vector<double>* result = nullptr);
 std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w);
 
 // "Does this backend pass on this workload": every property that applies to the backend
