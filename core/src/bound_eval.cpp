@@ -4,6 +4,7 @@
 // rounded outward: fast, decides almost every comparison) and Rational (exact; where a
 // formula needs sqrt or exp, a rational upper bound, so the bound is rounded upward).
 #include <boost/multiprecision/cpp_int.hpp>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -17,8 +18,15 @@ namespace {
 using Rational = mp::cpp_rational;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-double round_down(double x) { return std::max(0.0, std::nextafter(x, -kInfinity)); }
-double round_up(double x) { return std::nextafter(x, kInfinity); }
+// One step down (clamped at 0) and up; positive finite doubles by their bit patterns.
+double round_down(double x) {
+  if (!(x > 0) || std::isinf(x)) return std::max(0.0, std::nextafter(x, -kInfinity));
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) - 1);
+}
+double round_up(double x) {
+  if (std::signbit(x) || !std::isfinite(x)) return std::nextafter(x, kInfinity);
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) + 1);
+}
 
 // Directed roundings of one operation on non-negative doubles that stay exact when the
 // operation is: the exact residual (TwoSum; FMA for products and quotients) tells on which side

@@ -2,6 +2,7 @@
 #include "accucheck/fast_exact.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -114,7 +115,12 @@ double round_limbs(const std::uint64_t* limbs, int count, Format f, bool* inexac
   if (quantum_bit > 0 && quantum_bit - 1 <= top_bit && bit_at(limbs, quantum_bit - 1) &&
       ((units & 1) || any_below(limbs, quantum_bit - 1)))
     ++units;  // nearest, ties to even
-  const double result = std::ldexp(static_cast<double>(units), quantum_exponent);
+  // units * 2^quantum_exponent, exact (it is a value of f, or beyond its range only when it
+  // overflows); the power of two built from its bits (quantum_exponent >= -1074).
+  const double scale = quantum_exponent >= -1022
+                           ? std::bit_cast<double>(static_cast<std::uint64_t>(quantum_exponent + 1023) << 52)
+                           : std::bit_cast<double>(std::uint64_t{1} << (quantum_exponent + 1074));
+  const double result = static_cast<double>(units) * scale;
   if (result > largest_finite(f)) return std::numeric_limits<double>::infinity();
   if (inexact) *inexact = quantum_bit > top_bit || (quantum_bit > 0 && any_below(limbs, quantum_bit));
   return result;

@@ -38,7 +38,13 @@ std::optional<Format> parse_format(std::string_view text) {
   return std::nullopt;
 }
 
-double largest_finite(Format f) {
+double largest_finite(Format f) {  // (2 - 2^(1-p)) 2^emax
+  switch (f) {
+    case Format::f64: return 0x1.fffffffffffffp1023;
+    case Format::f32: return 0x1.fffffep127;
+    case Format::f16: return 0x1.ffcp15;
+    case Format::bf16: return 0x1.fep127;
+  }
   const auto& t = traits(f);
   return std::ldexp(2.0 - std::ldexp(1.0, 1 - t.precision), t.emax);
 }
