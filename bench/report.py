@@ -4,9 +4,10 @@
 Usage: report.py RESULTS.json OUTPUT.md
 
 Standard library only. Every number in the output comes from the JSON file of one run on one
-machine (median over the repetitions of each benchmark), except the lines marked as
-placeholders. Benchmark names are <method>/<format>/<n>[/...]; each benchmark carries the
-counter "addends" (addends summed per iteration) or "calls".
+machine (median over the repetitions of each benchmark), except the hand-written sections
+(KEPT_SECTIONS) it carries over from the page it replaces. Benchmark names are
+<method>/<format>/<n>[/...]; each benchmark carries the counter "addends" (addends summed per
+iteration) or "calls".
 """
 
 import datetime
@@ -109,6 +110,31 @@ def size_label(n):
 
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
+
+
+# Sections of docs/performance.md that are written by hand (their own measurements, not from
+# the benchmark JSON); report.py copies them from the existing page, in this order.
+KEPT_SECTIONS = ["## fuzz_dense", "## CI property label"]
+
+
+def kept_sections(path, titles):
+    """The lines of each section titled in `titles` (a '## ' heading up to the next one) in the
+    page at `path`; sections missing there are skipped."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    found = {}
+    current = None
+    for line in lines:
+        if line.startswith("## "):
+            current = line.strip() if line.strip() in titles else None
+            if current:
+                found[current] = []
+        if current:
+            found[current].append(line)
+    return [found[t] for t in titles if t in found]
 
 
 def main():
@@ -401,19 +427,17 @@ def main():
         if soft:
             w("- f16 and bf16 meet the verdict target only because their naive backend is itself slow: " +
               ", ".join(f"{f} {fmt_ns(x)} ns/addend" for f, x in soft) +
-              " at n = 10^6 (SoftFloat: every addition is rounded by round_to_format in software), "
+              " at n = 10^6 (SoftFloat: every addition is rounded into the format in software, round_to_small_format), "
               "against the exact sum's ~1 ns.")
     w("")
 
-    # ------------------------------------------------------------------ placeholders
-    w("## Not measured yet (placeholders)")
-    w("")
-    w("- fuzz_dense execs/s: placeholder. ci/bench.sh does not run fuzz targets (they need the clang")
-    w("  libFuzzer build, and fuzz_dense did not exist when this report was set up); to be filled from")
-    w("  a timed libFuzzer run.")
-    w("- wall time of the CI property label (`ctest -L property`): placeholder; the property suites")
-    w("  are not timed by ci/bench.sh yet.")
-    w("")
+    # ------------------------------------------------ hand-written sections, kept as they are
+    # Measured outside ci/bench.sh (fuzzers/measure-fuzz-dense.sh, a timed ctest run): carried
+    # over from the page being replaced, so that rerunning ci/bench.sh does not lose them.
+    for section in kept_sections(sys.argv[2], KEPT_SECTIONS):
+        out.extend(section)
+        if out[-1] != "":
+            w("")
 
     with open(sys.argv[2], "w") as f:
         f.write("\n".join(out).rstrip() + "\n")
