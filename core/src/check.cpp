@@ -38,6 +38,29 @@ std::vector<ExactSum> exact_sums(const Workload& w) {
   return sums;
 }
 
+std::string exact_sums_disagreement(const Workload& w, const std::vector<ExactSum>& fast) {
+  if (fast.size() != element_count(w))
+    return "exact_sums gave " + std::to_string(fast.size()) + " summaries for " + std::to_string(element_count(w)) + " elements";
+  std::vector<double> terms;
+  for (std::size_t e = 0; e < fast.size(); ++e) {
+    element_terms(w, e, terms);
+    const ExactSum slow = boost_exact_sum(terms);
+    const ExactSum& f = fast[e];
+    const char* field = slow.special != f.special                       ? "special"
+                        : slow.sum != f.sum                             ? "S"
+                        : slow.abs_sum != f.abs_sum                     ? "A"
+                        : slow.count != f.count                         ? "n"
+                        : slow.all_negative_zero != f.all_negative_zero ? "all_negative_zero"
+                        : slow.max_abs != f.max_abs                     ? "max_abs"
+                                                                        : nullptr;
+    if (field)
+      return "element " + std::to_string(e) + ": the fast exact accumulator and boost_exact_sum differ in " + field +
+             " (fast S " + fixed_hex(f.sum) + ", A " + fixed_hex(f.abs_sum) + "; Boost S " + fixed_hex(slow.sum) + ", A " +
+             fixed_hex(slow.abs_sum) + ")";
+  }
+  return "";
+}
+
 int severity(Verdict v) {
   switch (v) {
     case Verdict::ok: return 0;

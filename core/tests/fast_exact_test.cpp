@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/check.h"
 #include "accucheck/exact.h"
 #include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
@@ -577,4 +578,30 @@ TEST(FastExact, ContinuesAfterResult) {
 }
 
 }  // namespace
+}  // namespace accucheck
+
+// exact_sums_disagreement (check.h), the per-case cross-check of the property suite and the
+// sparse and product fuzzers: silent on agreeing sums of every workload kind, and it names the
+// element and the field when one summary is off by the least amount.
+namespace accucheck {
+TEST(FastExact, DisagreementWithBoostIsReportedPerElementAndField) {
+  DenseWorkload d;
+  d.format = Format::f32;
+  d.elements = 2;
+  d.steps = 2;
+  d.initial = {1.0, -0.0};
+  d.addends = {0x1p-149, -0.0, -1.0, -0.0};
+  const Workload w = d;
+  std::vector<ExactSum> sums = exact_sums(w);
+  EXPECT_EQ(exact_sums_disagreement(w, sums), "");
+  sums[1].all_negative_zero = false;  // element 1 is all -0: the sign of its zero would change
+  EXPECT_NE(exact_sums_disagreement(w, sums).find("element 1: "), std::string::npos);
+  EXPECT_NE(exact_sums_disagreement(w, sums).find("all_negative_zero"), std::string::npos);
+  sums = exact_sums(w);
+  sums[0].sum += 1;  // one unit of 2^-1074
+  EXPECT_NE(exact_sums_disagreement(w, sums).find("element 0: "), std::string::npos);
+  EXPECT_NE(exact_sums_disagreement(w, sums).find(" in S "), std::string::npos);
+  sums.pop_back();
+  EXPECT_NE(exact_sums_disagreement(w, sums), "");
+}
 }  // namespace accucheck

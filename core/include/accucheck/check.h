@@ -16,6 +16,11 @@ namespace accucheck {
 // Exact summaries of every element (computed once per workload, shared by all backends).
 std::vector<ExactSum> exact_sums(const Workload& w);
 
+// The fast exact sums (exact_sums, fast_exact.h) against the Boost.Multiprecision reference
+// (boost_exact_sum) for every element, field by field: the first disagreement described, or ""
+// when all agree. The property suite and the workload fuzzers call it on every case.
+std::string exact_sums_disagreement(const Workload& w, const std::vector<ExactSum>& fast);
+
 struct BackendOutcome {
   std::vector<ElementVerdict> elements;
   Verdict worst = Verdict::ok;  // the most severe verdict over the elements
