@@ -1,6 +1,7 @@
 // accucheck exact --format F [FILE|-] [--json]
 // Reads whitespace-separated numbers, each exactly a value of F, and prints their correctly
 // rounded sum in F, the exact sum, A = sum |x| and the condition number.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -15,7 +16,8 @@ namespace accucheck::cli {
 namespace {
 
 // Reads every token of `in`, checks it is exactly a value of f, feeds the oracle.
-ExactSum read_and_sum(std::istream& in, const std::string& source, Format f) {
+// any_nan: a NaN addend was read (then A = sum |x| is NaN; with infinities alone it is +inf).
+ExactSum read_and_sum(std::istream& in, const std::string& source, Format f, bool& any_nan) {
   BoostExactAccumulator accumulator;
   std::string line;
   std::size_t line_number = 0;
@@ -36,6 +38,7 @@ ExactSum read_and_sum(std::istream& in, const std::string& source, Format f) {
                          " (nearest " + std::string(name(f)) + " value: " + shortest_decimal(nearest, f) + " = " +
                          hex_float(nearest) + ")");
       }
+      any_nan = any_nan || std::isnan(*value);
       accumulator.add(*value);
     }
   }
@@ -56,18 +59,19 @@ int exact_command(Args& args) {
   const std::string path = files.empty() ? "-" : files[0];
 
   ExactSum exact;
+  bool any_nan = false;
   if (path == "-") {
-    exact = read_and_sum(std::cin, "<stdin>", *f);
+    exact = read_and_sum(std::cin, "<stdin>", *f, any_nan);
   } else {
     std::ifstream in(path);
     if (!in) throw UsageError(path + ": cannot open");
-    exact = read_and_sum(in, path, *f);
+    exact = read_and_sum(in, path, *f, any_nan);
   }
 
   const double rounded = exact.rounded(*f);
   const bool finite = exact.special == Special::none;
   const std::string exact_text = finite ? fixed_hex(exact.sum) : std::string(name(exact.special));
-  const std::string abs_text = finite ? fixed_hex(exact.abs_sum) : std::string("nan");
+  const std::string abs_text = finite ? fixed_hex(exact.abs_sum) : std::string(any_nan ? "nan" : "inf");
   const double kappa = exact.condition_number();
   if (json) {
     JsonWriter w;

@@ -184,7 +184,10 @@ int trace_command(Args& args) {
   std::optional<std::uint64_t> vocab;
   if (auto v = args.value("vocab")) vocab = parse_count(*v, "--vocab");
   std::size_t chunk = 4096;
-  if (auto v = args.value("chunk")) chunk = std::max<std::uint64_t>(1, parse_count(*v, "--chunk"));
+  if (auto v = args.value("chunk")) {
+    chunk = parse_count(*v, "--chunk");
+    if (chunk == 0) throw UsageError("--chunk needs at least 1 element per case, got 0");
+  }
   options.findings_dir = args.value("findings").value_or("findings");
   const auto json_path = args.value("json");
   const auto junit_path = args.value("junit");

@@ -158,6 +158,7 @@ def cases(tmp, plugins):
                                                   ["--json", t("no/such/dir"), "does not exist"])
     c["option_trace_as_unknown"] = lambda: (["trace", dense_trace("g.npy"), "--as", "f128"], {}, ["--as", "'f128'"])
     c["option_trace_nothing"] = lambda: (["trace"], {}, ["trace needs FILE.npy"])
+    c["option_trace_chunk_zero"] = lambda: (["trace", dense_trace("g.npy"), "--chunk", "0"], {}, ["--chunk", "got 0"])
     c["option_trace_no_backend"] = lambda: (["trace", dense_trace("g.npy"), "--backend", "naive_f64"], {},
                                             ["no selected backend runs dense f32"])
     c["option_replay_two_files"] = lambda: (["replay", "a.json", "b.json"], {}, ["replay takes one CASE file"])
