@@ -67,13 +67,13 @@ double mul_up(double x, double y) {
 double div_down(double x, double y) {
   if (x == 0 && y > 0) return 0.0;
   const double q = x / y;
-  if (!std::isfinite(q) || q == 0 || x < kResidualFloor) return round_down(q);
+  if (!std::isfinite(q) || q < kResidualFloor || x < kResidualFloor) return round_down(q);
   return std::fma(-q, y, x) < 0 ? round_down(q) : q;
 }
 double div_up(double x, double y) {
   if (x == 0 && y > 0) return 0.0;
   const double q = x / y;
-  if (!std::isfinite(q) || q == 0 || x < kResidualFloor) return round_up(q);
+  if (!std::isfinite(q) || q < kResidualFloor || x < kResidualFloor) return round_up(q);
   return std::fma(-q, y, x) > 0 ? round_up(q) : q;
 }
 

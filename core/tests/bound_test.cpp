@@ -13,11 +13,13 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "accucheck/backend.h"
 #include "accucheck/bound.h"
 #include "accucheck/exact.h"
+#include "accucheck/fast_exact.h"
 
 namespace accucheck {
 namespace {
@@ -537,6 +539,72 @@ TEST(BoundEval, PreconditionNearLargestFinite) {
   ExactSum special = summary(2, 0, 0);
   special.special = Special::nan;
   EXPECT_FALSE(check_error_bound(d, Format::f64, special, 0).precondition_met);
+}
+
+// judge()'s overload (nearest doubles of the error, A and |S| with exactness flags) decides as
+// the FixedInt overload does, and asks for the exact error only when the doubles cannot tell:
+// an error equal to the bound at n = 2 (A exact in double) needs no FixedInt.
+TEST(BoundEval, NearestValuesAgreeWithTheExactError) {
+  auto nearest_of = [](const ExactSum& e, const FixedInt& error) {
+    NearestValues v;
+    v.abs_error = round_fixed_fast(error, Format::f64, &v.abs_error_inexact);
+    v.abs_sum = round_fixed_fast(e.abs_sum, Format::f64, &v.abs_sum_inexact);
+    v.abs_exact = std::fabs(round_fixed_fast(e.sum, Format::f64, &v.abs_exact_inexact));
+    return v;
+  };
+  int asked = 0;
+  auto check_both = [&](const std::string& text, Format output, const ExactSum& e, const FixedInt& error) {
+    const BoundExpr b = bound(text);
+    const BoundCheck exact = check_error_bound(b, output, e, error);
+    const BoundCheck fast = check_error_bound(b, output, e, nearest_of(e, error), [&] {
+      ++asked;
+      return error;
+    });
+    EXPECT_EQ(fast.within, exact.within) << text << " error " << fixed_hex(error);
+    EXPECT_EQ(fast.vacuous, exact.vacuous) << text;
+    EXPECT_EQ(fast.precondition_met, exact.precondition_met) << text;
+    EXPECT_EQ(fast.bound, exact.bound) << text;
+    return fast;
+  };
+  // recursive(f32), n = 2, A = 1: the bound is 2^-24 exactly.
+  const ExactSum two = summary(2, pow2(0), pow2(0));
+  EXPECT_TRUE(check_both("recursive(f32)", Format::f32, two, pow2(-24)).within);
+  EXPECT_EQ(asked, 0) << "an exact error equal to an exact bound is decided in doubles";
+  EXPECT_FALSE(check_both("recursive(f32)", Format::f32, two, pow2(-24) + 1).within);
+  EXPECT_FALSE(check_both("recursive(f32)", Format::f32, two, pow2(-23)).within);
+  EXPECT_TRUE(check_both("recursive(f32)", Format::f32, two, pow2(-25)).within);
+  // Around every hand threshold of the tests above, and near the overflow threshold.
+  const std::vector<std::tuple<std::string, Format, ExactSum, FixedInt>> cases = {
+      {"recursive(f32)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23)},
+      {"recursive(f16)", Format::f16, summary(1000, pow2(0), 3 * pow2(0)), FixedInt(999 * 3) * pow2(-11)},
+      {"anyorder(f32)", Format::f32, summary(2, pow2(0), 3 * pow2(0)), 3 * pow2(-24)},
+      {"recursive(f16)", Format::f16, summary(2, FixedInt(65472) * pow2(0), FixedInt(65472) * pow2(0)), FixedInt(65472) * pow2(-11)},
+      {"recursive(f64)", Format::f64, summary(2, 3 * pow2(1022), 3 * pow2(1022)), 3 * pow2(1022 - 53)},
+      {"recursive(f64)", Format::f64, summary(3, FixedInt(1), FixedInt(1)), FixedInt(0)},
+      {"kahan(f32)", Format::f32, summary(5, pow2(0), 7 * pow2(0)), 7 * pow2(-22)},
+      {"widened(recursive(f64),f32)", Format::f32, summary(2, pow2(126), pow2(126)), pow2(126 - 24)},
+  };
+  for (const auto& [text, output, e, threshold] : cases)
+    for (const FixedInt& error : {threshold, FixedInt(threshold + 1), FixedInt(threshold > 0 ? threshold - 1 : 0), FixedInt(2 * threshold), FixedInt(threshold / 2)})
+      check_both(text, output, e, error);
+  // Random short sums (n = 2 to 5, values of the format over a wide exponent range) and errors
+  // at, next to and around the interval bound's double.
+  std::mt19937_64 rng(5);
+  const std::vector<std::pair<std::string, Format>> bounds = {{"recursive(f32)", Format::f32}, {"anyorder(f16)", Format::f16},
+                                                              {"tree(pairwise,bf16)", Format::bf16}, {"kahan(f64)", Format::f64},
+                                                              {"neumaier(f32)", Format::f32}, {"products(f32)", Format::f32}};
+  for (int i = 0; i < 4000; ++i) {
+    const auto& [text, f] = bounds[i % bounds.size()];
+    std::vector<double> xs(2 + rng() % 4);
+    for (double& x : xs)
+      x = round_to_format(std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 100 - 53), f) * ((rng() & 1) ? -1 : 1);
+    const ExactSum e = fast_exact_sum(xs);
+    const double b = check_error_bound(bound(text), f, e, FixedInt(0)).bound;
+    if (!std::isfinite(b)) continue;
+    for (double error : {b, std::nextafter(b, 0.0), std::nextafter(b, INFINITY), b / 2, 0.0})
+      for (int extra : {0, 1})
+        check_both(text, f, e, to_fixed(error) + extra);
+  }
 }
 
 // BOUNDS.md's counterexample: Kahan's loop on (-22, -(2^54+4), -(2^56-8), 8) in binary64 errs
