@@ -3,7 +3,9 @@
 // in order for all elements, and the partial sums are added into the result in the order the
 // chunks finish. That order varies from run to run, so only the any-order bound is promised
 // (class run-to-run-nondeterministic). The pool's threads are started once, on first use
-// (creating threads per run cost more than the summation on fuzz-sized workloads).
+// (creating threads per run cost more than the summation on fuzz-sized workloads). Jobs below
+// kWakeThreshold addends do not wake the workers: the caller takes every chunk long before a
+// sleeping worker could, so waking them only cost two system calls per worker.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -19,6 +21,7 @@ namespace accucheck::impls {
 namespace {
 
 constexpr unsigned kDefaultThreads = 4;
+constexpr std::size_t kWakeThreshold = 4096;  // addends
 
 // Runs chunk(0..count-1) on the pool's workers and the calling thread; returns when all are
 // done. Any number of callers may use it at once (each job is independent).
@@ -30,13 +33,15 @@ class ChunkPool {
     return *pool;
   }
 
-  void run(std::size_t count, const std::function<void(std::size_t)>& chunk) {
+  // `wake`: whether the job is worth waking sleeping workers for (a worker that is awake
+  // anyway may still take a chunk).
+  void run(std::size_t count, const std::function<void(std::size_t)>& chunk, bool wake) {
     Job job{chunk, count};
     {
       std::lock_guard lock(mutex_);
       queue_.push_back(&job);
     }
-    for (std::size_t k = 1; k < count && k <= workers_; ++k) work_ready_.notify_one();
+    for (std::size_t k = 1; wake && k < count && k <= workers_; ++k) work_ready_.notify_one();
     job.work();  // the caller takes chunks too
     std::unique_lock lock(mutex_);
     remove(&job);  // no worker can pick it up from now on
@@ -108,7 +113,7 @@ void threaded_run(const DenseWorkload& w, std::span<double> result, const RunOpt
       started[j] = true;
     }
   };
-  ChunkPool::instance().run(threads, chunk);
+  ChunkPool::instance().run(threads, chunk, n * w.elements >= kWakeThreshold);
   for (std::size_t j = 0; j < w.elements; ++j) result[j] = to_value(total[j]);
 }
 
