@@ -87,7 +87,7 @@ std::uint64_t window(const std::uint64_t* limbs, int count, int from) {
 bool any_below(const std::uint64_t* limbs, int below) {
   const int k = below >> 6, r = below & 63;
   if (r != 0 && (limbs[k] & ((std::uint64_t{1} << r) - 1)) != 0) return true;
-  for (int i = 0; i < k; ++i)
+  for (int i = k - 1; i >= 0; --i)  // downward: the bits of short sums sit just below the top
     if (limbs[i] != 0) return true;
   return false;
 }
@@ -140,27 +140,32 @@ double nearest_abs_difference(double x, const FixedInt& s, bool* inexact) {
   constexpr int kLimbs = FastExactAccumulator::kLimbs;
   const FixedBackend& b = s.backend();
   const int size = static_cast<int>(b.size());
-  std::uint64_t a[kLimbs] = {}, d[kLimbs] = {};
-  std::memcpy(a, b.limbs(), sizeof(std::uint64_t) * static_cast<std::size_t>(size));
-  // |x| in units of 2^-1074: its significand shifted to the exponent's place.
+  // |x| in units of 2^-1074: its significand shifted to the exponent's place (limbs k, k+1).
   const auto bits = std::bit_cast<std::uint64_t>(x);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   const std::uint64_t significand = (bits & ((std::uint64_t{1} << 52) - 1)) | (biased ? std::uint64_t{1} << 52 : 0);
   const int shift = biased ? biased - 1 : 0;
-  d[shift >> 6] = significand << (shift & 63);
-  if ((shift & 63) > 11) d[(shift >> 6) + 1] = significand >> (64 - (shift & 63));
+  const int k = shift >> 6;
+  // Only the limbs either value reaches, and one for a carry.
+  const int count = std::min(kLimbs, std::max(size, k + 2) + 1);
+  std::uint64_t a[kLimbs], d[kLimbs];
+  std::memset(a, 0, sizeof(std::uint64_t) * static_cast<std::size_t>(count));
+  std::memset(d, 0, sizeof(std::uint64_t) * static_cast<std::size_t>(count));
+  std::memcpy(a, b.limbs(), sizeof(std::uint64_t) * static_cast<std::size_t>(size));
+  d[k] = significand << (shift & 63);
+  if ((shift & 63) > 11) d[k + 1] = significand >> (64 - (shift & 63));
   if (static_cast<bool>(bits >> 63) != b.sign()) {
     // Opposite signs: |x - S| = |x| + |S| (a zero S or x takes either branch correctly).
     u128 carry = 0;
-    for (int i = 0; i < kLimbs; ++i) {
+    for (int i = 0; i < count; ++i) {
       carry += static_cast<u128>(a[i]) + d[i];
       d[i] = static_cast<std::uint64_t>(carry);
       carry >>= 64;
     }
-    return round_limbs(d, kLimbs, Format::f64, inexact);
+    return round_limbs(d, count, Format::f64, inexact);
   }
   // Same signs: | |x| - |S| |, the larger minus the smaller.
-  int top = kLimbs - 1;
+  int top = count - 1;
   while (top > 0 && a[top] == d[top]) --top;
   std::uint64_t* big = a[top] > d[top] ? a : d;
   const std::uint64_t* small = big == a ? d : a;
@@ -170,8 +175,8 @@ double nearest_abs_difference(double x, const FixedInt& s, bool* inexact) {
     big[i] = static_cast<std::uint64_t>(difference);
     borrow = static_cast<std::uint64_t>(difference >> 64) & 1;
   }
-  for (int i = top + 1; i < kLimbs; ++i) big[i] = 0;  // equal limbs above top cancel
-  return round_limbs(big, kLimbs, Format::f64, inexact);
+  for (int i = top + 1; i < count; ++i) big[i] = 0;  // equal limbs above top cancel
+  return round_limbs(big, count, Format::f64, inexact);
 }
 
 struct FastExactAccumulator::Large {
