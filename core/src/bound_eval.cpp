@@ -291,6 +291,31 @@ bool fixed_at_most(const FixedInt& x, double y) {  // x <= y for finite y >= 0
   return x <= to_fixed(y);
 }
 
+// A bound on how far the backend's intermediate partial sums can stray from the exact partial
+// sums, where that is larger than the bound on its result. Neumaier's running sum s is a plain
+// recursive sum (the compensation c restores accuracy only in the final s + c), so its partial
+// sums reach A(1 + (n-1)u), beyond A + neumaier(F): recursive(F) joins it. Every other kind's
+// partial sums obey its own bound on fewer terms. nullopt: the bound itself covers them.
+std::optional<BoundExpr> intermediate_bound(const BoundExpr& bound) {
+  switch (bound.kind) {
+    case BoundKind::neumaier: {
+      BoundExpr running;
+      running.kind = BoundKind::recursive;
+      running.format = bound.format;
+      return running;
+    }
+    case BoundKind::widened:
+    case BoundKind::ftz: {
+      auto inner = intermediate_bound(*bound.inner);
+      if (!inner) return std::nullopt;
+      BoundExpr outer = bound;
+      outer.inner = std::make_shared<const BoundExpr>(std::move(*inner));
+      return outer;
+    }
+    default: return std::nullopt;
+  }
+}
+
 // The smallest overflow threshold among the output format and the bound's formats.
 double overflow_limit(const BoundExpr& bound, Format output) {
   double limit = largest_finite(output);
@@ -332,15 +357,30 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
     else check.vacuous = rational() >= qr->abs_sum;
   }
 
-  // Precondition: A + bound below the overflow threshold of every format involved.
-  const Interval reach = qi.abs_sum + b;
-  check.precondition_met = true;
+  // Precondition: no intermediate overflows, i.e. A + bound (on the result, and on the partial
+  // sums where those may stray further: intermediate_bound) below the overflow threshold of
+  // every format involved.
   static const double smallest_threshold = largest_finite(Format::f16);  // no format's is lower
-  if (reach.hi >= smallest_threshold) {
+  check.precondition_met = true;
+  const auto partial = intermediate_bound(bound);
+  const Interval result_reach = qi.abs_sum + b;
+  if (partial || result_reach.hi >= smallest_threshold) {  // else no threshold is near: skip the rest
+    std::optional<Interval> partial_b;
+    if (partial) {
+      partial_b = evaluate(*partial, qi);
+      if (!partial_b) partial_b = Interval::exact(kInfinity);  // no bound on the partial sums
+    }
+    const Interval reach = partial_b ? qi.abs_sum + maximum(b, *partial_b) : result_reach;
     const double limit = overflow_limit(bound, output);
     if (reach.lo >= limit) check.precondition_met = false;
-    else if (reach.hi >= limit)
-      check.precondition_met = Ops<Rational>::fixed(exact.abs_sum) + rational() < Ops<Rational>::exact_double(limit);
+    else if (reach.hi >= limit) {
+      Rational reach_exact = Ops<Rational>::fixed(exact.abs_sum) + rational();
+      if (partial) {
+        if (!qr) qr = quantities<Rational>(exact);
+        reach_exact = maximum(reach_exact, Ops<Rational>::fixed(exact.abs_sum) + *evaluate(*partial, *qr));
+      }
+      check.precondition_met = reach_exact < Ops<Rational>::exact_double(limit);
+    }
   }
 
   // Within: |error| <= bound, decided exactly. RNE is monotone, so RNE(e) < b.lo gives e < b.lo

@@ -277,6 +277,34 @@ TEST(Backends, NaiveF32IsAPlainFloatLoop) {
   }
 }
 
+// Neumaier's running sum is a plain recursive sum: it can overflow while A + neumaier(F) is
+// below the threshold (found by fuzz_dense: corpora/fuzz_dense/regressions). In f16, 32768 and
+// then 48s: each 48 is a tie between +32 and +64 past a multiple of 64 and goes to +64, so the
+// running sum reaches 65520 (rounds to inf) after 512 steps while S = 57728 and
+// A + neumaier(f16) is about 64480 < 65504. The bound assumes no intermediate overflows, so the
+// precondition must count the running sum's reach A (1 + (n-1)u): the verdict is
+// precondition-not-met, not overflow.
+TEST(Backends, NeumaierRunningSumOverflowFailsThePrecondition) {
+  std::vector<double> column(521, 48.0);
+  column[0] = 32768.0;
+  const Backend* b = Registry::global().find("neumaier_f16");
+  ASSERT_TRUE(b);
+  const DenseWorkload w = one_element(Format::f16, column);
+  double result[1];
+  b->run_dense(w, result, RunOptions{});
+  EXPECT_TRUE(std::isinf(result[0])) << hex_float(result[0]);
+  const ExactSum exact = exact_element(w, 0);
+  EXPECT_EQ(exact.rounded(Format::f16), 57728.0);
+  const ElementVerdict v = judge(b->bound, b->storage, exact, result[0]);
+  EXPECT_EQ(v.verdict, Verdict::precondition_not_met) << name(v.verdict) << ", bound " << v.bound;
+  EXPECT_LT(57728.0 + v.bound, 65504.0);  // the result's own bound alone would have admitted it
+  // Kahan's running sum carries the compensation at every step: no overflow, within its bound.
+  const Backend* kahan = Registry::global().find("kahan_f16");
+  ASSERT_TRUE(kahan);
+  kahan->run_dense(w, result, RunOptions{});
+  EXPECT_EQ(judge(kahan->bound, kahan->storage, exact, result[0]).verdict, Verdict::ok) << hex_float(result[0]);
+}
+
 TEST(Backends, StagnationIsReportedAsVacuous) {
   // 3000 ones: naive bf16 stops at 256 and naive f16 at 2048 (1 is half an ulp there, and ties
   // go to the even neighbour); both bounds are vacuous at that length, not violated.
