@@ -1,6 +1,7 @@
 // Shared by the accucheck subcommands: argument access, exit codes, errors.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -10,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "accucheck/backend.h"
 
 namespace accucheck::cli {
 
@@ -58,5 +61,16 @@ std::uint64_t parse_count(const std::string& text, const std::string& option);
 
 // Output files are checked before a long run: their directory must exist.
 void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs);
+
+// Widths of the backend-name and stated-bound columns of a table of backends (list, check,
+// trace): the longest entry, at least the header, so long plugin names keep the table aligned.
+struct BackendColumns {
+  int name = 7;    // "backend"
+  int bound = 12;  // "stated bound"
+  void fit(const Backend& b) {
+    name = std::max(name, static_cast<int>(b.name.size()));
+    bound = std::max(bound, static_cast<int>(b.bound_text().size()));
+  }
+};
 
 }  // namespace accucheck::cli

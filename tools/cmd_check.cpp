@@ -351,13 +351,9 @@ static std::string ulps_text(std::int64_t ulps) {
 }
 
 void Campaign::print_table(std::FILE* out) const {
-  // Columns as wide as their longest entry, so plugin and long backend names keep the table aligned.
-  int name_width = 7, bound_width = 12;
-  for (const auto& s : stats_) {
-    name_width = std::max(name_width, static_cast<int>(s.backend->name.size()));
-    bound_width = std::max(bound_width, static_cast<int>(s.backend->bound_text().size()));
-  }
-  std::fprintf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s\n", name_width, "backend", "format", bound_width, "stated bound",
+  BackendColumns width;
+  for (const auto& s : stats_) width.fit(*s.backend);
+  std::fprintf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s\n", width.name, "backend", "format", width.bound, "stated bound",
                "cases", "violations", "max err/bound", "max ulps", "determinism");
   for (const auto& s : stats_) {
     const Backend& b = *s.backend;
@@ -365,8 +361,8 @@ void Campaign::print_table(std::FILE* out) const {
     if (b.determinism == Determinism::run_to_run_nondeterministic) determinism = "not promised";
     else determinism = "checked " + std::to_string(s.determinism_checks) + "x";
     if (b.origin != "builtin") determinism += "  [plugin " + std::filesystem::path(b.origin).filename().string() + "]";
-    std::fprintf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s\n", name_width, b.name.c_str(),
-                 std::string(name(b.storage)).c_str(), bound_width, b.bound_text().c_str(),
+    std::fprintf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s\n", width.name, b.name.c_str(),
+                 std::string(name(b.storage)).c_str(), width.bound, b.bound_text().c_str(),
                  static_cast<unsigned long long>(s.cases), s.violation_text().c_str(), s.max_ratio, ulps_text(s.max_ulps).c_str(),
                  determinism.c_str());
   }

@@ -1,5 +1,4 @@
 // accucheck list [--json]: every registered backend with its formats, stated bound and class.
-#include <algorithm>
 #include <cstdio>
 
 #include "accucheck/backend.h"
@@ -33,17 +32,13 @@ int list_command(Args& args) {
     std::printf("%s\n", w.str().c_str());
     return kExitOk;
   }
-  // Columns as wide as their longest entry (plugin names can be long).
-  int name_width = 7, bound_width = 12;
-  for (const auto& b : backends) {
-    name_width = std::max(name_width, static_cast<int>(b.name.size()));
-    bound_width = std::max(bound_width, static_cast<int>(b.bound_text().size()));
-  }
-  std::printf("%-*s %-6s %-7s %-5s %-*s %s\n", name_width, "backend", "device", "storage", "acc", bound_width, "stated bound",
+  BackendColumns width;
+  for (const auto& b : backends) width.fit(b);
+  std::printf("%-*s %-6s %-7s %-5s %-*s %s\n", width.name, "backend", "device", "storage", "acc", width.bound, "stated bound",
               "determinism");
   for (const auto& b : backends) {
-    std::printf("%-*s %-6s %-7s %-5s %-*s %s%s\n", name_width, b.name.c_str(), std::string(name(b.device)).c_str(),
-                std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(), bound_width,
+    std::printf("%-*s %-6s %-7s %-5s %-*s %s%s\n", width.name, b.name.c_str(), std::string(name(b.device)).c_str(),
+                std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(), width.bound,
                 b.bound_text().c_str(), std::string(name(b.determinism)).c_str(),
                 b.origin == "builtin" ? "" : ("  [plugin " + b.origin + "]").c_str());
   }

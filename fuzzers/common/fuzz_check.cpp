@@ -131,13 +131,16 @@ void report_and_abort(const char* target, const std::string& what, const Workloa
   std::abort();
 }
 
-std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property) {
+std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property,
+                              bool cross_check_oracle) {
   const std::string invalid = validate(w);
   if (!invalid.empty()) report_and_abort(target, "the generator made an invalid workload: " + invalid, w);
   std::vector<Judged> judged;
   const auto& backends = backends_for(format_of(w), kind_of(w));
-  if (backends.empty()) return judged;
+  if (backends.empty() && !cross_check_oracle) return judged;
   const std::vector<ExactSum> exact = exact_sums(w);
+  if (cross_check_oracle)
+    if (const std::string problem = exact_sums_disagreement(w, exact); !problem.empty()) report_and_abort(target, problem, w);
   judged.reserve(backends.size());
   every_property = every_property && properties_sampled(w);
   for (const Backend* b : backends) {

@@ -35,12 +35,14 @@ void add_extra_backend(Backend backend);
 // functions the RapidCheck suites use); without it, check_determinism with permutations
 // drawn from `s`. $ACCUCHECK_FUZZ_PROPERTY_EVERY=K (default 1) checks those other properties
 // only on the workloads whose hash is 0 mod K (the stated bound always). Any failure is
-// reported and aborts. Returns the outcomes, one per backend
-// run, in the order of backends_for().
+// reported and aborts. With `cross_check_oracle`, the exact sums the verdicts use are first
+// compared with the Boost.Multiprecision reference (exact_sums_disagreement), backends or not.
+// Returns the outcomes, one per backend run, in the order of backends_for().
 struct Judged {
   const Backend* backend;
   BackendOutcome outcome;
 };
-std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property);
+std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property,
+                              bool cross_check_oracle = false);
 
 }  // namespace accucheck::fuzz
