@@ -97,6 +97,23 @@ function(accucheck_fuzzer)
   endif()
 endfunction()
 
+# accucheck_backend_coverage(<target>)
+#   In fuzz builds, the coverage instrumentation of a backends' library (impls/, the mutants)
+#   as ACCUCHECK_FUZZ_BACKEND_COVERAGE says: "full" (edges and comparison tracing, like the
+#   rest), "edges" (edge counters only) or "none". docs/fuzzing.md, "Coverage of the backends".
+function(accucheck_backend_coverage target)
+  if(NOT ACCUCHECK_FUZZ OR ACCUCHECK_FUZZ_BACKEND_COVERAGE STREQUAL "full")
+    return()
+  elseif(ACCUCHECK_FUZZ_BACKEND_COVERAGE STREQUAL "edges")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-coverage=trace-cmp>)
+  elseif(ACCUCHECK_FUZZ_BACKEND_COVERAGE STREQUAL "none")
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-coverage=inline-8bit-counters,trace-cmp,indirect-calls,pc-table>)
+  else()
+    message(FATAL_ERROR "ACCUCHECK_FUZZ_BACKEND_COVERAGE is '${ACCUCHECK_FUZZ_BACKEND_COVERAGE}': full, edges or none")
+  endif()
+endfunction()
+
 # accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [DEFINES ...])
 #   A backend plugin: a C99 MODULE library built against core/include/accucheck/plugin.h only
 #   (it links nothing of accucheck), loaded at run time with --plugin.

@@ -162,17 +162,22 @@ Workload permuted(const Workload& w, ChoiceStream& s) {
 
 }  // namespace
 
-std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s) {
+std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s,
+                              const std::vector<double>* first_run) {
   if (backend.determinism == Determinism::run_to_run_nondeterministic) return "";
   std::vector<double> reference;
   char text[256];
   try {
-    reference = run(backend, w, RunOptions{1, 0});
+    // Four runs in all: the first (the caller's, default options, or threads=1 here), then
+    // threads 1, 2 and 4.
+    if (first_run && first_run->size() != element_count(w)) first_run = nullptr;
+    const char* first = first_run ? "on the first run (default threads)" : "with threads=1";
+    reference = first_run ? *first_run : run(backend, w, RunOptions{1, 0});
     for (unsigned threads : {1u, 2u, 4u}) {
       const auto again = run(backend, w, RunOptions{threads, threads});
       for (std::size_t j = 0; j < reference.size(); ++j)
         if (!same_result_bits(again[j], reference[j])) {
-          std::snprintf(text, sizeof text, "element %zu: %a with threads=1, %a on a rerun with threads=%u", j, reference[j],
+          std::snprintf(text, sizeof text, "element %zu: %a %s, %a on a rerun with threads=%u", j, reference[j], first,
                         again[j], threads);
           return text;
         }

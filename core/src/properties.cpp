@@ -113,11 +113,14 @@ bool same_value(double a, double b) {
 }
 
 // Exponent of the lowest set bit of a finite nonzero double.
+// The exponent of the lowest set bit of a finite nonzero x, from its fields: |x| is
+// significand * 2^(biased - 1075), or significand * 2^-1074 when subnormal (biased = 0).
 int lowest_bit_exponent(double x) {
-  int e;
-  const double m = std::frexp(std::fabs(x), &e);  // |x| = m 2^e, m in [0.5, 1)
-  const auto integer = static_cast<std::uint64_t>(std::ldexp(m, 53));
-  return e - 53 + std::countr_zero(integer);
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+  if (biased == 0) return -1074 + std::countr_zero(fraction);
+  return biased - 1075 + std::countr_zero(fraction | (std::uint64_t{1} << 52));
 }
 
 // The values scaled() and negated() transform, in every kind.
@@ -200,10 +203,14 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
   });
   std::vector<double> terms;
   std::uint64_t n = 1;
-  for (std::size_t e = 0; e < element_count(w) && finite; ++e) {
-    element_terms(w, e, terms);
-    n = std::max<std::uint64_t>(n, terms.size());
-    for (double x : terms) see(x);
+  if (const auto* d = std::get_if<DenseWorkload>(&w)) {
+    n = d->steps + 1;  // a dense element's terms are its initial value and addends: seen above
+  } else {
+    for (std::size_t e = 0; e < element_count(w) && finite; ++e) {
+      element_terms(w, e, terms);
+      n = std::max<std::uint64_t>(n, terms.size());
+      for (double x : terms) see(x);
+    }
   }
   if (!finite) return std::nullopt;
   if (!any_nonzero) return ScalingRange{-64, 64};  // zeros scale to zeros
@@ -246,7 +253,14 @@ std::vector<int> scaling_exponents(const ScalingRange& range) {
 
 Workload scaled(const Workload& w, int k) {
   Workload out = w;
-  for_each_scaled_value(out, [&](double& x) { x = std::ldexp(x, k); });
+  if (k >= -1022 && k <= 1023) {
+    // A product with the exact power 2^k is correctly rounded, so it equals ldexp(x, k)
+    // (exact where the range allows, the same rounding otherwise) without a libm call per value.
+    const double power = std::ldexp(1.0, k);
+    for_each_scaled_value(out, [&](double& x) { x *= power; });
+  } else {
+    for_each_scaled_value(out, [&](double& x) { x = std::ldexp(x, k); });
+  }
   return out;
 }
 
@@ -292,7 +306,7 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
     }
     case Property::determinism: {
       SeededChoiceStream order(0xd37e5a11);  // fixed: the check is a function of the workload
-      const std::string mismatch = check_determinism(b, w, order);
+      const std::string mismatch = check_determinism(b, w, order, given);
       if (mismatch.empty()) return std::nullopt;
       return failure(p, Verdict::nondeterministic, std::string(name(Verdict::nondeterministic)), header(b, w) + "  " + mismatch + "\n");
     }

@@ -94,6 +94,25 @@ TEST(Properties, ScalingRangeKeepsEveryValueExact) {
   EXPECT_TRUE(exact_scaling_range(b, column_workload(Format::f32, {0.0, -0.0})).has_value());
 }
 
+// The lowest set bit of subnormal and normal f64 values sets the low end: 5 * 2^-1074 may not
+// go down at all, 5 * 2^-1073 by one binade, 1.5 * 2^-1000 (lowest bit 2^-1001) by 73.
+TEST(Properties, ScalingRangeLowEndFromTheLowestBit) {
+  const Backend* naive = Registry::global().find("naive_f64");
+  ASSERT_NE(naive, nullptr);
+  auto low = [&](double x) {
+    const auto range = exact_scaling_range(*naive, column_workload(Format::f64, {1.0, x}));
+    return range ? range->low : 1;
+  };
+  EXPECT_EQ(low(5 * std::ldexp(1.0, -1074)), 0);
+  EXPECT_EQ(low(5 * std::ldexp(1.0, -1073)), -1);
+  EXPECT_EQ(low(1.5 * std::ldexp(1.0, -1000)), -73);
+  EXPECT_EQ(low(-1.5 * std::ldexp(1.0, -1000)), -73);
+  EXPECT_EQ(low(3.0), -1074);  // 1.0 and 3.0: lowest bit 2^0
+  // scaled() by an exponent beyond the double range of 2^k (k > 1023) still scales exactly.
+  const Workload tiny = column_workload(Format::f64, {std::ldexp(1.0, -1074), 0.0});
+  EXPECT_EQ(std::get<DenseWorkload>(scaled(tiny, 1074 + 1000)).initial[0], std::ldexp(1.0, 1000));
+}
+
 // The scaling property must not be silently vacuous: its range is non-empty for most generated
 // cases (the rest carry NaN/inf or overflowing partial sums by design).
 TEST(Properties, ScalingAppliesToMostGeneratedCases) {
@@ -181,6 +200,26 @@ TEST(Properties, DeterminismFailsForARunCounter) {
   EXPECT_TRUE(check_property(Property::determinism, ordered, column_workload(Format::f32, column)));
   const Backend* exact = Registry::global().find("correctly_rounded_f32");
   EXPECT_FALSE(check_property(Property::determinism, *exact, column_workload(Format::f32, column)));
+}
+
+// The caller's run (run_and_judge's, default RunOptions) is the determinism check's first run:
+// a backend whose default-threads result differs from every explicit thread count is caught
+// when that run is given, and only then (threads 1, 2 and 4 agree with each other).
+TEST(Properties, DeterminismComparesTheGivenFirstRun) {
+  const Backend default_differs = dense_backend(
+      "test_backend", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "test",
+      [](const DenseWorkload& w, std::span<double> result, const RunOptions& options) {
+        for (std::size_t j = 0; j < w.elements; ++j) result[j] = options.threads == 0 ? 1.0 : 2.0;
+      });
+  const Workload w = column_workload(Format::f32, {1.0, 1.0});
+  const auto exact = exact_sums(w);
+  std::vector<double> first(1);
+  default_differs.run(w, first, RunOptions{});
+  ASSERT_EQ(first[0], 1.0);
+  const auto found = check_property(Property::determinism, default_differs, w, exact, &first);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_NE(found->detail.find("on the first run (default threads)"), std::string::npos) << found->detail;
+  EXPECT_FALSE(check_property(Property::determinism, default_differs, w, exact));
 }
 
 TEST(Properties, SpecialValuesFailWhenNaNIsDropped) {

@@ -68,6 +68,21 @@ bool properties_sampled(const Workload& w) {
   return h % k == 0;
 }
 
+#ifdef ACCUCHECK_FUZZ_HAVE_PROPERTIES
+// The properties judge_all checks beyond the stated bound for a backend: those that apply
+// (property_exclusion builds a reason string per call: once per backend, not per input).
+const std::vector<Property>& further_properties(const Backend& b) {
+  static std::map<const Backend*, std::vector<Property>> cache;
+  auto it = cache.find(&b);
+  if (it != cache.end()) return it->second;
+  std::vector<Property> list;
+  for (Property p : all_properties)
+    // stated_bound is run_and_judge; special_values is stated_bound again.
+    if (p != Property::stated_bound && p != Property::special_values && property_applies(p, b)) list.push_back(p);
+  return cache.emplace(&b, std::move(list)).first->second;
+}
+#endif
+
 }  // namespace
 
 void add_extra_backend(Backend backend) { extra_backends().push_back(std::move(backend)); }
@@ -152,9 +167,7 @@ std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStrea
       (void)s;
       std::vector<double> result;  // run_and_judge's run: the properties compare against it
       for (const ElementVerdict& v : outcome.elements) result.push_back(v.computed);
-      for (Property p : all_properties) {
-        // stated_bound is the run_and_judge above; special_values is stated_bound again.
-        if (p == Property::stated_bound || p == Property::special_values || !property_applies(p, *b)) continue;
+      for (Property p : further_properties(*b)) {
         if (const auto failed = check_property(p, *b, w, exact, &result))
           report_and_abort(target, "property " + std::string(name(p)) + " fails:\n" + failed->detail, w, b, failed->label);
       }

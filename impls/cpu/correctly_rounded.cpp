@@ -3,6 +3,7 @@
 // round-to-nearest-even into the storage format. Written independently of core's oracle (it
 // shares no code with it), so that the harness checks it rather than comparing the oracle
 // with itself. Order-independent: the exact sum does not depend on the order of the addends.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -36,6 +37,7 @@ class LongAccumulator {
     }
     const unsigned __int128 shifted = static_cast<unsigned __int128>(mantissa) << (position % 32);
     const int digit = position / 32;
+    lowest_digit_ = std::min(lowest_digit_, digit);
     const std::int64_t sign = (bits >> 63) ? -1 : 1;
     for (int k = 0; k < 3; ++k)
       digits_[digit + k] += sign * static_cast<std::int64_t>(static_cast<std::uint32_t>(shifted >> (32 * k)));
@@ -73,7 +75,8 @@ class LongAccumulator {
 
   void normalize() {
     std::int64_t carry = 0;
-    for (int i = 0; i < kDigits - 1; ++i) {
+    // The digits below the lowest one an addend reached are zero and carry nothing.
+    for (int i = std::min(lowest_digit_, kDigits - 1); i < kDigits - 1; ++i) {
       const std::int64_t d = digits_[i] + carry;
       carry = d >> 32;  // floor division by 2^32 (arithmetic shift)
       digits_[i] = d - (carry << 32);
@@ -84,10 +87,20 @@ class LongAccumulator {
 
   static bool bit(const std::uint32_t* m, int i) { return (m[i / 32] >> (i % 32)) & 1; }
 
+  // Whether any of bits 0 .. end-1 is set (whole digits at a time: the sum of addends near
+  // 1.0 has a thousand zero bits below it).
+  static bool any_bit_below(const std::uint32_t* m, int end) {
+    if (end <= 0) return false;
+    for (int i = 0; i < end / 32; ++i)
+      if (m[i] != 0) return true;
+    return end % 32 != 0 && (m[end / 32] & ((std::uint32_t{1} << (end % 32)) - 1)) != 0;
+  }
+
   static double round_magnitude(const std::uint32_t* m, Format f) {
     const int p = traits(f).precision, emin = traits(f).emin, emax = traits(f).emax;
-    int top_bit = kDigits * 32 - 1;
-    while (!bit(m, top_bit)) --top_bit;
+    int top_digit = kDigits - 1;
+    while (m[top_digit] == 0) --top_digit;  // the magnitude is not zero (round() checked)
+    const int top_bit = top_digit * 32 + 31 - std::countl_zero(m[top_digit]);
     const int exponent = top_bit - 1074;
     if (exponent > emax + 1) return std::numeric_limits<double>::infinity();
     const int quantum = std::max(exponent, emin) - p + 1;  // exponent of the last kept bit
@@ -96,8 +109,7 @@ class LongAccumulator {
     for (int i = top_bit; i >= std::max(quantum_bit, 0); --i) units = (units << 1) | bit(m, i);
     if (quantum_bit > 0) {
       const bool round_bit = bit(m, quantum_bit - 1);
-      bool sticky = false;
-      for (int i = quantum_bit - 2; i >= 0 && !sticky; --i) sticky = bit(m, i);
+      const bool sticky = any_bit_below(m, quantum_bit - 1);
       if (round_bit && (sticky || (units & 1))) ++units;
     }
     const double value = std::ldexp(static_cast<double>(units), std::max(quantum, -1074));
@@ -107,6 +119,7 @@ class LongAccumulator {
 
   std::int64_t digits_[kDigits] = {};
   int pending_ = 0;
+  int lowest_digit_ = kDigits;
   bool nan_ = false, positive_infinity_ = false, negative_infinity_ = false;
   bool all_negative_zero_ = true;
 };

@@ -44,8 +44,11 @@ inline BackendOutcome run_and_judge(const Backend& backend, const Workload& w) {
 // backends must give identical bits across reruns and thread counts; order-independent ones
 // also under permutations of the addends (each dense element's column, the batch of a
 // product, the pairs of a sparse workload) and, for dense, -0 padding (another split of the
-// same addends). Returns "" when the promise holds, else what differed.
-std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s);
+// same addends). Returns "" when the promise holds, else what differed. `first_run`: the
+// backend's result on w with default RunOptions when the caller has it (run_and_judge's run),
+// compared with the reruns instead of a separate reference run.
+std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s,
+                              const std::vector<double>* first_run = nullptr);
 
 // Shrinks a failing workload while `still_fails` holds: one element, fewer steps (and batch
 // columns, pairs), simpler values (0, fewer significant bits). At most `budget` calls.

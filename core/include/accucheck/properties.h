@@ -65,7 +65,8 @@ struct PropertyFailure {
 // of a kind the backend does not run is a failure of the caller: it throws
 // std::invalid_argument). nullopt when the property holds. `result`, when the caller has it:
 // the backend's result on w under default RunOptions (run_and_judge's computed values);
-// correctly_rounded, scaling and negation then use it instead of running w again.
+// correctly_rounded, determinism (as its first run), scaling and negation then use it instead
+// of running w again.
 std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w,
                                               const std::vector<ExactSum>& exact,
                                               const std::vector<double>* result = nullptr);

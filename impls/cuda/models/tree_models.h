@@ -48,13 +48,20 @@ T warp_reduce(T* lane, Add add) {
 }
 
 // One block's reduction of its `threads` thread sums: per warp, then warp 0 over the warp sums
-// (the identity in lanes beyond them); a single warp has no second level.
+// (the identity in lanes beyond them); a single warp has no second level. Threads from
+// `active` on hold the identity (they loaded nothing): a warp of identities sums to the
+// identity (-0 + -0 = -0, also flushed; the tree-height test's empty value), so those warps
+// are not summed on the CPU.
 template <class T, class Add>
-T block_reduce(const T* thread_sum, unsigned threads, T identity, Add add) {
+T block_reduce(const T* thread_sum, unsigned threads, T identity, Add add, unsigned active = ~0u) {
   const unsigned warps = threads / kWarp;
   T warp_sum[kWarp];
   T lane[kWarp];
   for (unsigned w = 0; w < warps; ++w) {
+    if (w * kWarp >= active) {
+      warp_sum[w] = identity;
+      continue;
+    }
     for (unsigned l = 0; l < kWarp; ++l) lane[l] = thread_sum[w * kWarp + l];
     warp_sum[w] = warp_reduce(lane, add);
   }
@@ -72,13 +79,16 @@ T block_tree_sum(std::uint64_t n, Load load, const BlockConfig& c, T identity, A
   std::vector<T> partial(blocks, identity), thread_sum(c.threads, identity);
   for (std::uint64_t b = 0; b < blocks; ++b) {
     thread_sum.assign(c.threads, identity);
+    unsigned active = 0;  // threads 0 .. active-1 loaded something
     for (std::uint64_t k = b; k < tiles; k += blocks)
       for (unsigned i = 0; i < c.items; ++i)
         for (unsigned t = 0; t < c.threads; ++t) {
           const std::uint64_t p = k * tile + std::uint64_t{i} * c.threads + t;
-          if (p < n) thread_sum[t] = add(thread_sum[t], load(p));
+          if (p >= n) break;  // p grows with t
+          thread_sum[t] = add(thread_sum[t], load(p));
+          if (t >= active) active = t + 1;
         }
-    partial[b] = block_reduce(thread_sum.data(), c.threads, identity, add);
+    partial[b] = block_reduce(thread_sum.data(), c.threads, identity, add, active);
   }
   if (blocks == 1) return partial[0];
   thread_sum.assign(c.threads, identity);
