@@ -97,20 +97,30 @@ function(accucheck_fuzzer)
   endif()
 endfunction()
 
-# accucheck_backend_coverage(<target>)
-#   In fuzz builds, the coverage instrumentation of a backends' library (impls/, the mutants)
-#   as ACCUCHECK_FUZZ_BACKEND_COVERAGE says: "full" (edges and comparison tracing, like the
-#   rest), "edges" (edge counters only) or "none". docs/fuzzing.md, "Coverage of the backends".
-function(accucheck_backend_coverage target)
-  if(NOT ACCUCHECK_FUZZ OR ACCUCHECK_FUZZ_BACKEND_COVERAGE STREQUAL "full")
+# accucheck_numeric_coverage(TARGET <target> | SOURCES <file>...)
+#   In fuzz builds, the coverage instrumentation of numeric code, as
+#   ACCUCHECK_FUZZ_NUMERIC_COVERAGE says: "full" (edges and comparison tracing, like the rest),
+#   "edges" (edge counters only, the default) or "none" (a TARGET uninstrumented; SOURCES keep
+#   their edges). TARGET: a backends' library (impls/, the mutants); SOURCES: core's exact sums,
+#   bound evaluation and judging. docs/fuzzing.md, "Coverage of the numeric code".
+function(accucheck_numeric_coverage)
+  cmake_parse_arguments(ARG "" "TARGET" "SOURCES" ${ARGN})
+  set(mode "${ACCUCHECK_FUZZ_NUMERIC_COVERAGE}")
+  if(NOT mode MATCHES "^(full|edges|none)$")
+    message(FATAL_ERROR "ACCUCHECK_FUZZ_NUMERIC_COVERAGE is '${mode}': full, edges or none")
+  endif()
+  if(NOT ACCUCHECK_FUZZ OR mode STREQUAL "full")
     return()
-  elseif(ACCUCHECK_FUZZ_BACKEND_COVERAGE STREQUAL "edges")
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-coverage=trace-cmp>)
-  elseif(ACCUCHECK_FUZZ_BACKEND_COVERAGE STREQUAL "none")
-    target_compile_options(${target} PRIVATE
-      $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-coverage=inline-8bit-counters,trace-cmp,indirect-calls,pc-table>)
-  else()
-    message(FATAL_ERROR "ACCUCHECK_FUZZ_BACKEND_COVERAGE is '${ACCUCHECK_FUZZ_BACKEND_COVERAGE}': full, edges or none")
+  endif()
+  set(removed trace-cmp)
+  if(mode STREQUAL "none" AND ARG_TARGET)
+    set(removed inline-8bit-counters,trace-cmp,indirect-calls,pc-table)
+  endif()
+  if(ARG_TARGET)
+    target_compile_options(${ARG_TARGET} PRIVATE $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-coverage=${removed}>)
+  endif()
+  if(ARG_SOURCES)
+    set_property(SOURCE ${ARG_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize-coverage=${removed})
   endif()
 endfunction()
 
