@@ -112,7 +112,6 @@ bool same_value(double a, double b) {
   return a == b;  // +0 == -0
 }
 
-// Exponent of the lowest set bit of a finite nonzero double.
 // The exponent of the lowest set bit of a finite nonzero x, from its fields: |x| is
 // significand * 2^(biased - 1075), or significand * 2^-1074 when subnormal (biased = 0).
 int lowest_bit_exponent(double x) {
