@@ -141,3 +141,30 @@ function(accucheck_plugin)
     target_link_libraries(${ARG_NAME} PRIVATE m)
   endif()
 endfunction()
+
+# accucheck_find_python(MODULES ...)
+#   The one Python interpreter of the build and of every test and tool ctest runs:
+#   ACCUCHECK_PYTHON (default: the venv ci/install-deps.sh makes from Debian's /usr/bin/python3,
+#   with ci/python-requirements.txt), never the python3 that happens to come first on PATH.
+#   Configuring fails, naming the interpreter and the fix, when it is missing or lacks a module.
+macro(accucheck_find_python)
+  cmake_parse_arguments(ACCUCHECK_PY "" "" "MODULES" ${ARGN})
+  set(ACCUCHECK_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python3" CACHE FILEPATH
+      "The Python interpreter of the tests (default: the venv made by ci/install-deps.sh)")
+  if(NOT EXISTS "${ACCUCHECK_PYTHON}")
+    message(FATAL_ERROR "accucheck: no Python interpreter at ACCUCHECK_PYTHON=${ACCUCHECK_PYTHON}: run "
+                        "ci/install-deps.sh (it makes that venv with ci/python-requirements.txt), or pass "
+                        "-DACCUCHECK_PYTHON=/path/to/python3 of an interpreter with: ${ACCUCHECK_PY_MODULES}")
+  endif()
+  set(Python3_EXECUTABLE "${ACCUCHECK_PYTHON}" CACHE FILEPATH "The interpreter FindPython3 uses (from ACCUCHECK_PYTHON)" FORCE)
+  find_package(Python3 COMPONENTS Interpreter REQUIRED)
+  foreach(module IN LISTS ACCUCHECK_PY_MODULES)
+    execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import ${module}"
+                    RESULT_VARIABLE ACCUCHECK_PY_IMPORT ERROR_VARIABLE ACCUCHECK_PY_ERROR OUTPUT_QUIET)
+    if(NOT ACCUCHECK_PY_IMPORT EQUAL 0)
+      message(FATAL_ERROR "accucheck: Python module '${module}' is not installed for ${Python3_EXECUTABLE}: "
+                          "run ci/install-deps.sh (ci/python-requirements.txt)\n${ACCUCHECK_PY_ERROR}")
+    endif()
+  endforeach()
+  message(STATUS "accucheck: tests use Python ${Python3_VERSION} at ${Python3_EXECUTABLE} (modules: ${ACCUCHECK_PY_MODULES})")
+endmacro()

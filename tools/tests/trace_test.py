@@ -8,7 +8,7 @@
                      2.0 and 3.0 headers; every dtype; int32 and int64 indices; (T, B) and (P,)
                      layouts); the exact sum of a one-element trace agrees with math.fsum; arrays
                      numpy saves Fortran-ordered or big-endian are refused (exit 2).
-                     Needs numpy (ci/install-deps.sh installs python3-numpy).
+                     Needs numpy: ctest runs this with the venv ci/install-deps.sh makes (ci/python-requirements.txt).
 --mode wrong_plugin  a wrong plugin is caught on a trace (exit 1) and its finding replays (exit 1).
 """
 import argparse
@@ -67,7 +67,7 @@ def mode_numpy(args, tmp):
     try:
         import numpy as np
     except ImportError:
-        raise Failure("numpy is not installed for %s (ci/install-deps.sh installs python3-numpy; or pip install numpy)"
+        raise Failure("numpy is not installed for %s (ctest runs the tests with the interpreter CMake chose, ACCUCHECK_PYTHON: run ci/install-deps.sh)"
                       % sys.executable)
     a = args.accucheck
     rng = np.random.default_rng(7)
