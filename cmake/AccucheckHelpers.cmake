@@ -124,15 +124,17 @@ function(accucheck_numeric_coverage)
   endif()
 endfunction()
 
-# accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [DEFINES ...])
+# accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [DEFINES ...] [OPTIONS ...])
 #   A backend plugin: a C99 MODULE library built against core/include/accucheck/plugin.h only
-#   (it links nothing of accucheck), loaded at run time with --plugin.
+#   (it links nothing of accucheck), loaded at run time with --plugin. OPTIONS go to the
+#   compiler and the linker (-ffast-math must reach both: the link adds crtfastmath.o).
 function(accucheck_plugin)
-  cmake_parse_arguments(ARG "" "NAME;OUTPUT_NAME" "SOURCES;DEFINES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;OUTPUT_NAME" "SOURCES;DEFINES;OPTIONS" ${ARGN})
   add_library(${ARG_NAME} MODULE ${ARG_SOURCES})
   target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
   target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
-  target_compile_options(${ARG_NAME} PRIVATE -Wall -Wextra -pedantic)
+  target_compile_options(${ARG_NAME} PRIVATE -Wall -Wextra -pedantic ${ARG_OPTIONS})
+  target_link_options(${ARG_NAME} PRIVATE ${ARG_OPTIONS})
   set_target_properties(${ARG_NAME} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   if(ARG_OUTPUT_NAME)
     set_target_properties(${ARG_NAME} PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME})

@@ -198,6 +198,11 @@ static void load_environment_plugins() {
     std::fprintf(stderr, "property suite: %s\n", e.what());
     std::exit(2);
   }
+  static const bool warned = [] {
+    for (const auto& warning : plugin_warnings()) std::fprintf(stderr, "property suite: warning: %s\n", warning.c_str());
+    return true;
+  }();
+  (void)warned;
 }
 
 std::vector<std::string> registered_backends_where(Property p) {

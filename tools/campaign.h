@@ -4,6 +4,7 @@
 // every violation is shrunk and written at once as a replayable case file.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -98,6 +99,12 @@ class Campaign {
                       const std::string& detail, std::uint64_t case_id, bool has_seed,
                       const std::function<bool(const Workload&)>& still_fails);
 
+  // A time budget ends at deadline_: checked between backends, and plugin calls end by it
+  // (PluginCallDeadline), so a slow or hanging plugin cannot stretch the budget.
+  bool budget_spent() const;
+  // The progress line (a terminal: every 0.2 s; otherwise every 5 s), between backends too.
+  void report_progress();
+
   CampaignOptions options_;
   std::vector<BackendStats> stats_;
   std::set<std::pair<Format, WorkloadKind>> streams_;  // what to generate: each storage format x workload kind
@@ -105,6 +112,9 @@ class Campaign {
   std::uint64_t cases_run_ = 0;
   double elapsed_seconds_ = 0;
   bool progress_line_open_ = false;
+  std::chrono::steady_clock::time_point start_{}, last_report_{};
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::string budget_note_;  // what the end of the budget interrupted, for the summary
 };
 
 // Writes the --json, --junit and --html outputs of a finished campaign (each atomically).

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "accucheck/plugin_loader.h"
@@ -58,6 +59,7 @@ void load_plugins(Args& args) {
   } catch (const PluginError& e) {
     throw UsageError(std::string("plugin ") + e.what());
   }
+  for (const auto& warning : plugin_warnings()) std::fprintf(stderr, "accucheck: warning: %s\n", warning.c_str());
 }
 
 std::uint64_t parse_count(const std::string& text, const std::string& option) {

@@ -195,13 +195,21 @@ void Campaign::record_finding(BackendStats& stats, const Workload& w, const Back
   ++written;
   const Backend& backend = *stats.backend;
   Workload minimal = w;
-  // A backend that hangs is not re-run hundreds of times to shrink its case.
+  // A backend that hangs is not re-run hundreds of times to shrink its case. When the time
+  // budget ends while shrinking, the smallest case found so far is written.
+  const auto fails_within_budget = [&](const Workload& candidate) {
+    try {
+      return still_fails(candidate);
+    } catch (const PluginDeadlineReached&) {
+      return false;
+    }
+  };
   if (still_fails && !timed_out(outcome)) {
     if (element_count(w) > 1 && outcome.failure.empty() && !std::holds_alternative<ProductWorkload>(w)) {
       Workload one = one_element(w, outcome.worst_element);
-      if (still_fails(one)) minimal = std::move(one);
+      if (fails_within_budget(one)) minimal = std::move(one);
     }
-    minimal = shrink_workload(minimal, still_fails);
+    minimal = shrink_workload(minimal, fails_within_budget);
   }
   CaseFile c;
   c.workload = minimal;
@@ -244,6 +252,7 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
   for (auto& stats : stats_) {
     const Backend& backend = *stats.backend;
     if (backend.storage != f || !backend.supports(kind)) continue;
+    if (budget_spent()) break;
     if (exact.empty()) exact = exact_sums(w);  // once per workload, shared by the backends
     ++ran;
     const auto outcome = run_and_judge(backend, w, exact);
@@ -264,7 +273,11 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
     if (outcome.violated()) {
       ++stats.violations[outcome.worst];
       const Verdict worst = outcome.worst;
-      record_finding(stats, w, outcome, worst, describe_violation(backend, w, outcome), case_id, has_seed,
+      std::string detail = describe_violation(backend, w, outcome);
+      if (backend.captured_output)  // before shrinking re-runs it
+        if (const std::string output = backend.captured_output(); !output.empty())
+          detail += "  the backend wrote to its output: " + output + "\n";
+      record_finding(stats, w, outcome, worst, detail, case_id, has_seed,
                      [&](const Workload& candidate) { return run_and_judge(backend, candidate).worst == worst; });
     }
     // Determinism and the metamorphic properties (scaling by 2^k, negation) on a sample of
@@ -282,8 +295,31 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
                        });
       }
     }
+    report_progress();
   }
   return ran;
+}
+
+bool Campaign::budget_spent() const { return deadline_ && Clock::now() >= *deadline_; }
+
+void Campaign::report_progress() {
+  if (options_.quiet || !options_.generate) return;
+  const bool tty = isatty(fileno(stderr));
+  const auto now = Clock::now();
+  if (std::chrono::duration<double>(now - last_report_).count() < (tty ? 0.2 : 5.0)) return;
+  last_report_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double fraction = options_.cases ? double(cases_run_) / double(*options_.cases) : elapsed / options_.seconds;
+  const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
+  if (tty) {
+    std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), elapsed, static_cast<unsigned long long>(cases_run_),
+                 violations());
+    progress_line_open_ = true;
+  } else {
+    std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %zu violations\n", elapsed,
+                 static_cast<unsigned long long>(cases_run_), violations());
+  }
 }
 
 static std::string seconds_text(double seconds) {
@@ -293,38 +329,35 @@ static std::string seconds_text(double seconds) {
 }
 
 void Campaign::run() {
-  const auto start = Clock::now();
-  const bool tty = isatty(fileno(stderr)) && !options_.quiet;
-  auto last_report = start;
+  start_ = last_report_ = Clock::now();
   if (!options_.quiet)
     std::fprintf(stderr, "accucheck check: %zu backends, %zu format x workload streams, seed %llu, %s\n", stats_.size(), streams_.size(),
                  static_cast<unsigned long long>(options_.seed),
                  options_.cases ? (std::to_string(*options_.cases) + " cases per stream").c_str() : seconds_text(options_.seconds).c_str());
-  for (std::uint64_t case_number = 0;; ++case_number) {
-    if (options_.cases && case_number >= *options_.cases) break;
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if (!options_.cases && elapsed >= options_.seconds) break;
-    for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
-    cases_run_ = case_number + 1;
-    const auto now = Clock::now();
-    const double since = std::chrono::duration<double>(now - last_report).count();
-    if (!options_.quiet && (tty ? since >= 0.2 : since >= 5.0)) {
-      last_report = now;
-      const double fraction = options_.cases ? double(cases_run_) / double(*options_.cases) : elapsed / options_.seconds;
-      const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
-      if (tty) {
-        std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),
-                     std::string(width - filled, '.').c_str(), elapsed, static_cast<unsigned long long>(cases_run_),
-                     violations());
-        progress_line_open_ = true;
-      } else {
-        std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %zu violations\n", elapsed,
-                     static_cast<unsigned long long>(cases_run_), violations());
-      }
-    }
+  std::optional<PluginCallDeadline> plugin_deadline;
+  if (!options_.cases) {
+    deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.seconds));
+    plugin_deadline.emplace(*deadline_);
   }
-  elapsed_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+  try {
+    for (std::uint64_t case_number = 0;; ++case_number) {
+      if (options_.cases && case_number >= *options_.cases) break;
+      if (budget_spent()) break;
+      for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
+      cases_run_ = case_number + 1;
+      report_progress();
+    }
+  } catch (const PluginDeadlineReached& cut) {
+    // The budget ended inside a plugin call: that call's case is not judged (every finding
+    // before it is written).
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", cut.running_seconds);
+    budget_note_ = "the time budget ended during a call of " + cut.call + " (running for " + seconds +
+                   " s, under its time-out): that case was not judged";
+  }
+  elapsed_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
   if (progress_line_open_) std::fprintf(stderr, "\n");
+  progress_line_open_ = false;
 }
 
 void BackendStats::add_sample(const Sample& s, ChoiceStream& stream) {
@@ -368,6 +401,8 @@ void Campaign::print_table(std::FILE* out) const {
   }
   for (const auto& s : stats_)
     for (const auto& f : s.failures) std::fprintf(out, "backend failed: %s\n", f.c_str());
+  for (const auto& warning : plugin_warnings()) std::fprintf(out, "note: %s\n", warning.c_str());
+  if (!budget_note_.empty()) std::fprintf(out, "note: %s\n", budget_note_.c_str());
   const std::string verdict =
       violations() ? std::to_string(violations()) + " violations (findings in " + options_.findings_dir + "/)" : "no violations";
   if (options_.generate)
@@ -388,6 +423,10 @@ std::string Campaign::json() const {
       .field("cases_per_stream", cases_run_)
       .field("seconds", elapsed_seconds_)
       .field("violations", static_cast<std::uint64_t>(violations()));
+  w.key("notes").begin_array();  // plugin warnings (e.g. one changed the FP environment), the budget's end
+  for (const auto& warning : plugin_warnings()) w.value(warning);
+  if (!budget_note_.empty()) w.value(budget_note_);
+  w.end_array();
   w.key("backends").begin_array();
   for (const auto& s : stats_) {
     const Backend& b = *s.backend;

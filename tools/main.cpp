@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/fp_environment.h"
 #include "cli.h"
 
 namespace {
@@ -54,6 +55,15 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every bound and the exact parser assume IEEE's default environment; a process started
+  // without it (an LD_PRELOADed -ffast-math library, say) would judge wrongly, so it stops here.
+  if (const std::string change = accucheck::describe_fp_change(accucheck::default_fp_environment(),
+                                                               accucheck::current_fp_environment());
+      !change.empty()) {
+    std::fprintf(stderr, "accucheck: the floating-point environment is not IEEE's default (%s): results would be wrong\n",
+                 change.c_str());
+    return accucheck::cli::kExitUsage;
+  }
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     usage(argc < 2 ? stderr : stdout);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "accucheck/fp_environment.h"
+
 namespace accucheck {
 
 std::string_view name(Device d) { return d == Device::cpu ? "cpu" : "cuda"; }
@@ -74,9 +76,20 @@ bool Backend::supports(WorkloadKind kind) const {
 void Backend::run(const Workload& w, std::span<double> result, const RunOptions& options) const {
   if (!supports(kind_of(w)))
     throw BackendFailure(name + " does not run " + std::string(accucheck::name(kind_of(w))) + " workloads");
-  if (auto* d = std::get_if<DenseWorkload>(&w)) run_dense(*d, result, options);
-  else if (auto* p = std::get_if<ProductWorkload>(&w)) run_product(*p, result, options);
-  else run_sparse(std::get<SparseWorkload>(w), result, options);
+  // A backend that leaves the floating-point environment changed (fesetround, FTZ/DAZ) would
+  // change every later result and the oracle's own parsing: restored here, and its failure.
+  const FpEnvironmentGuard environment;
+  try {
+    if (auto* d = std::get_if<DenseWorkload>(&w)) run_dense(*d, result, options);
+    else if (auto* p = std::get_if<ProductWorkload>(&w)) run_product(*p, result, options);
+    else run_sparse(std::get<SparseWorkload>(w), result, options);
+  } catch (...) {
+    environment.check_and_restore();
+    throw;
+  }
+  if (const std::string change = environment.check_and_restore(); !change.empty())
+    throw BackendFailure(name + " changed the floating-point environment and left it changed: " + change +
+                         " (accucheck restored it)");
 }
 
 bool valid_backend_name(std::string_view name) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "accucheck/check.h"
+#include "accucheck/fp_environment.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck {
@@ -227,7 +229,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadPlugin{"null_bound", "stated_bound is NULL"},
                       BadPlugin{"storage_range", "storage is 7, not a format"},
                       BadPlugin{"accumulation_range", "accumulation is -1, not a format"},
-                      BadPlugin{"determinism_range", "determinism is 5, not a class"}),
+                      BadPlugin{"determinism_range", "determinism is 5, not a class"},
+                      BadPlugin{"exit_on_load", "exited the process (status"},
+                      BadPlugin{"exit_in_backends", "exited the process (status"}),
     [](const auto& info) { return std::string(info.param.variant); });
 
 // A plugin backend may not take a built-in backend's name (the registry it is loaded into
@@ -313,7 +317,10 @@ INSTANTIATE_TEST_SUITE_P(Variants, MisbehavingPluginTest,
                              Misbehaviour{"crash", "crashed with SIGSEGV"},
                              Misbehaviour{"abort", "crashed with SIGABRT"}, Misbehaviour{"error", "returned 7 (an error)"},
                              Misbehaviour{"hang", "timed out after 1 s"},
-                             Misbehaviour{"overrun", "wrote past the end of its result buffer"}),
+                             Misbehaviour{"overrun", "wrote past the end of its result buffer"},
+                             Misbehaviour{"exit_in_call", "exited the process (status"},
+                             Misbehaviour{"round_up", "changed the floating-point environment and left it changed: "
+                                                      "SSE rounding mode changed"}),
                          [](const auto& info) { return std::string(info.param.variant); });
 
 // The worker is forked at the first call; a plugin loaded after that is still callable (the
@@ -371,6 +378,18 @@ TEST(PluginLoader, EnvironmentOptionsAreValidated) {
   setenv("ACCUCHECK_PLUGIN_TIMEOUT", "2.5", 1);
   EXPECT_EQ(plugin_options_from_environment().timeout_seconds, 2.5);
   unsetenv("ACCUCHECK_PLUGIN_TIMEOUT");
+  EXPECT_GT(plugin_options_from_environment().memory_limit_bytes, 0u) << "limited by default";
+  setenv("ACCUCHECK_PLUGIN_MEMORY", "2G", 1);
+  EXPECT_EQ(plugin_options_from_environment().memory_limit_bytes, std::uint64_t{2} << 30);
+  setenv("ACCUCHECK_PLUGIN_MEMORY", "1536M", 1);
+  EXPECT_EQ(plugin_options_from_environment().memory_limit_bytes, std::uint64_t{1536} << 20);
+  setenv("ACCUCHECK_PLUGIN_MEMORY", "none", 1);
+  EXPECT_EQ(plugin_options_from_environment().memory_limit_bytes, 0u);
+  for (const char* bad : {"lots", "2X", "-1G", "12"}) {
+    setenv("ACCUCHECK_PLUGIN_MEMORY", bad, 1);
+    EXPECT_THROW(plugin_options_from_environment(), PluginError) << bad;
+  }
+  unsetenv("ACCUCHECK_PLUGIN_MEMORY");
 }
 
 // The one function the property suite and the fuzz targets call at start-up.
@@ -391,6 +410,117 @@ TEST(PluginLoader, LoadsPluginsFromTheEnvironment) {
     EXPECT_NE(std::string(e.what()).find("ACCUCHECK_PLUGINS: " + test_plugin("wrong_abi")), std::string::npos) << e.what();
   }
   unsetenv("ACCUCHECK_PLUGINS");
+}
+
+
+// A plugin that hangs while loading is killed at the time-out, like one that hangs in a call.
+TEST(PluginLoader, HangingWhileLoadingTimesOut) {
+  Registry registry;
+  PluginOptions options;
+  options.timeout_seconds = 1;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    load_plugin(test_plugin("hang_on_load"), options, registry);
+    FAIL() << "loaded";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find(test_plugin("hang_on_load") + ": did not finish loading within 1 s"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  EXPECT_TRUE(registry.all().empty());
+  // The worker that hung was replaced: other plugins still load and run.
+  load_plugin(test_plugin("good"), options, registry);
+  EXPECT_FALSE(run_and_judge(*registry.find("test.variant"), random_dense(Format::f32, 2, 9, 1)).violated());
+}
+
+// A library built with -ffast-math switches on flush-to-zero and denormals-are-zero when it is
+// loaded. accucheck's own environment stays IEEE's default, the change is reported, and its
+// backends run (and are judged) in the default environment: subnormals survive.
+TEST(PluginLoader, FastMathPluginsDoNotChangeTheEnvironment) {
+  ASSERT_EQ(current_fp_environment(), default_fp_environment());
+  for (PluginIsolation isolation : {PluginIsolation::worker, PluginIsolation::in_process}) {
+    Registry registry;
+    PluginOptions options;
+    options.isolation = isolation;
+    const std::size_t warnings = plugin_warnings().size();
+    load_plugin(test_plugin("fast_math"), options, registry);
+    EXPECT_EQ(current_fp_environment(), default_fp_environment()) << "loading changed accucheck's environment";
+    ASSERT_EQ(plugin_warnings().size(), warnings + 1);
+    EXPECT_NE(plugin_warnings().back().find("libtest_plugin_fast_math.so changed the floating-point environment while "
+                                            "loading: flush-to-zero and denormals-are-zero switched on"),
+              std::string::npos)
+        << plugin_warnings().back();
+    DenseWorkload w;
+    w.format = Format::f32;
+    w.elements = 1;
+    w.steps = 2;
+    w.initial = {0x1p-140};
+    w.addends = {0x1p-140, 0x1p-149};
+    const auto result = run(*registry.find("test.variant"), w);
+    EXPECT_EQ(result[0], 0x1p-139 + 0x1p-149) << "subnormals flushed";
+  }
+}
+
+// The worker's stdout and stderr are not accucheck's: what a plugin prints is captured, escaped
+// and shown, never mixed into accucheck's output (forged FINDING lines, broken JSON).
+TEST(PluginLoader, PluginOutputIsCapturedNotPrinted) {
+  Registry registry;
+  PluginOptions options;
+  options.isolation = PluginIsolation::fork_per_call;  // a worker forked while stdout is captured
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  load_plugin(test_plugin("print"), options, registry);
+  const Backend* b = registry.find("test.variant");
+  ASSERT_NE(b, nullptr);
+  const auto outcome = run_and_judge(*b, random_dense(Format::f32, 2, 5, 3));
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(err, "");
+  EXPECT_FALSE(outcome.violated()) << outcome.failure;
+  ASSERT_TRUE(b->captured_output);
+  EXPECT_EQ(b->captured_output(), "'FINDING naive_f32: bound-exceeded\\n{\"not\": json\\ntest plugin: 5 steps\\n'");
+  EXPECT_NE(plugin_warnings().back().find("libtest_plugin_print.so wrote to its output while loading: 'test plugin: loaded\\n'"),
+            std::string::npos)
+      << plugin_warnings().back();
+}
+
+// A worker may grow its address space by at most memory_limit_bytes: a plugin that allocates
+// 3 GiB under a 1 GiB limit fails as that backend's failure, saying it ran out of memory.
+TEST(PluginLoader, MemoryLimitContainsAPluginThatAllocatesTooMuch) {
+  Registry registry;
+  PluginOptions options;
+  options.memory_limit_bytes = std::uint64_t{1} << 30;
+  options.timeout_seconds = 30;
+  load_plugin(test_plugin("allocate"), options, registry);
+  const Backend* b = registry.find("test.variant");
+  EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 3, 3, 1)).violated()) << "small cases allocate nothing";
+  const auto outcome = run_and_judge(*b, random_dense(Format::f32, 3, 10, 2));
+  EXPECT_EQ(outcome.worst, Verdict::backend_failed);
+  EXPECT_NE(outcome.failure.find("out of memory"), std::string::npos) << outcome.failure;
+  EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 2, 3, 5)).violated()) << "a new worker after the failure";
+}
+
+// A campaign's deadline ends plugin calls: a hanging call returns at the deadline, not at its
+// 30 s time-out, and as PluginDeadlineReached (not a backend failure); later calls end at once.
+TEST(PluginLoader, TheDeadlineEndsCallsEarly) {
+  Registry registry;
+  PluginOptions options;
+  options.timeout_seconds = 30;
+  load_plugin(test_plugin("hang"), options, registry);
+  const Backend* b = registry.find("test.variant");
+  const auto start = std::chrono::steady_clock::now();
+  {
+    PluginCallDeadline deadline(start + std::chrono::milliseconds(500));
+    EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 2, 3, 1)).violated()) << "before the deadline";
+    EXPECT_THROW(run_and_judge(*b, random_dense(Format::f32, 2, 10, 1)), PluginDeadlineReached);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GE(waited, 0.45);
+    EXPECT_LT(waited, 5);
+    EXPECT_THROW(run_and_judge(*b, random_dense(Format::f32, 2, 3, 1)), PluginDeadlineReached);
+  }
+  EXPECT_FALSE(plugin_call_deadline().has_value());
+  EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 2, 3, 1)).violated()) << "no deadline any more";
 }
 
 }  // namespace

@@ -97,6 +97,7 @@ const std::vector<const Backend*>& selected_backends() {
       std::fprintf(stderr, "accucheck fuzzer: %s\n", e.what());
       std::_Exit(2);  // not abort(): a bad environment is no finding for libFuzzer to keep
     }
+    for (const auto& warning : plugin_warnings()) std::fprintf(stderr, "accucheck fuzzer: warning: %s\n", warning.c_str());
     std::vector<const Backend*> out;
     for (const Backend& b : Registry::global().all())
       if (b.device == Device::cpu && selected_by_env(b.name)) out.push_back(&b);

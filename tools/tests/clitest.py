@@ -10,7 +10,7 @@ class Failure(Exception):
 
 def clean_env(extra=None):
     env = dict(os.environ)
-    for k in ("ACCUCHECK_PLUGINS", "ACCUCHECK_PLUGIN_ISOLATION", "ACCUCHECK_PLUGIN_TIMEOUT"):
+    for k in ("ACCUCHECK_PLUGINS", "ACCUCHECK_PLUGIN_ISOLATION", "ACCUCHECK_PLUGIN_TIMEOUT", "ACCUCHECK_PLUGIN_MEMORY"):
         env.pop(k, None)
     env.update(extra or {})
     return env

@@ -10,6 +10,13 @@
 --mode crash|abort|error|overrun|hang
                     a plugin that misbehaves during a campaign: the campaign goes on, the
                     backend is reported as failed (exit 1), the case is saved and replays (exit 1).
+--mode exit_on_load|hang_on_load|print|fast_math|memory|budget
+                    what a plugin does to accucheck itself: exit(0) or hang while loading (every
+                    command exits 2 naming it, beside other plugins too), print (its output is
+                    captured, never accucheck's: JSON stays JSON, no forged FINDING lines, a closed
+                    stdout pipe makes no false finding), switch on FTZ/DAZ when loaded (built-in
+                    backends unaffected, the user told), allocate past ACCUCHECK_PLUGIN_MEMORY,
+                    and slow or hanging calls that must not stretch --minutes.
 """
 import argparse
 import glob
@@ -18,8 +25,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
-from clitest import Failure, main, require, run
+from clitest import Failure, clean_env, main, require, run
 
 OUTSIDE_GOOD = r"""
 /* Written by the test, not in the repository: a pairwise f64 sum (any parenthesization is
@@ -254,6 +262,126 @@ def mode_misbehaving(args, tmp, mode):
     require("backend failed" in replay.stdout and message in replay.stdout, "replay does not show the failure")
 
 
+GOOD_CASE = """{"accucheck_case": 1, "workload": "dense", "format": "f32", "elements": 1, "steps": 5,
+ "initial": ["0x1p+0"], "addends": [["0x1p-1"], ["0x1p-2"], ["0x1p-3"], ["0x1p-4"], ["0x1p-5"]]}
+"""
+
+SUBNORMAL_F64_CASE = """{"accucheck_case": 1, "workload": "dense", "format": "f64", "backend": "naive_f64", "elements": 1,
+ "steps": 2, "initial": ["0x1p-1070"], "addends": [["0x1p-1074"], ["-0x1p-1073"]]}
+"""
+
+
+def test_plugin(args, variant):
+    return os.path.join(args.test_plugins, "libtest_plugin_%s.so" % variant)
+
+
+def write(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def every_command(args, tmp):
+    """One run of each command that loads plugins."""
+    case = write(tmp, "good.json", GOOD_CASE)
+    trace = os.path.join(args.source, "examples", "traces", "softmax_weight_grad_f32.npy")
+    return [["list"], ["check", "--cases", 1, "--findings", os.path.join(tmp, "f")], ["replay", case], ["trace", trace, "--quiet"]]
+
+
+def mode_exit_on_load(args, tmp):
+    # exit(0) in a constructor or in accucheck_plugin_backends: before, every command exited 0
+    # with no output (a green CI job that checked nothing).
+    for variant in ("exit_on_load", "exit_in_backends"):
+        plugin = test_plugin(args, variant)
+        for command in every_command(args, tmp):
+            for plugins in ([plugin], [args.good, plugin]):
+                options = [x for p in plugins for x in ("--plugin", p)]
+                proc = run(args.accucheck, command + options, 2)
+                require(plugin in proc.stderr and "exited the process (status 0) while loading" in proc.stderr,
+                        "%s: the exit is not reported: %r" % (command[0], proc.stderr))
+        proc = run(args.accucheck, ["list"], 2, env={"ACCUCHECK_PLUGINS": plugin})
+        require("ACCUCHECK_PLUGINS" in proc.stderr and plugin in proc.stderr, proc.stderr)
+
+
+def mode_hang_on_load(args, tmp):
+    plugin = test_plugin(args, "hang_on_load")
+    for command in every_command(args, tmp):
+        start = time.monotonic()
+        proc = run(args.accucheck, command + ["--plugin", plugin], 2, env={"ACCUCHECK_PLUGIN_TIMEOUT": "3"}, timeout=60)
+        took = time.monotonic() - start
+        require("did not finish loading within 3 s" in proc.stderr and plugin in proc.stderr, proc.stderr)
+        require(took < 20, "%s took %.1f s with a 3 s time-out" % (command[0], took))
+
+
+def mode_print(args, tmp):
+    a = args.accucheck
+    plugin = test_plugin(args, "print")
+    case = write(tmp, "good.json", GOOD_CASE)
+    replay = run(a, ["replay", case, "--json", "--plugin", plugin, "--backend", "test.variant"], 0)
+    parsed = json.loads(replay.stdout)  # the plugin printed '{"not": json' on every call
+    require(parsed["backends"][0]["backend"] == "test.variant", "replay --json: %s" % replay.stdout[:200])
+    require("test plugin: loaded\\n" in replay.stderr and "warning" in replay.stderr,
+            "what it printed while loading is not shown (escaped): %r" % replay.stderr)
+    findings = os.path.join(tmp, "findings")
+    proc = run(a, ["check", "--plugin", plugin, "--backend", "test.variant", "--cases", 400, "--seed", 5, "--findings", findings],
+               1)
+    for line in (proc.stdout + proc.stderr).splitlines():
+        require(not line.startswith("FINDING naive_f32"), "a plugin forged a finding line: " + line)
+    found = [f for f in findings_in(findings) if "test.variant_bound-exceeded" in f]
+    require(found, "the wrong result (7 steps) was not found: %s" % findings_in(findings))
+    note = json.load(open(found[0]))["note"]
+    require("the backend wrote to its output: 'FINDING naive_f32: bound-exceeded\\n" in note,
+            "the finding does not show what the backend printed: " + note)
+    # `check | head`: before, the worker shared accucheck's stdout, died of SIGPIPE when the
+    # reader went away and a false backend-failed finding was saved.
+    piped = os.path.join(tmp, "piped")
+    reader_gone = subprocess.Popen([a, "check", "--plugin", plugin, "--backend", "test.variant", "--cases", "300", "--seed", "6",
+                                    "--findings", piped, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env=clean_env())
+    reader_gone.stdout.close()
+    reader_gone.wait(timeout=240)
+    false = [f for f in findings_in(piped) if "backend-failed" in f or "nondeterministic" in f]
+    require(not false, "a closed stdout made findings: %s" % false)
+
+
+def mode_fast_math(args, tmp):
+    a = args.accucheck
+    plugin = test_plugin(args, "fast_math")
+    results = os.path.join(tmp, "r.json")
+    proc = run(a, ["check", "--plugin", plugin, "--backend", "naive_f32", "--backend", "kahan_f32", "--family", "subnormal_only",
+                   "--cases", 3000, "--seed", 1, "--json", results, "--findings", os.path.join(tmp, "f"), "--quiet"], 0)
+    require("libtest_plugin_fast_math.so changed the floating-point environment while loading: flush-to-zero and "
+            "denormals-are-zero switched on" in proc.stderr, "the user is not told: %r" % proc.stderr)
+    report = json.load(open(results))
+    require(any("flush-to-zero" in n for n in report["notes"]), "the results JSON has no note: %s" % report["notes"])
+    samples = [s for b in report["backends"] for s in b["samples"]]
+    nonzero = [s for s in samples if s["exact"] != 0]
+    require(len(nonzero) > len(samples) // 2, "subnormal_only made zeros: %d of %d exact sums non-zero" % (len(nonzero), len(samples)))
+    case = write(tmp, "subnormal.json", SUBNORMAL_F64_CASE)
+    run(a, ["replay", case, "--plugin", plugin], 0)
+
+
+def mode_memory(args, tmp):
+    proc = run(args.accucheck, ["check", "--plugin", test_plugin(args, "allocate"), "--backend", "test.variant", "--cases", 20,
+                                "--seed", 2, "--findings", os.path.join(tmp, "f"), "--quiet"], 1,
+               env={"ACCUCHECK_PLUGIN_MEMORY": "1G"})
+    require("out of memory" in proc.stdout and "backend failed: test.variant: accumulate_dense" in proc.stdout,
+            "the allocation past the limit is not that backend's failure: " + proc.stdout[-2000:])
+
+
+def mode_budget(args, tmp):
+    # 2 s per call; a call that never returns (60 s default time-out). Before: --minutes 0.1
+    # took 26 s and --minutes 0.2 60 s.
+    for variant, minutes in (("slow", 0.1), ("hang", 0.1)):
+        start = time.monotonic()
+        proc = run(args.accucheck, ["check", "--plugin", test_plugin(args, variant), "--backend", "test.variant", "--backend",
+                                    "naive_f32", "--minutes", minutes, "--findings", os.path.join(tmp, variant)], 0, timeout=120)
+        took = time.monotonic() - start
+        require(took < 60 * minutes + 4, "%s: --minutes %g took %.1f s" % (variant, minutes, took))
+        require("time budget ended during a call of test.variant" in proc.stdout, "the cut call is not noted: " + proc.stdout)
+
+
 def body():
     parser = argparse.ArgumentParser()
     for option in ("--accucheck", "--source", "--test-plugins", "--good", "--wrong", "--cc", "--cxx", "--mode"):
@@ -264,6 +392,8 @@ def body():
             mode_examples(args, tmp)
         elif args.mode == "out_of_tree":
             mode_out_of_tree(args, tmp)
+        elif args.mode in ("exit_on_load", "hang_on_load", "print", "fast_math", "memory", "budget"):
+            globals()["mode_" + args.mode](args, tmp)
         else:
             mode_misbehaving(args, tmp, args.mode)
 

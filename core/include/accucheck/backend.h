@@ -63,6 +63,9 @@ struct Backend {
   DenseRun run_dense;      // each backend runs at least one workload kind
   ProductRun run_product;
   SparseRun run_sparse;
+  // What its latest run wrote to stdout/stderr, escaped for one line ("" if nothing): plugin
+  // backends, whose output the worker captures (plugin_loader.h). Unset for built-ins.
+  std::function<std::string()> captured_output;
 
   std::string bound_text() const { return to_string(bound); }
   bool supports(WorkloadKind kind) const;

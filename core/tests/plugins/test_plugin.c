@@ -1,14 +1,35 @@
 /* Plugins that are wrong in one way each, for the loader's tests (core/tests/plugin_test.cpp)
  * and the CLI's bad-input tests (tools/tests). One source, one variant per build:
  * -DVARIANT_<name>. Every variant's backend is otherwise a correct sequential f32 sum. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <fenv.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "accucheck/plugin.h"
 
 /* An address nothing is mapped at, hidden from the compiler's bounds analysis. */
 volatile uintptr_t test_plugin_bad_address = 16;
+
+/* Misbehaviour while the library loads (constructors run inside dlopen). fast_math is the good
+ * variant built with -ffast-math: crtfastmath.o's constructor switches on FTZ and DAZ. */
+#if defined(VARIANT_exit_on_load)
+__attribute__((constructor)) static void leave_on_load(void) { exit(0); }
+#elif defined(VARIANT_hang_on_load)
+__attribute__((constructor)) static void hang_on_load(void) {
+  for (;;) {
+  }
+}
+#elif defined(VARIANT_print)
+__attribute__((constructor)) static void greet_on_load(void) { printf("test plugin: loaded\n"); }
+#endif
+
+/* Bytes to allocate in the allocate variant: 3 GiB, more than the tests' memory limit. */
+volatile size_t test_plugin_allocation = (size_t)3 << 30;
 
 static int naive_f32(const accucheck_dense_problem *p) {
   const float *g = (const float *)p->addends;
@@ -28,6 +49,27 @@ static int naive_f32(const accucheck_dense_problem *p) {
   if (p->steps > 3) buffer[p->elements] = 1.0f; /* one value past the end */
 #elif defined(VARIANT_abort)
   if (p->steps > 3) raise(SIGABRT);
+#elif defined(VARIANT_slow)
+  {
+    const struct timespec two_seconds = {2, 0};
+    nanosleep(&two_seconds, NULL); /* every call: a slow backend, not a broken one */
+  }
+#elif defined(VARIANT_exit_in_call)
+  if (p->steps > 3) exit(0);
+#elif defined(VARIANT_round_up)
+  if (p->steps > 3) fesetround(FE_UPWARD); /* and leaves it so */
+#elif defined(VARIANT_print)
+  /* A forged finding and a JSON breaker: output that must never reach accucheck's own. */
+  printf("FINDING naive_f32: bound-exceeded\n{\"not\": json\n");
+  fprintf(stderr, "test plugin: %zu steps\n", p->steps);
+  if (p->steps == 7) buffer[0] += 1.0f; /* wrong here: its finding shows what it printed */
+#elif defined(VARIANT_allocate)
+  if (p->steps > 3) {
+    char *big = (char *)malloc(test_plugin_allocation);
+    memset(big, 1, test_plugin_allocation); /* NULL when the allocation failed: a crash */
+    buffer[0] += (float)(big[test_plugin_allocation - 1] - 1);
+    free(big);
+  }
 #endif
   for (t = 0; t < p->steps; ++t)
     for (j = 0; j < p->elements; ++j) buffer[j] += g[t * p->elements + j];
@@ -77,6 +119,9 @@ const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
 #else
   if (abi != ACCUCHECK_PLUGIN_ABI) return NULL;
   *count = sizeof backends / sizeof backends[0];
+#if defined(VARIANT_exit_in_backends)
+  exit(0);
+#endif
 #if defined(VARIANT_zero_count)
   *count = 0;
 #elif defined(VARIANT_null_functions)

@@ -1,0 +1,868 @@
+#include "plugin_worker.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "accucheck/fp_environment.h"
+#include "accucheck/plugin.h"
+
+namespace accucheck {
+
+// ---- the campaign's deadline (plugin_loader.h) -----------------------------------------------
+
+namespace {
+std::atomic<std::int64_t> g_deadline_ns{0};  // steady_clock nanoseconds; 0: no deadline
+}
+
+PluginCallDeadline::PluginCallDeadline(std::chrono::steady_clock::time_point deadline)
+    : previous_ns_(g_deadline_ns.exchange(std::max<std::int64_t>(1, deadline.time_since_epoch().count()))) {}
+PluginCallDeadline::~PluginCallDeadline() { g_deadline_ns.store(previous_ns_); }
+
+std::optional<std::chrono::steady_clock::time_point> plugin_call_deadline() {
+  const std::int64_t ns = g_deadline_ns.load();
+  if (ns == 0) return std::nullopt;
+  return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(ns));
+}
+
+namespace plugin_worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using BackendsFunction = const accucheck_backend* (*)(int, size_t*);
+using DenseFunction = int (*)(const accucheck_dense_problem*);
+using SparseFunction = int (*)(const accucheck_sparse_problem*);
+
+constexpr std::size_t kAlign = 64;
+constexpr std::size_t kGuardBytes = 64;
+constexpr unsigned char kGuardByte = 0xA5;
+constexpr std::size_t kMaxReply = 16u << 20;  // a description of 4096 backends is far below this
+
+std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// ---- the plugins, as the parent knows them ---------------------------------------------------
+
+struct Library {  // what dlopen and accucheck_plugin_backends gave, where the code runs
+  void* handle = nullptr;
+  const accucheck_backend* list = nullptr;
+  std::size_t count = 0;
+};
+
+struct Record {
+  std::string display_path, absolute_path;
+  PluginIsolation isolation = PluginIsolation::worker;
+  bool kept = false, discarded = false;
+  std::size_t backend_count = 0;  // what it described: a new worker must find the same
+  Library in_process;             // PluginIsolation::in_process only
+};
+
+std::mutex& module_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<Record>& records() {
+  static std::vector<Record> list;
+  return list;
+}
+
+// In a worker: the libraries it opened, by PluginId.
+std::vector<Library>& worker_libraries() {
+  static std::vector<Library> list;
+  return list;
+}
+
+std::string signal_text(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  const char* description = strsignal(sig);
+  std::string text = abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+  if (description) text += std::string(" (") + description + ")";
+  return text;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+  char text[48];
+  if (bytes >= (1ull << 30)) std::snprintf(text, sizeof text, "%.3g GiB", static_cast<double>(bytes) / (1ull << 30));
+  else std::snprintf(text, sizeof text, "%.3g MiB", static_cast<double>(bytes) / (1ull << 20));
+  return text;
+}
+
+std::uint64_t address_space_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long pages = 0;
+  const int read = std::fscanf(f, "%llu", &pages);
+  std::fclose(f);
+  return read == 1 ? pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// Address space beyond `ceiling` fails to allocate (ENOMEM): a soft limit, the hard one kept.
+void limit_address_space(std::uint64_t ceiling) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? ceiling : std::min<rlim_t>(ceiling, limit.rlim_max);
+  setrlimit(RLIMIT_AS, &limit);
+}
+
+void unlimit_address_space() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_AS, &limit);
+}
+
+// ---- messages between the parent and a worker ------------------------------------------------
+
+enum class Op : std::uint32_t { load, call };
+
+struct Request {
+  std::uint64_t sequence = 0;
+  Op op = Op::call;
+  std::uint32_t sparse = 0;
+  std::uint64_t plugin = 0, backend = 0;
+  std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0;
+  std::uint64_t total = 0, buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0;
+  std::uint64_t payload_bytes = 0;  // load: the path follows
+};
+
+enum class Status : std::uint32_t { ok, fp_changed, failed };
+
+struct Response {
+  std::uint64_t sequence = 0;  // 0: the worker's "ready" after start
+  std::int32_t rc = 0;
+  Status status = Status::ok;
+  std::uint64_t payload_bytes = 0;
+};
+
+bool send_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+bool receive_all(int fd, void* data, std::size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t k = recv(fd, p, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+bool send_message(int fd, const Response& header, const std::string& payload) {
+  Response r = header;
+  r.payload_bytes = payload.size();
+  return send_all(fd, &r, sizeof r) && (payload.empty() || send_all(fd, payload.data(), payload.size()));
+}
+
+// A description as bytes (the worker writes, the parent reads, both this file's code).
+class Writer {
+ public:
+  void u32(std::uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void text(const std::string& s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    out_ += s;
+  }
+  void optional_text(const std::optional<std::string>& s) {
+    u32(s ? 1 : 0);
+    if (s) text(*s);
+  }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& in) : in_(in) {}
+  std::uint32_t u32() {
+    std::uint32_t v = 0;
+    if (at_ + sizeof v > in_.size()) throw PluginError("malformed description from the plugin worker");
+    std::memcpy(&v, in_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::string text() {
+    const std::size_t n = u32();
+    if (at_ + n > in_.size()) throw PluginError("malformed description from the plugin worker");
+    std::string s = in_.substr(at_, n);
+    at_ += n;
+    return s;
+  }
+  std::optional<std::string> optional_text() {
+    if (u32() == 0) return std::nullopt;
+    return text();
+  }
+
+ private:
+  const std::string& in_;
+  std::size_t at_ = 0;
+};
+
+std::string serialize(const PluginDescription& d) {
+  Writer w;
+  w.u32(static_cast<std::uint32_t>(d.status));
+  w.text(d.detail);
+  w.text(d.fp_change);
+  w.u32(static_cast<std::uint32_t>(d.backends.size()));
+  for (const auto& b : d.backends) {
+    w.optional_text(b.name);
+    w.u32(b.name_too_long);
+    w.optional_text(b.bound);
+    w.u32(b.bound_too_long);
+    w.u32(static_cast<std::uint32_t>(b.storage));
+    w.u32(static_cast<std::uint32_t>(b.accumulation));
+    w.u32(static_cast<std::uint32_t>(b.determinism));
+    w.u32(b.dense);
+    w.u32(b.sparse);
+  }
+  return w.bytes();
+}
+
+PluginDescription deserialize(const std::string& bytes) {
+  Reader r(bytes);
+  PluginDescription d;
+  d.status = static_cast<PluginDescription::Status>(r.u32());
+  d.detail = r.text();
+  d.fp_change = r.text();
+  const std::size_t count = r.u32();
+  if (count > kMaxBackendsPerPlugin) throw PluginError("malformed description from the plugin worker");
+  for (std::size_t i = 0; i < count; ++i) {
+    BackendDescription b;
+    b.name = r.optional_text();
+    b.name_too_long = r.u32() != 0;
+    b.bound = r.optional_text();
+    b.bound_too_long = r.u32() != 0;
+    b.storage = static_cast<std::int32_t>(r.u32());
+    b.accumulation = static_cast<std::int32_t>(r.u32());
+    b.determinism = static_cast<std::int32_t>(r.u32());
+    b.dense = r.u32() != 0;
+    b.sparse = r.u32() != 0;
+    d.backends.push_back(std::move(b));
+  }
+  return d;
+}
+
+// ---- where plugin code runs: loading and calling ---------------------------------------------
+
+// An enum field as the integer the plugin stored (it may be outside the enum's values, which
+// C++ must not load as the enum type).
+template <class Enum>
+std::int32_t raw_enum(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(std::int32_t), "C enums of plugin.h are int-sized");
+  std::int32_t raw;
+  std::memcpy(&raw, &field, sizeof raw);
+  return raw;
+}
+
+// Reads a C string the plugin handed over, at most `limit` characters.
+void bounded_string(const char* s, std::size_t limit, std::optional<std::string>& out, bool& too_long) {
+  if (!s) return;
+  const std::size_t length = strnlen(s, limit + 1);
+  too_long = length > limit;
+  out = std::string(s, std::min(length, limit));
+}
+
+// dlopen and accucheck_plugin_backends, with the floating-point environment compared and
+// restored around both (constructors run inside dlopen).
+PluginDescription open_library(const std::string& absolute, Library& library) {
+  PluginDescription d;
+  const FpEnvironmentGuard environment;
+  dlerror();
+  library.handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library.handle) {
+    const char* why = dlerror();
+    d.status = PluginDescription::Status::cannot_load;
+    d.detail = why ? why : "dlopen failed";
+  } else if (auto fn = reinterpret_cast<BackendsFunction>(dlsym(library.handle, "accucheck_plugin_backends")); !fn) {
+    d.status = PluginDescription::Status::missing_symbol;
+  } else {
+    size_t count = 0;
+    library.list = fn(ACCUCHECK_PLUGIN_ABI, &count);
+    library.count = count;
+    d.detail = std::to_string(count);
+    if (!library.list) d.status = PluginDescription::Status::abi_refused;
+    else if (count == 0) d.status = PluginDescription::Status::no_backends;
+    else if (count > kMaxBackendsPerPlugin) d.status = PluginDescription::Status::too_many;
+    else
+      for (std::size_t i = 0; i < count; ++i) {
+        const accucheck_backend& b = library.list[i];
+        BackendDescription out;
+        bounded_string(b.name, kMaxNameLength, out.name, out.name_too_long);
+        bounded_string(b.stated_bound, kMaxBoundLength, out.bound, out.bound_too_long);
+        out.storage = raw_enum(b.storage);
+        out.accumulation = raw_enum(b.accumulation);
+        out.determinism = raw_enum(b.determinism);
+        out.dense = b.accumulate_dense != nullptr;
+        out.sparse = b.accumulate_sparse != nullptr;
+        d.backends.push_back(std::move(out));
+      }
+  }
+  d.fp_change = environment.check_and_restore();
+  return d;
+}
+
+int execute(const Library& library, std::size_t index, const Request& r, unsigned char* base) {
+  if (!library.list || index >= library.count) return -1;
+  const accucheck_backend& b = library.list[index];
+  if (!r.sparse) {
+    if (!b.accumulate_dense) return -1;
+    const accucheck_dense_problem problem{r.elements, r.steps, base + r.inputs_offset, base + r.buffer_offset};
+    return reinterpret_cast<DenseFunction>(b.accumulate_dense)(&problem);
+  }
+  if (!b.accumulate_sparse) return -1;
+  const accucheck_sparse_problem problem{r.rows,
+                                         r.dim,
+                                         r.steps,
+                                         reinterpret_cast<const size_t*>(base + r.inputs_offset),
+                                         reinterpret_cast<const std::uint32_t*>(base + r.index_offset),
+                                         base + r.values_offset,
+                                         base + r.buffer_offset};
+  return reinterpret_cast<SparseFunction>(b.accumulate_sparse)(&problem);
+}
+
+void set_guards(const CallLayout& l, unsigned char* base) {
+  std::memset(base + l.buffer_offset - kGuardBytes, kGuardByte, kGuardBytes);
+  std::memset(base + l.buffer_offset + l.buffer_bytes, kGuardByte, kGuardBytes);
+}
+
+// "" when both guards are intact, else where the plugin wrote out of bounds.
+std::string guard_damage(const CallLayout& l, const unsigned char* base) {
+  const unsigned char* before = base + l.buffer_offset - kGuardBytes;
+  const unsigned char* after = base + l.buffer_offset + l.buffer_bytes;
+  const bool front = std::any_of(before, before + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
+  const bool back = std::any_of(after, after + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
+  if (front && back) return "wrote outside its result buffer (before its start and past its end)";
+  if (front) return "wrote before the start of its result buffer";
+  if (back) return "wrote past the end of its result buffer";
+  return "";
+}
+
+Request request_for(const CallLayout& l) {
+  Request r;
+  r.op = Op::call;
+  r.sparse = l.sparse;
+  r.elements = l.elements;
+  r.steps = l.steps;
+  r.rows = l.rows;
+  r.dim = l.dim;
+  r.total = l.total;
+  r.buffer_offset = l.buffer_offset;
+  r.buffer_bytes = l.buffer_bytes;
+  r.inputs_offset = l.inputs_offset;
+  r.index_offset = l.index_offset;
+  r.values_offset = l.values_offset;
+  return r;
+}
+
+// ---- the worker process ----------------------------------------------------------------------
+
+// Set by a worker's crash handler: errno when plugin code died (ENOMEM says an allocation failed,
+// e.g. at the memory limit). A page shared with the parent, made before the fork.
+struct CrashNote {
+  std::atomic<int> signal_errno;
+};
+CrashNote* g_crash_note = nullptr;  // in a worker: its page
+
+extern "C" void note_crash(int sig) {
+  const int saved = errno;
+  if (g_crash_note) g_crash_note->signal_errno.store(saved);
+  raise(sig);  // SA_RESETHAND: the default action now, so the parent sees the signal
+}
+
+// Crashes end the worker with their signal whatever handlers the parent installed (sanitizers,
+// libFuzzer), after noting errno.
+void crash_signals_noted() {
+  struct sigaction action {};
+  action.sa_handler = note_crash;
+  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
+    sigaction(sig, &action, nullptr);
+    sigaddset(&set, sig);
+  }
+  std::signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+struct Capture {  // a worker's output during one load or call
+  std::string head;
+  std::size_t total = 0;
+  void add(const char* p, std::size_t n) {
+    total += n;
+    if (head.size() < kCapturedBytes) head.append(p, std::min(n, kCapturedBytes - head.size()));
+  }
+  std::string summary() const { return total ? output_summary(head, total) : ""; }
+};
+
+std::string output_suffix(const std::string& summary) {
+  return summary.empty() ? "" : "; it wrote to its output: " + summary;
+}
+
+class Worker {
+ public:
+  enum class End { answered, died, timed_out, deadline };
+
+  ~Worker() { stop(true); }
+  bool running() const { return pid_ > 0; }
+
+  // Forks a worker that loads every kept plugin of worker isolation and answers "ready".
+  // Throws BackendFailure starting with `what` when it cannot.
+  void start(const PluginOptions& options, const std::string& what) {
+    memory_limit_ = options.memory_limit_bytes;
+    memfd_ = memfd_create("accucheck-plugin-call", MFD_CLOEXEC);
+    if (memfd_ < 0) fail(what, "cannot create the shared region");
+    void* note = mmap(nullptr, sizeof(CrashNote), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (note == MAP_FAILED) fail(what, "cannot map the crash note");
+    note_ = new (note) CrashNote{};
+    int sockets[2], output[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) fail(what, "cannot create a socket pair");
+    if (pipe2(output, O_CLOEXEC) != 0) {
+      close(sockets[0]);
+      close(sockets[1]);
+      fail(what, "cannot create the output pipe");
+    }
+    std::fflush(nullptr);  // no buffered output duplicated into the worker
+    const pid_t pid = fork();
+    if (pid < 0) {
+      for (int fd : {sockets[0], sockets[1], output[0], output[1]}) close(fd);
+      fail(what, "cannot fork a plugin worker");
+    }
+    if (pid == 0) {
+      close(sockets[0]);
+      close(output[0]);
+      serve(sockets[1], memfd_, output[1]);
+    }
+    close(sockets[1]);
+    close(output[1]);
+    socket_ = sockets[0];
+    output_ = output[0];
+    fcntl(output_, F_SETFL, fcntl(output_, F_GETFL) | O_NONBLOCK);
+    pid_ = pid;
+    Response ready;
+    std::string reply;
+    Capture capture;
+    const End end = exchange(nullptr, "", options.timeout_seconds, false, ready, reply, capture);
+    if (end == End::answered && ready.sequence == 0 && ready.status == Status::ok) return;
+    std::string why;
+    if (end == End::answered) why = reply;
+    else if (end == End::died) why = death_text();
+    else why = "did not finish loading the plugins within " + seconds_text(options.timeout_seconds) + " s";
+    stop(true);
+    throw BackendFailure(what + ": a new plugin worker could not load the plugins: " + why + output_suffix(capture.summary()));
+  }
+
+  void stop(bool kill_it) {
+    if (base_) munmap(base_, mapped_);
+    base_ = nullptr;
+    mapped_ = 0;
+    for (int* fd : {&memfd_, &socket_, &output_}) {
+      if (*fd >= 0) close(*fd);  // the worker reads end of file and exits
+      *fd = -1;
+    }
+    if (pid_ > 0) {
+      if (kill_it) kill(pid_, SIGKILL);
+      reap();
+    }
+    if (note_) munmap(note_, sizeof(CrashNote));
+    note_ = nullptr;
+  }
+
+  // Maps at least `total` bytes of the shared region and returns its base.
+  unsigned char* region(std::size_t total, const std::string& what) {
+    if (total > mapped_) {
+      const std::size_t size = std::max(total, 2 * mapped_);
+      if (ftruncate(memfd_, static_cast<off_t>(size)) != 0) fail(what, "cannot grow the shared region");
+      if (base_) munmap(base_, mapped_);
+      void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
+      if (p == MAP_FAILED) {
+        base_ = nullptr;
+        mapped_ = 0;
+        fail(what, "cannot map the shared region");
+      }
+      base_ = static_cast<unsigned char*>(p);
+      mapped_ = size;
+    }
+    return base_;
+  }
+
+  // Sends `r` (when given) and waits for the answer, reading the worker's output meanwhile,
+  // until `timeout_seconds` pass or, when `deadline_applies`, the campaign's deadline.
+  End exchange(Request* r, const std::string& payload, double timeout_seconds, bool deadline_applies,
+               Response& response, std::string& reply, Capture& capture) {
+    if (r) {
+      r->sequence = ++sequence_;
+      r->payload_bytes = payload.size();
+      if (!send_all(socket_, r, sizeof *r) || (!payload.empty() && !send_all(socket_, payload.data(), payload.size()))) {
+        drain(capture);
+        return End::died;
+      }
+    }
+    auto limit = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+    End on_expiry = End::timed_out;
+    if (deadline_applies)
+      if (const auto deadline = plugin_call_deadline(); deadline && *deadline < limit) {
+        limit = *deadline;
+        on_expiry = End::deadline;
+      }
+    pollfd fds[2] = {{socket_, POLLIN, 0}, {output_, POLLIN, 0}};
+    for (;;) {
+      const auto left = std::chrono::duration<double, std::milli>(limit - Clock::now()).count();
+      if (left <= 0) return on_expiry;
+      const int ready = poll(fds, 2, static_cast<int>(std::min(std::ceil(left), 2.0e9)));
+      if (ready < 0 && errno != EINTR) return End::died;
+      if (ready <= 0) continue;
+      if (fds[1].revents && !drain(capture)) fds[1].fd = -1;  // the worker closed its output
+      if (fds[0].revents) {
+        const bool ok = receive_all(socket_, &response, sizeof response) && response.payload_bytes <= kMaxReply &&
+                        (reply.resize(response.payload_bytes), receive_all(socket_, reply.data(), reply.size())) &&
+                        (!r || response.sequence == r->sequence);
+        drain(capture);  // everything it wrote before answering (or dying)
+        return ok ? End::answered : End::died;
+      }
+    }
+  }
+
+  // After End::died: why, in words (reaps the worker); `after_exit` follows an exit's status.
+  std::string death_text(const std::string& after_exit = "") {
+    const int status = reap();
+    std::string text;
+    if (status >= 0 && WIFSIGNALED(status)) text = "crashed with " + signal_text(WTERMSIG(status));
+    else if (status >= 0 && WIFEXITED(status)) text = "exited the process (status " + std::to_string(WEXITSTATUS(status)) + ")" + after_exit;
+    else text = "ended without answering (the plugin worker is gone)";
+    if (note_ && note_->signal_errno.load() == ENOMEM)
+      text = "ran out of memory and " + text +
+             (memory_limit_ ? " (a plugin worker may grow by at most " + bytes_text(memory_limit_) +
+                                  ": ACCUCHECK_PLUGIN_MEMORY sets the limit)"
+                            : "");
+    stop(false);
+    return text;
+  }
+
+ private:
+  [[noreturn]] static void fail(const std::string& what, const char* doing) {
+    throw BackendFailure(what + ": " + doing + ": " + std::strerror(errno));
+  }
+
+  int reap() {
+    int status = -1;
+    if (pid_ > 0) {
+      while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+    return status;
+  }
+
+  // Reads what the worker wrote so far; false at end of file.
+  bool drain(Capture& capture) {
+    if (output_ < 0) return false;
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = read(output_, buffer, sizeof buffer);
+      if (n > 0) {
+        capture.add(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+  }
+
+  // The worker: loads the kept plugins, then one request at a time until the parent closes
+  // the socket. Never returns.
+  [[noreturn]] void serve(int socket, int memfd, int output) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
+    g_crash_note = note_;
+    crash_signals_noted();
+    const int null_input = open("/dev/null", O_RDONLY);
+    if (null_input >= 0) dup2(null_input, STDIN_FILENO);
+    dup2(output, STDOUT_FILENO);
+    dup2(output, STDERR_FILENO);
+    close(output);
+    setvbuf(stdout, nullptr, _IOLBF, 0);  // lines of stdout and stderr stay in the order written
+    set_fp_environment(default_fp_environment());
+    const FpEnvironment environment = current_fp_environment();
+    const std::uint64_t limit = memory_limit_;
+    auto& libraries = worker_libraries();
+    libraries.assign(records().size(), Library{});
+
+    for (std::size_t id = 0; id < records().size(); ++id) {
+      const Record& record = records()[id];
+      if (!record.kept || record.isolation == PluginIsolation::in_process) continue;
+      if (limit) limit_address_space(address_space_bytes() + limit);
+      const PluginDescription d = open_library(record.absolute_path, libraries[id]);
+      std::fflush(nullptr);
+      if (d.status != PluginDescription::Status::ok || d.backends.size() != record.backend_count) {
+        send_message(socket, Response{0, 1, Status::failed, 0},
+                     record.display_path + " no longer loads as it did (" + std::to_string(d.backends.size()) +
+                         " backends, status " + std::to_string(static_cast<int>(d.status)) + ")");
+        _exit(0);
+      }
+    }
+    if (!send_message(socket, Response{0, 0, Status::ok, 0}, "")) _exit(0);
+
+    unsigned char* base = nullptr;
+    std::size_t mapped = 0;
+    for (;;) {
+      Request r;
+      if (!receive_all(socket, &r, sizeof r)) _exit(0);
+      std::string payload(r.payload_bytes, '\0');
+      if (r.payload_bytes > kMaxReply || !receive_all(socket, payload.data(), payload.size())) _exit(0);
+      if (r.op == Op::load) {
+        if (r.plugin >= libraries.size()) libraries.resize(r.plugin + 1);
+        if (limit) limit_address_space(address_space_bytes() + limit);
+        const PluginDescription d = open_library(payload, libraries[r.plugin]);
+        std::fflush(nullptr);
+        if (!send_message(socket, Response{r.sequence, 0, Status::ok, 0}, serialize(d))) _exit(0);
+        continue;
+      }
+      if (r.total > mapped) {
+        if (base) munmap(base, mapped);
+        unlimit_address_space();
+        void* p = mmap(nullptr, r.total, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+        if (p == MAP_FAILED) _exit(3);
+        base = static_cast<unsigned char*>(p);
+        mapped = r.total;
+      }
+      if (limit) limit_address_space(address_space_bytes() + limit);
+      set_fp_environment(environment);
+      const int rc = r.plugin < libraries.size() ? execute(libraries[r.plugin], r.backend, r, base) : -1;
+      std::fflush(nullptr);
+      const FpEnvironment after = current_fp_environment();
+      std::string change;
+      if (!(after == environment)) {
+        change = describe_fp_change(environment, after);
+        set_fp_environment(environment);
+      }
+      if (!send_message(socket, Response{r.sequence, rc, change.empty() ? Status::ok : Status::fp_changed, 0}, change))
+        _exit(0);
+    }
+  }
+
+  pid_t pid_ = -1;
+  int socket_ = -1, memfd_ = -1, output_ = -1;
+  unsigned char* base_ = nullptr;
+  std::size_t mapped_ = 0;
+  std::uint64_t sequence_ = 0, memory_limit_ = 0;
+  CrashNote* note_ = nullptr;
+};
+
+Worker& worker() {
+  static Worker w;
+  return w;
+}
+
+void ensure_worker(const PluginOptions& options, const std::string& what) {
+  if (!worker().running()) worker().start(options, what);
+}
+
+}  // namespace
+
+std::string output_summary(const std::string& bytes, std::size_t total_bytes, std::size_t limit) {
+  std::string text = "'";
+  std::size_t shown = 0;
+  for (; shown < bytes.size() && text.size() < limit; ++shown) {
+    const unsigned char c = static_cast<unsigned char>(bytes[shown]);
+    if (c == '\n') text += "\\n";
+    else if (c == '\t') text += "\\t";
+    else if (c == '\\') text += "\\\\";
+    else if (c == '\'') text += "\\'";
+    else if (c >= 0x20 && c < 0x7f) text += static_cast<char>(c);
+    else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      text += escaped;
+    }
+  }
+  text += "'";
+  if (shown < total_bytes) text += "... (" + std::to_string(total_bytes) + " bytes in all)";
+  return text;
+}
+
+CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size) {
+  CallLayout l;
+  l.elements = elements;
+  l.steps = steps;
+  l.buffer_offset = 2 * kAlign;
+  l.buffer_bytes = elements * item_size;
+  l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
+  l.total = aligned(l.inputs_offset + elements * steps * item_size) + kAlign;
+  return l;
+}
+
+CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size) {
+  CallLayout l;
+  l.sparse = true;
+  l.rows = rows;
+  l.dim = dim;
+  l.steps = steps;
+  l.buffer_offset = 2 * kAlign;
+  l.buffer_bytes = rows * dim * item_size;
+  l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
+  l.index_offset = aligned(l.inputs_offset + (steps + 1) * sizeof(size_t));
+  l.values_offset = aligned(l.index_offset + pairs * sizeof(std::uint32_t));
+  l.total = aligned(l.values_offset + pairs * dim * item_size) + kAlign;
+  return l;
+}
+
+std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_path, const std::string& absolute_path,
+                                                   const PluginOptions& options) {
+  std::lock_guard lock(module_mutex());
+  const PluginId id = records().size();
+  records().push_back(Record{display_path, absolute_path, options.isolation, false, false, 0, {}});
+  Record& record = records().back();
+  if (options.isolation == PluginIsolation::in_process) {
+    PluginDescription d = open_library(absolute_path, record.in_process);
+    record.backend_count = d.backends.size();
+    return {id, std::move(d)};
+  }
+  const std::string what = display_path;
+  try {
+    ensure_worker(options, what);
+  } catch (const BackendFailure& e) {
+    throw PluginError(e.what());
+  }
+  Request r;
+  r.op = Op::load;
+  r.plugin = id;
+  Response response;
+  std::string reply;
+  Capture capture;
+  Worker& w = worker();
+  const auto end = w.exchange(&r, absolute_path, options.timeout_seconds, false, response, reply, capture);
+  const std::string output = output_suffix(capture.summary());
+  if (end == Worker::End::died)
+    throw PluginError(display_path + ": " + w.death_text() +
+                      " while loading (in its constructors or in accucheck_plugin_backends)" + output);
+  if (end != Worker::End::answered) {
+    w.stop(true);
+    throw PluginError(display_path + ": did not finish loading within " + seconds_text(options.timeout_seconds) +
+                      " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)" + output);
+  }
+  PluginDescription d = deserialize(reply);
+  d.output = capture.summary();
+  record.backend_count = d.backends.size();
+  if (options.isolation == PluginIsolation::fork_per_call) w.stop(false);  // every call gets a fresh one
+  return {id, std::move(d)};
+}
+
+void keep_plugin(PluginId id) {
+  std::lock_guard lock(module_mutex());
+  records().at(id).kept = true;
+}
+
+void discard_plugin(PluginId id) {
+  std::lock_guard lock(module_mutex());
+  Record& record = records().at(id);
+  record.discarded = true;
+  if (record.isolation == PluginIsolation::in_process) {
+    if (record.in_process.handle) dlclose(record.in_process.handle);
+    record.in_process = {};
+  } else {
+    worker().stop(true);  // the next worker loads only the kept plugins
+  }
+}
+
+CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, const PluginOptions& options,
+                       const CallLayout& layout, const std::function<void(unsigned char* base)>& fill) {
+  std::lock_guard lock(module_mutex());
+  if (const auto deadline = plugin_call_deadline(); deadline && Clock::now() >= *deadline)
+    throw PluginDeadlineReached{what, 0};
+  const auto started = Clock::now();
+  const Record& record = records().at(id);
+  CallResult result;
+  result.buffer.resize(layout.buffer_bytes);
+  const Request request = request_for(layout);
+  if (record.isolation == PluginIsolation::in_process) {
+    std::vector<unsigned char> local(layout.total);
+    unsigned char* base = local.data();
+    fill(base);
+    set_guards(layout, base);
+    const int rc = execute(record.in_process, index, request, base);
+    if (rc != 0) throw BackendFailure(what + " returned " + std::to_string(rc) + " (an error)");
+    if (auto damage = guard_damage(layout, base); !damage.empty()) throw BackendFailure(what + " " + damage);
+    std::memcpy(result.buffer.data(), base + layout.buffer_offset, result.buffer.size());
+    return result;
+  }
+  Worker& w = worker();
+  struct OnePerCall {  // fork_per_call: the worker ends after this call, whatever happens
+    Worker& w;
+    bool active;
+    ~OnePerCall() {
+      if (active) w.stop(false);
+    }
+  } one_per_call{w, options.isolation == PluginIsolation::fork_per_call};
+  ensure_worker(options, what);
+  unsigned char* base = w.region(layout.total, what);
+  fill(base);
+  set_guards(layout, base);
+  Request r = request;
+  r.plugin = id;
+  r.backend = index;
+  Response response;
+  std::string reply;
+  Capture capture;
+  const auto end = w.exchange(&r, "", options.timeout_seconds, true, response, reply, capture);
+  result.output = capture.summary();
+  const std::string output = output_suffix(result.output);
+  switch (end) {
+    case Worker::End::answered: break;
+    case Worker::End::died: throw BackendFailure(what + " " + w.death_text(" instead of returning") + output);
+    case Worker::End::timed_out:
+      w.stop(true);
+      throw BackendFailure(what + " timed out after " + seconds_text(options.timeout_seconds) +
+                           " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)" + output);
+    case Worker::End::deadline:
+      w.stop(true);
+      throw PluginDeadlineReached{what, std::chrono::duration<double>(Clock::now() - started).count()};
+  }
+  if (auto damage = guard_damage(layout, base); !damage.empty()) {
+    w.stop(true);  // its memory may be damaged too: the next call starts a fresh worker
+    throw BackendFailure(what + " " + damage + output);
+  }
+  if (response.status == Status::fp_changed)
+    throw BackendFailure(what + " changed the floating-point environment and left it changed: " + reply +
+                         " (the worker restored it)" + output);
+  if (response.rc != 0) throw BackendFailure(what + " returned " + std::to_string(response.rc) + " (an error)" + output);
+  std::memcpy(result.buffer.data(), base + layout.buffer_offset, result.buffer.size());
+  return result;
+}
+
+}  // namespace plugin_worker
+}  // namespace accucheck
