@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "accucheck/number_parse.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck::cli {
@@ -61,9 +62,11 @@ void load_plugins(Args& args) {
 }
 
 std::uint64_t parse_count(const std::string& text, const std::string& option) {
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw UsageError(option + " needs a non-negative integer, got '" + text + "'");
-  return std::stoull(text);
+  bool too_large = false;
+  const auto value = parse_u64(text, &too_large);
+  if (too_large) throw UsageError(option + " " + text + " is too large (at most " + kU64MaxText + ")");
+  if (!value) throw UsageError(option + " needs a non-negative integer, got '" + text + "'");
+  return *value;
 }
 
 void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "accucheck/json.h"
+#include "accucheck/number_parse.h"
 #include "campaign.h"
 #include "cli.h"
 
@@ -47,10 +48,11 @@ class Reader {
     return std::strtod(v.text.c_str(), nullptr);
   }
   std::uint64_t count(const JsonValue& v, const std::string& field) const {
-    if (v.type != JsonValue::Type::number || v.text.empty() || v.text.size() > 20 ||
-        v.text.find_first_not_of("0123456789") != std::string::npos)
-      fail(field, "must be a non-negative integer");
-    return std::strtoull(v.text.c_str(), nullptr, 10);
+    bool too_large = false;
+    const auto value = v.type == JsonValue::Type::number ? parse_u64(v.text, &too_large) : std::nullopt;
+    if (too_large) fail(field, v.text + " is too large (at most " + kU64MaxText + ")");
+    if (!value) fail(field, "must be a non-negative integer");
+    return *value;
   }
   const JsonValue& array(const JsonValue& v, const std::string& field) const {
     if (v.type != JsonValue::Type::array) fail(field, "must be an array, not " + std::string(v.type_name()));

@@ -67,12 +67,12 @@ std::string optional_string(const JsonValue& object, std::string_view key, const
 
 std::uint64_t unsigned_text(const JsonValue& v, const std::string& source, const std::string& field, std::uint64_t limit) {
   const std::string& t = v.text;
-  if ((v.type != JsonValue::Type::number && v.type != JsonValue::Type::string) || t.empty() || t.size() > 20 ||
-      t.find_first_not_of("0123456789") != std::string::npos || (t.size() == 20 && t > "18446744073709551615"))
-    fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : t));
-  const std::uint64_t value = std::stoull(t);
-  if (value > limit) fail(source, field, std::to_string(value) + " is too large (at most " + std::to_string(limit) + ")");
-  return value;
+  bool too_large = false;
+  const auto value = v.type == JsonValue::Type::number || v.type == JsonValue::Type::string ? parse_u64(t, &too_large) : std::nullopt;
+  if (too_large) fail(source, field, t + " is too large (at most " + kU64MaxText + ")");
+  if (!value) fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : t));
+  if (*value > limit) fail(source, field, t + " is too large (at most " + std::to_string(limit) + ")");
+  return *value;
 }
 
 std::uint64_t count_field(const JsonValue& object, std::string_view key, const std::string& source,

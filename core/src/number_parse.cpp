@@ -170,6 +170,21 @@ ParseResult parse_number(std::string_view token) {
   return result;
 }
 
+std::optional<std::uint64_t> parse_u64(std::string_view text, bool* too_large) {
+  if (too_large) *too_large = false;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+      if (too_large) *too_large = true;
+      return std::nullopt;
+    }
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 std::optional<double> exact_value_in(const ExactNumber& number, Format f) {
   if (number.kind == ExactNumber::Kind::nan) return std::numeric_limits<double>::quiet_NaN();
   if (number.kind == ExactNumber::Kind::infinity)

@@ -252,6 +252,24 @@ TEST(NumberParse, MalformedTokensAreErrors) {
   }
 }
 
+// Seeds and counts: every value up to 2^64-1 (20 digits), nothing above, digits only.
+TEST(NumberParse, UnsignedSixtyFourBitIntegers) {
+  bool too_large = true;
+  EXPECT_EQ(parse_u64("0", &too_large), 0u);
+  EXPECT_FALSE(too_large);
+  EXPECT_EQ(parse_u64("11133737535551991399"), 11133737535551991399ull);
+  EXPECT_EQ(parse_u64("18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(parse_u64("000018446744073709551615"), std::numeric_limits<std::uint64_t>::max());
+  for (const char* text : {"18446744073709551616", "18446744073709551620", "99999999999999999999", "100000000000000000000"}) {
+    EXPECT_FALSE(parse_u64(text, &too_large)) << text;
+    EXPECT_TRUE(too_large) << text;
+  }
+  for (const char* text : {"", "-1", "+1", "1e3", "0x10", " 1", "1 ", "1.0"}) {
+    EXPECT_FALSE(parse_u64(text, &too_large)) << "'" << text << "'";
+    EXPECT_FALSE(too_large) << "'" << text << "'";
+  }
+}
+
 TEST(NumberParse, AbsurdTokensNeitherCrashNorHang) {
   const auto start = std::chrono::steady_clock::now();
   // Huge exponents: parsed (clamped) and decided by magnitude, never expanded.

@@ -76,6 +76,8 @@ def cases(tmp, plugins):
                                            [t("c.json"), "addends", "0.1"])
     c["case_wrong_count"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"steps": 3'))], {},
                                      [t("c.json"), "addends"])
+    c["case_seed_too_large"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"seed": 18446744073709551616, "steps": 2'))], {},
+                                        [t("c.json"), "seed", "18446744073709551616 is too large", "18446744073709551615"])
     c["case_absurd_size"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"elements": 1', '"elements": 99999999999999'))], {},
                                      [t("c.json"), "elements", "too large"])
     # ---- .npy traces ----------------------------------------------------------------------
@@ -148,6 +150,10 @@ def cases(tmp, plugins):
     # ---- options ----------------------------------------------------------------------------
     c["option_unknown"] = lambda: (["check", "--cases", "1", "--colour"], {}, ["unknown option --colour"])
     c["option_cases_not_a_number"] = lambda: (["check", "--cases", "ten"], {}, ["--cases", "'ten'"])
+    c["option_seed_too_large"] = lambda: (["check", "--cases", "1", "--seed", "18446744073709551616"], {},
+                                          ["--seed 18446744073709551616 is too large", "18446744073709551615"])
+    c["option_compare_seed_too_large"] = lambda: (["compare", "--seed", "99999999999999999999"], {},
+                                                  ["--seed 99999999999999999999 is too large", "18446744073709551615"])
     c["option_minutes_and_cases"] = lambda: (["check", "--cases", "1", "--minutes", "1"], {}, ["--minutes", "--cases"])
     c["option_minutes_negative"] = lambda: (["check", "--minutes", "-1"], {}, ["--minutes", "'-1'"])
     c["option_format_unknown"] = lambda: (["check", "--cases", "1", "--format", "f8"], {}, ["unknown format 'f8'"])

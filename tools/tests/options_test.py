@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""accucheck's options and inputs through the CLI, where the outcome is not an error (bad input
+that must be refused is in bad_inputs.py).
+
+--mode seeds   every printed seed reproduces its run: a 20-digit seed and the random seed a
+               run printed, reused with --seed, give the same table; the case file's and the
+               results file's seed keep all 64 bits.
+"""
+import argparse
+import json
+import os
+import re
+import tempfile
+
+from clitest import main, require, run
+
+SEED_20_DIGITS = "11133737535551991399"
+
+
+def table_rows(stdout, backend):
+    return [l for l in stdout.splitlines() if l.split() and l.split()[0] == backend]
+
+
+def mode_seeds(args, tmp):
+    a = args.accucheck
+    campaign = ["check", "--backend", "naive_f32", "--cases", 30, "--findings", os.path.join(tmp, "f")]
+    results = os.path.join(tmp, "r.json")
+    first = run(a, campaign + ["--seed", SEED_20_DIGITS, "--json", results], 0)
+    require("seed " + SEED_20_DIGITS in first.stderr, "the seed is not printed as given: " + first.stderr)
+    require(json.load(open(results))["seed"] == int(SEED_20_DIGITS), "the results file's seed")
+    again = run(a, campaign + ["--seed", SEED_20_DIGITS], 0)
+    require(table_rows(first.stdout, "naive_f32") and table_rows(first.stdout, "naive_f32") == table_rows(again.stdout, "naive_f32"),
+            "the same seed gave another table:\n%s\n%s" % (first.stdout, again.stdout))
+    other = run(a, campaign + ["--seed", "1"], 0)
+    require(table_rows(other.stdout, "naive_f32") != table_rows(first.stdout, "naive_f32"), "the seed changes nothing")
+    # The seed a run chose itself (any of 2^64) is printed; reused, it gives the same table.
+    chosen = run(a, campaign, 0)
+    printed = re.search(r"seed (\d+)", chosen.stderr)
+    require(printed, "no seed printed: " + chosen.stderr)
+    reused = run(a, campaign + ["--seed", printed.group(1)], 0)
+    require(table_rows(chosen.stdout, "naive_f32") == table_rows(reused.stdout, "naive_f32"), "the printed seed does not reproduce the run")
+    # compare takes the same seeds.
+    run(a, ["compare", "--backend", "naive_f32", "--n", 10, "--cases", 2, "--seed", "18446744073709551615"], 0)
+    # A case file's seed keeps all 64 bits.
+    case = os.path.join(tmp, "c.json")
+    with open(case, "w") as f:
+        f.write('{"accucheck_case": 1, "workload": "dense", "format": "f32", "seed": 18446744073709551615, "elements": 1,'
+                ' "steps": 1, "initial": ["1"], "addends": [["0.5"]]}')
+    run(a, ["replay", case, "--backend", "naive_f32"], 0)
+    # So does a results file's: report reads the seed check wrote.
+    run(a, ["report", "--html", os.path.join(tmp, "r.html"), results], 0)
+    require(SEED_20_DIGITS in open(os.path.join(tmp, "r.html")).read(), "the report lost the seed")
+
+
+MODES = {"seeds": mode_seeds}
+
+
+def body():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--accucheck", required=True)
+    parser.add_argument("--mode", choices=sorted(MODES), required=True)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="accucheck_options_test_") as tmp:
+        MODES[args.mode](args, tmp)
+
+
+if __name__ == "__main__":
+    main(body)
