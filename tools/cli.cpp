@@ -28,7 +28,10 @@ std::vector<std::string> Args::values(std::string_view name) {
 std::optional<std::string> Args::value(std::string_view name) {
   auto all = values(name);
   if (all.empty()) return std::nullopt;
-  return all.back();
+  if (all.size() > 1)
+    throw UsageError("--" + std::string(name) + " given " + (all.size() == 2 ? "twice" : std::to_string(all.size()) + " times") +
+                     " ('" + all[0] + "' and '" + all[1] + "'): it takes one value");
+  return all.front();
 }
 
 bool Args::flag(std::string_view name) {
@@ -61,11 +64,16 @@ void load_plugins(Args& args) {
   }
 }
 
-std::uint64_t parse_count(const std::string& text, const std::string& option) {
+std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t low, std::uint64_t high) {
   bool too_large = false;
   const auto value = parse_u64(text, &too_large);
   if (too_large) throw UsageError(option + " " + text + " is too large (at most " + kU64MaxText + ")");
   if (!value) throw UsageError(option + " needs a non-negative integer, got '" + text + "'");
+  if (*value < low || *value > high)
+    throw UsageError(option + " must be " +
+                     (high == UINT64_MAX ? "at least " + std::to_string(low)
+                                         : "from " + std::to_string(low) + " to " + std::to_string(high)) +
+                     ", got " + text);
   return *value;
 }
 

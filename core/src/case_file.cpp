@@ -15,7 +15,7 @@
 namespace accucheck {
 namespace {
 
-constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 28;  // refuse absurd shapes before allocating
+constexpr std::uint64_t kMaxValues = kMaxCaseValues;
 
 [[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& what) {
   throw CaseError(source + ": " + field + ": " + what);

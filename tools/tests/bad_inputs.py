@@ -154,6 +154,33 @@ def cases(tmp, plugins):
                                           ["--seed 18446744073709551616 is too large", "18446744073709551615"])
     c["option_compare_seed_too_large"] = lambda: (["compare", "--seed", "99999999999999999999"], {},
                                                   ["--seed 99999999999999999999 is too large", "18446744073709551615"])
+    # A single-valued option given twice is refused (never "the last one wins"), in every command.
+    twice = {
+        "check_seed": ["check", "--cases", "1", "--seed", "1", "--seed=2"],
+        "check_json": ["check", "--cases", "1", "--json", t("a.json"), "--json", t("b.json")],
+        "compare_cases": ["compare", "--cases", "1", "--cases", "2"],
+        "exact_format": ["exact", "--format", "f32", "--format", "f64", write("n.txt", "1\n")],
+        "trace_as": ["trace", dense_trace("g.npy"), "--as", "f16", "--as", "bf16"],
+        "report_html": ["report", "--html", t("a.html"), "--html", t("b.html"), write("r.json", "{}")],
+        "scenario_dump": ["scenario", "stagnation", "--dump", t("a"), "--dump", t("b")],
+    }
+    for name, argv in twice.items():
+        option = next(a.split("=")[0] for a in argv if a.startswith("--") and sum(b.split("=")[0] == a.split("=")[0] for b in argv) > 1)
+        c["option_twice_" + name] = (lambda argv=argv, option=option: (argv, {}, [option + " given twice"]))
+    c["option_cases_zero"] = lambda: (["check", "--cases", "0"], {}, ["--cases must be at least 1, got 0"])
+    for limit in ("max-steps", "max-long-steps", "max-elements"):
+        c["option_%s_zero" % limit.replace("-", "_")] = (lambda limit=limit: (["check", "--cases", "1", "--" + limit, "0"], {},
+                                                                               ["--%s must be at least 1, got 0" % limit]))
+    c["option_max_steps_too_large"] = lambda: (["check", "--cases", "1", "--max-steps", "1000000000000"], {},
+                                               ["--max-steps 1000000000000", "exceed the 2^28 = 268435456 values a case may hold"])
+    c["option_max_elements_too_large"] = lambda: (["check", "--cases", "1", "--max-elements", "100000", "--max-long-steps", "5000"], {},
+                                                  ["--max-elements 100000 x (--max-long-steps 5000 + 1)", "2^28"])
+    c["option_minutes_too_large"] = lambda: (["check", "--minutes", "1e9"], {}, ["--minutes", "above 0 and at most 100000", "'1e9'"])
+    c["option_trace_bf16_on_floats"] = lambda: (["trace", dense_trace("g.npy"), "--bf16"], {}, [t("g.npy"), "'<f4'", "--bf16"])
+    c["option_trace_vocab_without_indices"] = lambda: (["trace", dense_trace("g.npy"), "--vocab", "5"], {}, ["--vocab", "needs --indices"])
+    c["option_trace_chunk_without_dense"] = lambda: (["trace", "--chunk", "5", "--indices", npy(t("i.npy"), "<i4", (2,), struct.pack("<2i", 0, 1)),
+                                                      "--rows", npy(t("r.npy"), "<f4", (2, 2), floats([1.0] * 4))], {},
+                                                     ["--chunk", "none is given"])
     c["option_minutes_and_cases"] = lambda: (["check", "--cases", "1", "--minutes", "1"], {}, ["--minutes", "--cases"])
     c["option_minutes_negative"] = lambda: (["check", "--minutes", "-1"], {}, ["--minutes", "'-1'"])
     c["option_format_unknown"] = lambda: (["check", "--cases", "1", "--format", "f8"], {}, ["unknown format 'f8'"])

@@ -5,6 +5,8 @@ that must be refused is in bad_inputs.py).
 --mode seeds   every printed seed reproduces its run: a 20-digit seed and the random seed a
                run printed, reused with --seed, give the same table; the case file's and the
                results file's seed keep all 64 bits.
+--mode help    every subcommand prints its synopsis for --help and -h, exit 0.
+--mode plugins compare loads plugins like every command: --plugin and ACCUCHECK_PLUGINS.
 """
 import argparse
 import json
@@ -52,13 +54,36 @@ def mode_seeds(args, tmp):
     require(SEED_20_DIGITS in open(os.path.join(tmp, "r.html")).read(), "the report lost the seed")
 
 
-MODES = {"seeds": mode_seeds}
+SUBCOMMANDS = ["list", "exact", "check", "replay", "compare", "trace", "report", "scenario"]
+
+
+def mode_help(args, tmp):
+    for command in SUBCOMMANDS:
+        for option in ("--help", "-h"):
+            proc = run(args.accucheck, [command, option], 0)
+            require(proc.stdout.startswith("usage: accucheck " + command), "%s %s: %s" % (command, option, proc.stdout))
+            require(not proc.stderr, "%s %s wrote to stderr: %s" % (command, option, proc.stderr))
+    # Anywhere among the options, before anything is read or run.
+    run(args.accucheck, ["check", "--cases", 1, "--help"], 0)
+
+
+def mode_plugins(args, tmp):
+    a = args.accucheck
+    compare = ["compare", "--backend", "example.kahan_f32", "--n", 10, "--cases", 2]
+    proc = run(a, compare + ["--plugin", args.good], 0)
+    require("example.kahan_f32" in proc.stdout, "compare did not run the plugin's backend: " + proc.stdout)
+    proc = run(a, compare, 0, env={"ACCUCHECK_PLUGINS": args.good})
+    require("example.kahan_f32" in proc.stdout, "compare ignores ACCUCHECK_PLUGINS: " + proc.stdout)
+
+
+MODES = {"seeds": mode_seeds, "help": mode_help, "plugins": mode_plugins}
 
 
 def body():
     parser = argparse.ArgumentParser()
     parser.add_argument("--accucheck", required=True)
     parser.add_argument("--mode", choices=sorted(MODES), required=True)
+    parser.add_argument("--good", help="the good example plugin")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="accucheck_options_test_") as tmp:
         MODES[args.mode](args, tmp)

@@ -13,6 +13,10 @@
 namespace accucheck {
 
 inline constexpr int kCaseFormatVersion = 1;
+// The most values (initial and addends, over all elements) one case may hold: absurd shapes are
+// refused before anything is allocated, and a campaign's limits keep its cases within it.
+inline constexpr std::uint64_t kMaxCaseValues = std::uint64_t{1} << 28;
+inline constexpr const char* kMaxCaseValuesText = "2^28 = 268435456";
 
 struct CaseFile {
   Workload workload;  // dense, product or sparse
