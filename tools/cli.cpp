@@ -77,6 +77,17 @@ std::uint64_t parse_count(const std::string& text, const std::string& option, st
   return *value;
 }
 
+namespace {
+
+void check_parent_directory(const char* option, const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw UsageError(std::string(option) + " " + path + ": directory '" + parent.string() + "' does not exist");
+}
+
+}  // namespace
+
 void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs) {
   namespace fs = std::filesystem;
   for (const auto& [option, path] : outputs) {
@@ -84,10 +95,19 @@ void check_output_paths(std::initializer_list<std::pair<const char*, std::option
     if (path->empty()) throw UsageError(std::string(option) + " needs a file name");
     std::error_code ec;
     if (fs::is_directory(*path, ec)) throw UsageError(std::string(option) + " " + *path + ": is a directory, not a file");
-    const fs::path parent = fs::path(*path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec))
-      throw UsageError(std::string(option) + " " + *path + ": directory '" + parent.string() + "' does not exist");
+    check_parent_directory(option, *path);
   }
+}
+
+void check_output_directory(const char* option, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UsageError(std::string(option) + " needs a directory name");
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (!fs::is_directory(path, ec)) throw UsageError(std::string(option) + " " + path + ": exists and is not a directory");
+    return;
+  }
+  check_parent_directory(option, path);
 }
 
 }  // namespace accucheck::cli

@@ -64,6 +64,9 @@ std::uint64_t parse_count(const std::string& text, const std::string& option, st
 
 // Output files are checked before a long run: their directory must exist.
 void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs);
+// An output directory (--findings, --dump), checked before a long run: a directory, or missing
+// in a directory that exists (it is created then; its parents are not).
+void check_output_directory(const char* option, const std::string& path);
 
 // Widths of the backend-name and stated-bound columns of a table of backends (list, check,
 // trace): the longest entry, at least the header, so long plugin names keep the table aligned.

@@ -91,6 +91,7 @@ int check_command(Args& args) {
   else options.seconds = 60.0 * (minutes ? parse_minutes(*minutes) : 1.0);
 
   check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
+  check_output_directory("--findings", options.findings_dir);
 
   options.found_by = "accucheck check --seed " + std::to_string(options.seed);
   for (const auto& plugin : loaded_plugins()) options.found_by += " --plugin " + plugin;

@@ -3,6 +3,7 @@
 // rounded sum in F, the exact sum, A = sum |x| and the condition number.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -63,6 +64,7 @@ int exact_command(Args& args) {
   if (path == "-") {
     exact = read_and_sum(std::cin, "<stdin>", *f, any_nan);
   } else {
+    if (std::filesystem::is_directory(path)) throw UsageError(path + ": is a directory, not a file");
     std::ifstream in(path);
     if (!in) throw UsageError(path + ": cannot open");
     exact = read_and_sum(in, path, *f, any_nan);

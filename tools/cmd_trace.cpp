@@ -200,6 +200,7 @@ int trace_command(Args& args) {
   if (vocab && !indices) throw UsageError("--vocab sizes an embedding trace's table: it needs --indices IDX.npy --rows ROWS.npy");
   if (chunk_text && files.empty()) throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
   check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
+  check_output_directory("--findings", options.findings_dir);
 
   // Every file is read and checked before anything runs.
   std::vector<Trace> traces;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -268,6 +269,8 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
 }
 
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw CaseError(path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CaseError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::ostringstream buffer;

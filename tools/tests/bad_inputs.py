@@ -80,6 +80,7 @@ def cases(tmp, plugins):
                                         [t("c.json"), "seed", "18446744073709551616 is too large", "18446744073709551615"])
     c["case_absurd_size"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"elements": 1', '"elements": 99999999999999'))], {},
                                      [t("c.json"), "elements", "too large"])
+    c["case_is_a_directory"] = lambda: (["replay", tmp], {}, [tmp, "is a directory, not a file"])
     # ---- .npy traces ----------------------------------------------------------------------
     c["npy_missing_file"] = lambda: (["trace", t("none.npy")], {}, [t("none.npy"), "cannot open"])
     c["npy_wrong_magic"] = lambda: (["trace", dense_trace("g.npy", magic=b"\x93NUMPX")], {}, [t("g.npy"), "magic string"])
@@ -162,7 +163,7 @@ def cases(tmp, plugins):
         "exact_format": ["exact", "--format", "f32", "--format", "f64", write("n.txt", "1\n")],
         "trace_as": ["trace", dense_trace("g.npy"), "--as", "f16", "--as", "bf16"],
         "report_html": ["report", "--html", t("a.html"), "--html", t("b.html"), write("r.json", "{}")],
-        "scenario_dump": ["scenario", "stagnation", "--dump", t("a"), "--dump", t("b")],
+        "scenario_dump": ["scenario", "bf16-stagnation", "--dump", t("a"), "--dump", t("b")],
     }
     for name, argv in twice.items():
         option = next(a.split("=")[0] for a in argv if a.startswith("--") and sum(b.split("=")[0] == a.split("=")[0] for b in argv) > 1)
@@ -189,6 +190,15 @@ def cases(tmp, plugins):
     c["option_value_missing"] = lambda: (["check", "--cases"], {}, ["--cases needs a value"])
     c["option_json_directory_missing"] = lambda: (["check", "--cases", "1", "--json", t("no/such/dir/r.json")], {},
                                                   ["--json", t("no/such/dir"), "does not exist"])
+    # Output directories are checked before the run: a directory, or missing in one that exists.
+    c["output_findings_is_a_file"] = lambda: (["check", "--cases", "1", "--backend", "naive_f32", "--findings", write("f.txt", "")], {},
+                                              ["--findings", t("f.txt"), "exists and is not a directory"])
+    c["output_trace_findings_is_a_file"] = lambda: (["trace", dense_trace("g.npy"), "--findings", write("f.txt", "")], {},
+                                                    ["--findings", t("f.txt"), "exists and is not a directory"])
+    c["output_findings_parent_missing"] = lambda: (["check", "--cases", "1", "--findings", t("no/such/f")], {},
+                                                   ["--findings", t("no/such"), "does not exist"])
+    c["output_dump_parent_missing"] = lambda: (["scenario", "bf16-stagnation", "--dump", t("no/such/dir")], {},
+                                               ["--dump", t("no/such"), "does not exist"])
     c["option_trace_as_unknown"] = lambda: (["trace", dense_trace("g.npy"), "--as", "f128"], {}, ["--as", "'f128'"])
     c["option_trace_nothing"] = lambda: (["trace"], {}, ["trace needs FILE.npy"])
     c["option_trace_chunk_zero"] = lambda: (["trace", dense_trace("g.npy"), "--chunk", "0"], {}, ["--chunk", "got 0"])
@@ -199,6 +209,8 @@ def cases(tmp, plugins):
     # ---- report inputs ------------------------------------------------------------------------
     c["report_no_html"] = lambda: (["report", write("r.json", "{}")], {}, ["--html"])
     c["report_no_inputs"] = lambda: (["report", "--html", t("r.html")], {}, ["at least one results file"])
+    c["report_input_is_a_directory"] = lambda: (["report", "--html", t("r.html"), tmp], {}, [tmp, "is a directory, not a file"])
+    c["exact_is_a_directory"] = lambda: (["exact", "--format", "f32", tmp], {}, [tmp, "is a directory, not a file"])
     c["report_not_json"] = lambda: (["report", "--html", t("r.html"), write("r.json", "[1, 2")], {}, [t("r.json"), "not valid JSON"])
     c["report_not_results"] = lambda: (["report", "--html", t("r.html"), write("r.json", '{"tool": "other", "backends": []}')], {},
                                        [t("r.json"), "tool", "'other' is not an accucheck results file"])
