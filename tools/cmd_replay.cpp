@@ -63,6 +63,7 @@ int replay_command(Args& args) {
   } catch (const CaseError& e) {
     throw UsageError(e.what());
   }
+  for (const auto& warning : c.warnings) std::fprintf(stderr, "accucheck replay: warning: %s\n", warning.c_str());
   const Workload& w = c.workload;
   const Format format = format_of(w);
   auto backends = backends_for_case(globs, c.backend, format);

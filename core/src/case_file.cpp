@@ -3,15 +3,20 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
+#include "accucheck/bound.h"
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
+#include "accucheck/properties.h"
+#include "accucheck/verdict.h"
 
 namespace accucheck {
 namespace {
@@ -154,7 +159,33 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
   return p;
 }
 
-SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source) {
+// Keys this version does not know are read past with a warning (forward compatibility: a newer
+// writer may add fields), never silently.
+constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
+                                            "verdict",        "family",   "seed",   "found_by", "note"};
+constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends"};
+constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "initial", "a", "b"};
+constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs"};
+constexpr std::string_view kPairKeys[] = {"row", "values"};
+
+void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view> known, std::span<const std::string_view> also_known,
+                       const std::string& source, const std::string& prefix, std::vector<std::string>& warnings) {
+  auto in = [](std::span<const std::string_view> list, const std::string& key) {
+    return std::find(list.begin(), list.end(), key) != list.end();
+  };
+  for (const auto& [key, value] : object.members)
+    if (!in(known, key) && !in(also_known, key)) warnings.push_back(source + ": " + prefix + key + ": unknown key, ignored");
+}
+
+// What the writers put in `verdict`: a verdict name (properties, fuzzers, check's findings) or
+// the metamorphic properties' labels (properties.h).
+bool known_verdict(const std::string& text) {
+  for (unsigned v = 0; v <= 0xff; ++v)  // every value of the enum's underlying type: robust to new verdicts
+    if (name(static_cast<Verdict>(v)) == text && text != "?") return true;
+  return text == std::string(name(Property::scaling)) + "-mismatch" || text == std::string(name(Property::negation)) + "-mismatch";
+}
+
+SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source, std::vector<std::string>& warnings) {
   SparseWorkload s;
   s.format = f;
   s.rows = count_field(root, "rows", source, std::uint64_t{1} << 32);
@@ -175,6 +206,7 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
       const JsonValue& pair = step.items[q];
       const std::string pair_field = field + "[" + std::to_string(q) + "]";
       if (pair.type != JsonValue::Type::object) fail(source, pair_field, "must be an object {\"row\": R, \"values\": [...]}");
+      warn_unknown_keys(pair, kPairKeys, {}, source, pair_field + ".", warnings);
       const JsonValue* row = pair.find("row");
       if (!row) fail(source, pair_field + ".row", "missing");
       const std::uint64_t r = unsigned_text(*row, source, pair_field + ".row", s.rows - 1);
@@ -252,15 +284,28 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
   const std::string kind = require(root, "workload", JsonValue::Type::string, source).text;
 
   CaseFile c;
-  if (kind == "dense") c.workload = read_dense(root, *format, source);
-  else if (kind == "product") c.workload = read_product(root, *format, source);
-  else if (kind == "sparse") c.workload = read_sparse(root, *format, source);
-  else fail(source, "workload", "'" + kind + "' is not a workload kind (dense, product, sparse)");
+  if (kind == "dense") {
+    c.workload = read_dense(root, *format, source);
+    warn_unknown_keys(root, kCommonKeys, kDenseKeys, source, "", c.warnings);
+  } else if (kind == "product") {
+    c.workload = read_product(root, *format, source);
+    warn_unknown_keys(root, kCommonKeys, kProductKeys, source, "", c.warnings);
+  } else if (kind == "sparse") {
+    c.workload = read_sparse(root, *format, source, c.warnings);
+    warn_unknown_keys(root, kCommonKeys, kSparseKeys, source, "", c.warnings);
+  } else {
+    fail(source, "workload", "'" + kind + "' is not a workload kind (dense, product, sparse)");
+  }
   const std::string family = optional_string(root, "family", source);
   std::visit([&](auto& w) { w.family = family; }, c.workload);
   c.backend = optional_string(root, "backend", source);
   c.bound = optional_string(root, "bound", source);
+  if (std::string error; !c.bound.empty() && !parse_bound(c.bound, &error))
+    fail(source, "bound", error);
   c.verdict = optional_string(root, "verdict", source);
+  if (!c.verdict.empty() && !known_verdict(c.verdict))
+    fail(source, "verdict", "'" + c.verdict + "' is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
+                            "docs/case-format.md)");
   c.found_by = optional_string(root, "found_by", source);
   c.note = optional_string(root, "note", source);
   if (const JsonValue* seed = root.find("seed"); seed && seed->type != JsonValue::Type::null)

@@ -46,6 +46,19 @@ GOOD_CASE = """{
 """
 
 
+GOOD_SPARSE_CASE = """{
+  "accucheck_case": 1,
+  "workload": "sparse",
+  "format": "f32",
+  "rows": 4,
+  "dim": 1,
+  "steps": 1,
+  "initial": "zeros",
+  "pairs": [[{"row": 1, "values": ["0x1p-1"]}]]
+}
+"""
+
+
 def cases(tmp, plugins):
     """name -> (argv after the binary, extra environment, substrings the error line must hold)."""
     p = lambda variant: os.path.join(plugins, "libtest_plugin_%s.so" % variant)
@@ -76,6 +89,14 @@ def cases(tmp, plugins):
                                            [t("c.json"), "addends", "0.1"])
     c["case_wrong_count"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"steps": 3'))], {},
                                      [t("c.json"), "addends"])
+    c["case_duplicate_key"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"steps": 2, "steps": 3'))], {},
+                                       [t("c.json"), 'duplicate key "steps" in the top-level object'])
+    c["case_duplicate_pair_key"] = lambda: (["replay", write("c.json", GOOD_SPARSE_CASE.replace('"row": 1,', '"row": 1, "row": 5,'))], {},
+                                            [t("c.json"), 'duplicate key "row" in pairs[0][0]'])
+    c["case_bad_bound"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"bound": "recursive(f33)", "steps": 2'))], {},
+                                   [t("c.json"), "bound:", "f33"])
+    c["case_bad_verdict"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"verdict": "meh", "steps": 2'))], {},
+                                     [t("c.json"), "verdict: 'meh' is not a verdict"])
     c["case_seed_too_large"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"seed": 18446744073709551616, "steps": 2'))], {},
                                         [t("c.json"), "seed", "18446744073709551616 is too large", "18446744073709551615"])
     c["case_absurd_size"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"elements": 1', '"elements": 99999999999999'))], {},

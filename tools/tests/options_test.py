@@ -5,6 +5,8 @@ that must be refused is in bad_inputs.py).
 --mode seeds   every printed seed reproduces its run: a 20-digit seed and the random seed a
                run printed, reused with --seed, give the same table; the case file's and the
                results file's seed keep all 64 bits.
+--mode cases   a case file with keys this version does not know replays (exit 0) with one
+               warning line per key on stderr, naming the file and the key.
 --mode help    every subcommand prints its synopsis for --help and -h, exit 0.
 --mode plugins compare loads plugins like every command: --plugin and ACCUCHECK_PLUGINS.
 """
@@ -54,6 +56,18 @@ def mode_seeds(args, tmp):
     require(SEED_20_DIGITS in open(os.path.join(tmp, "r.html")).read(), "the report lost the seed")
 
 
+def mode_cases(args, tmp):
+    case = os.path.join(tmp, "c.json")
+    with open(case, "w") as f:
+        f.write('{"accucheck_case": 1, "workload": "sparse", "format": "f32", "colour": "red", "rows": 4, "dim": 1, "steps": 1,'
+                ' "initial": "zeros", "pairs": [[{"row": 1, "values": ["0.5"], "weight": 2}]]}')
+    proc = run(args.accucheck, ["replay", case], 0)
+    warnings = [l for l in proc.stderr.splitlines() if l.strip()]
+    require(len(warnings) == 2, "expected two warning lines: " + proc.stderr)
+    for key in ("colour", "pairs[0][0].weight"):
+        require(any(case in l and key + ": unknown key" in l for l in warnings), "no warning naming %s: %s" % (key, proc.stderr))
+
+
 SUBCOMMANDS = ["list", "exact", "check", "replay", "compare", "trace", "report", "scenario"]
 
 
@@ -76,7 +90,7 @@ def mode_plugins(args, tmp):
     require("example.kahan_f32" in proc.stdout, "compare ignores ACCUCHECK_PLUGINS: " + proc.stdout)
 
 
-MODES = {"seeds": mode_seeds, "help": mode_help, "plugins": mode_plugins}
+MODES = {"seeds": mode_seeds, "cases": mode_cases, "help": mode_help, "plugins": mode_plugins}
 
 
 def body():
