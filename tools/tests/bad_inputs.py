@@ -225,6 +225,12 @@ def cases(tmp, plugins):
     c["option_trace_chunk_zero"] = lambda: (["trace", dense_trace("g.npy"), "--chunk", "0"], {}, ["--chunk", "got 0"])
     c["option_trace_no_backend"] = lambda: (["trace", dense_trace("g.npy"), "--backend", "naive_f64"], {},
                                             ["no selected backend runs dense f32"])
+    # replay's one rule: a backend of another storage format than the case's is refused, named by
+    # the case or by --backend.
+    c["replay_case_backend_other_format"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"backend": "naive_f64", "steps": 2'))], {},
+                                                     [t("c.json"), "backend: 'naive_f64' stores f64, but the case's format is f32"])
+    c["replay_option_backend_other_format"] = lambda: (["replay", write("c.json", GOOD_CASE), "--backend", "naive_f64"], {},
+                                                       [t("c.json"), "the case's format is f32", "naive_f64 (f64)"])
     c["option_replay_two_files"] = lambda: (["replay", "a.json", "b.json"], {}, ["replay takes one CASE file"])
     c["option_unknown_command"] = lambda: (["frobnicate"], {}, ["unknown command 'frobnicate'"])
     # ---- report inputs ------------------------------------------------------------------------
