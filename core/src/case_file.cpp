@@ -75,8 +75,8 @@ std::uint64_t unsigned_text(const JsonValue& v, const std::string& source, const
   const std::string& t = v.text;
   bool too_large = false;
   const auto value = v.type == JsonValue::Type::number || v.type == JsonValue::Type::string ? parse_u64(t, &too_large) : std::nullopt;
-  if (too_large) fail(source, field, t + " is too large (at most " + kU64MaxText + ")");
-  if (!value) fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : t));
+  if (too_large) fail(source, field, echo_token(t) + " is too large (at most " + kU64MaxText + ")");
+  if (!value) fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : echo_token(t)));
   if (*value > limit) fail(source, field, t + " is too large (at most " + std::to_string(limit) + ")");
   return *value;
 }
@@ -90,9 +90,9 @@ double value_field(const JsonValue& v, Format f, const std::string& source, cons
   if (v.type != JsonValue::Type::string && v.type != JsonValue::Type::number)
     fail(source, field, "must be a number or a string such as \"0x1.8p-3\", not " + std::string(v.type_name()));
   const ParseResult parsed = parse_number(v.text);
-  if (!parsed.ok()) fail(source, field, "'" + v.text + "' is not a number (" + parsed.error + ")");
+  if (!parsed.ok()) fail(source, field, echo_token(v.text) + " is not a number (" + parsed.error + ")");
   const auto value = exact_value_in(parsed.number, f);
-  if (!value) fail(source, field, "'" + v.text + "' is not exactly a " + std::string(name(f)) + " value");
+  if (!value) fail(source, field, echo_token(v.text) + " is not exactly a " + std::string(name(f)) + " value");
   return *value;
 }
 
@@ -280,7 +280,7 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
          "version " + std::to_string(version) + " is not supported (this accucheck reads " + std::to_string(kCaseFormatVersion) + ")");
   const std::string format_text = require(root, "format", JsonValue::Type::string, source).text;
   const auto format = parse_format(format_text);
-  if (!format) fail(source, "format", "'" + format_text + "' is not a format (f64, f32, f16, bf16)");
+  if (!format) fail(source, "format", echo_token(format_text) + " is not a format (f64, f32, f16, bf16)");
   const std::string kind = require(root, "workload", JsonValue::Type::string, source).text;
 
   CaseFile c;
@@ -294,7 +294,7 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
     c.workload = read_sparse(root, *format, source, c.warnings);
     warn_unknown_keys(root, kCommonKeys, kSparseKeys, source, "", c.warnings);
   } else {
-    fail(source, "workload", "'" + kind + "' is not a workload kind (dense, product, sparse)");
+    fail(source, "workload", echo_token(kind) + " is not a workload kind (dense, product, sparse)");
   }
   const std::string family = optional_string(root, "family", source);
   std::visit([&](auto& w) { w.family = family; }, c.workload);
@@ -304,7 +304,7 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
     fail(source, "bound", error);
   c.verdict = optional_string(root, "verdict", source);
   if (!c.verdict.empty() && !known_verdict(c.verdict))
-    fail(source, "verdict", "'" + c.verdict + "' is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
+    fail(source, "verdict", echo_token(c.verdict) + " is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
                             "docs/case-format.md)");
   c.found_by = optional_string(root, "found_by", source);
   c.note = optional_string(root, "note", source);

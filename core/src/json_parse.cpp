@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "accucheck/json.h"
+#include "accucheck/number_parse.h"
 
 namespace accucheck {
 namespace {
@@ -17,6 +18,7 @@ class Reader {
 
   bool document(JsonValue& out, std::string& error) {
     if (text_.size() > kMaxText) return fail("document larger than 256 MiB", error);
+    if (text_.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) position_ = kUtf8ByteOrderMark.size();  // RFC 8259 allows ignoring one
     skip_space();
     if (!value(out, 0, error)) return false;
     skip_space();
@@ -73,7 +75,7 @@ class Reader {
       out.type = JsonValue::Type::null;
       return true;
     }
-    return fail(std::string("unexpected character '") + c + "'", error);
+    return fail("unexpected character '" + printable_bytes(text_.substr(position_, 1)) + "'", error);
   }
 
   bool object(JsonValue& out, int depth, std::string& error) {
@@ -220,7 +222,7 @@ class Reader {
           append_utf8(out, cp);
           break;
         }
-        default: --position_; return fail(std::string("bad escape '\\") + e + "'", error);
+        default: --position_; return fail("bad escape '\\" + printable_bytes(std::string_view(&e, 1)) + "'", error);
       }
     }
     return fail("unterminated string", error);

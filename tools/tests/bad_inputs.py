@@ -98,7 +98,7 @@ def cases(tmp, plugins):
     c["case_bad_verdict"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"verdict": "meh", "steps": 2'))], {},
                                      [t("c.json"), "verdict: 'meh' is not a verdict"])
     c["case_seed_too_large"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"steps": 2', '"seed": 18446744073709551616, "steps": 2'))], {},
-                                        [t("c.json"), "seed", "18446744073709551616 is too large", "18446744073709551615"])
+                                        [t("c.json"), "seed: '18446744073709551616' is too large", "18446744073709551615"])
     c["case_absurd_size"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"elements": 1', '"elements": 99999999999999'))], {},
                                      [t("c.json"), "elements", "too large"])
     c["case_is_a_directory"] = lambda: (["replay", tmp], {}, [tmp, "is a directory, not a file"])
@@ -233,6 +233,18 @@ def cases(tmp, plugins):
                                                        [t("c.json"), "the case's format is f32", "naive_f64 (f64)"])
     c["option_replay_two_files"] = lambda: (["replay", "a.json", "b.json"], {}, ["replay takes one CASE file"])
     c["option_unknown_command"] = lambda: (["frobnicate"], {}, ["unknown command 'frobnicate'"])
+    # ---- number files (exact) ----------------------------------------------------------------
+    # What is refused is echoed visibly: a NUL escaped (it cut the message short), a byte order
+    # mark inside the file named, a long token cut with its length.
+    c["exact_nul_byte"] = lambda: (["exact", "--format", "f32", raw("n.txt", b"1 2\x003 4\n")], {},
+                                   [t("n.txt") + ":1: '2\\x003' is not a number", "unexpected character '\\x00'"])
+    c["exact_bom_inside"] = lambda: (["exact", "--format", "f32", raw("n.txt", b"1\n\xef\xbb\xbf2\n")], {},
+                                     [t("n.txt") + ":2:", "byte order mark"])
+    c["exact_long_token"] = lambda: (["exact", "--format", "f64", write("n.txt", "1" * 1000000 + "\n")], {},
+                                     [t("n.txt") + ":1: '" + "1" * 40 + "...' (1000000 characters) is not a number",
+                                      "too many significant digits"])
+    c["case_nul_in_value"] = lambda: (["replay", write("c.json", GOOD_CASE.replace('"0x1p-2"', '"0.2\\u00005"'))], {},
+                                      [t("c.json"), "addends[1][0]: '0.2\\x005' is not a number", "unexpected character '\\x00'"])
     # ---- report inputs ------------------------------------------------------------------------
     c["report_no_html"] = lambda: (["report", write("r.json", "{}")], {}, ["--html"])
     c["report_no_inputs"] = lambda: (["report", "--html", t("r.html")], {}, ["at least one results file"])

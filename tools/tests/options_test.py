@@ -7,6 +7,8 @@ that must be refused is in bad_inputs.py).
                results file's seed keep all 64 bits.
 --mode cases   a case file with keys this version does not know replays (exit 0) with one
                warning line per key on stderr, naming the file and the key.
+--mode numbers number and case files that must be read: a UTF-8 byte order mark at the very
+               start, exact values written with thousands of trailing zeros.
 --mode help    every subcommand prints its synopsis for --help and -h, exit 0.
 --mode plugins compare loads plugins like every command: --plugin and ACCUCHECK_PLUGINS.
 """
@@ -68,6 +70,22 @@ def mode_cases(args, tmp):
         require(any(case in l and key + ": unknown key" in l for l in warnings), "no warning naming %s: %s" % (key, proc.stderr))
 
 
+def mode_numbers(args, tmp):
+    a = args.accucheck
+    numbers = os.path.join(tmp, "n.txt")
+    zeros = "0" * 5000
+    with open(numbers, "wb") as f:
+        f.write(b"\xef\xbb\xbf1 0.5\n" + ("0x1.%sp0 1.%s 0x0.8%s\n" % (zeros, zeros, zeros)).encode())
+    proc = run(a, ["exact", "--format", "f32", "--json", numbers], 0)
+    result = json.loads(proc.stdout)
+    require(result["count"] == 5 and result["exact"] == "0x1p+2", "exact sum: " + proc.stdout)
+    case = os.path.join(tmp, "c.json")
+    with open(case, "wb") as f:
+        f.write(b'\xef\xbb\xbf{"accucheck_case": 1, "workload": "dense", "format": "f32", "elements": 1, "steps": 1,'
+                b' "initial": ["1.' + zeros.encode() + b'"], "addends": [["0.5"]]}')
+    run(a, ["replay", case, "--backend", "naive_f32"], 0)
+
+
 SUBCOMMANDS = ["list", "exact", "check", "replay", "compare", "trace", "report", "scenario"]
 
 
@@ -90,7 +108,7 @@ def mode_plugins(args, tmp):
     require("example.kahan_f32" in proc.stdout, "compare ignores ACCUCHECK_PLUGINS: " + proc.stdout)
 
 
-MODES = {"seeds": mode_seeds, "cases": mode_cases, "help": mode_help, "plugins": mode_plugins}
+MODES = {"seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "help": mode_help, "plugins": mode_plugins}
 
 
 def body():
