@@ -8,6 +8,7 @@
 // shape (T, B) or (P,), and a rows file of shape (T, B, dim) or (P, dim): pair p adds row
 // vector p to table row indices[p]. docs/trace.md shows how to dump both from PyTorch.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -52,7 +53,21 @@ std::vector<double> float_values(const NpyArray& a, bool bf16, const std::option
   std::vector<double> values = a.floats(bf16);
   format = *f;
   if (as && *as != *f) {
-    for (double& v : values) v = round_to_format(v, *as);
+    // --as rounds (RNE, docs/trace.md); a finite gradient beyond the format's range would
+    // become an infinity that no backend summed, so such a trace is refused, not judged.
+    std::size_t beyond = 0, first = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const double rounded = round_to_format(values[i], *as);
+      if (std::isinf(rounded) && std::isfinite(values[i]) && beyond++ == 0) first = i;
+      else values[i] = rounded;
+    }
+    if (beyond) {
+      char numbers[160];
+      std::snprintf(numbers, sizeof numbers, "largest finite %.17g; --as would make them infinite): the first is %.17g",
+                    largest_finite(*as), values[first]);
+      throw UsageError(a.source + ": " + std::to_string(beyond) + " of " + std::to_string(values.size()) + " values do not fit in " +
+                       std::string(name(*as)) + " (" + numbers + " at index " + npy_index_text(a.shape, first));
+    }
     format = *as;
   }
   return values;

@@ -126,6 +126,12 @@ def cases(tmp, plugins):
                                       [t("g.npy"), "header: length 2147483647 is absurd"])
     c["npy_scalar"] = lambda: (["trace", npy(t("g.npy"), "<f4", (), floats([1.0]))], {}, [t("g.npy"), "shape () is a scalar"])
     c["npy_no_steps"] = lambda: (["trace", npy(t("g.npy"), "<f4", (0, 5), b"")], {}, [t("g.npy"), "no steps"])
+    # --as rounds (RNE); a finite value beyond the target format's range would become inf.
+    c["npy_as_beyond_range"] = lambda: (["trace", npy(t("g.npy"), "<f4", (2, 3), floats([0.5, 1.0, 70000.0, 2.0, -1e5, 3.0])), "--as", "f16"], {},
+                                        [t("g.npy"), "2 of 6 values do not fit in f16", "65504", "the first is 70000 at index (0, 2)"])
+    c["sparse_rows_as_beyond_range"] = lambda: (["trace", "--as", "bf16", "--indices", npy(t("i.npy"), "<i4", (2,), struct.pack("<2i", 0, 1)),
+                                                 "--rows", npy(t("r.npy"), "<f8", (2, 2), floats([1.0, 2.0, 3.0, 1e300], "<d"))], {},
+                                                [t("r.npy"), "1 of 4 values do not fit in bf16", "the first is 1.0000000000000001e+300 at index (1, 1)"])
     c["sparse_indices_float"] = lambda: (["trace", "--indices", npy(t("i.npy"), "<f4", (4,), floats([0.0] * 4)), "--rows",
                                           npy(t("r.npy"), "<f4", (4, 2), floats([1.0] * 8))], {},
                                          [t("i.npy"), "indices must be int32 or int64"])

@@ -9,6 +9,9 @@ that must be refused is in bad_inputs.py).
                warning line per key on stderr, naming the file and the key.
 --mode numbers number and case files that must be read: a UTF-8 byte order mark at the very
                start, exact values written with thousands of trailing zeros.
+--mode trace_as trace --as rounds (RNE) values that are not exact in the target format and
+               keeps infinities and NaNs: such a trace runs (only finite values beyond the
+               format's range are refused, in bad_inputs.py).
 --mode help    every subcommand prints its synopsis for --help and -h, exit 0.
 --mode plugins compare loads plugins like every command: --plugin and ACCUCHECK_PLUGINS.
 """
@@ -16,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import struct
 import tempfile
 
 from clitest import main, require, run
@@ -86,6 +90,21 @@ def mode_numbers(args, tmp):
     run(a, ["replay", case, "--backend", "naive_f32"], 0)
 
 
+def npy_f4(path, rows, cols, values):
+    """A little-endian float32 .npy file, written byte by byte (no numpy needed)."""
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + struct.pack("<%df" % len(values), *values))
+    return path
+
+
+def mode_trace_as(args, tmp):
+    trace = npy_f4(os.path.join(tmp, "g.npy"), 3, 2, [1 + 2 ** -12, 0.1, float("inf"), 2.0, 65504.0, float("nan")])
+    proc = run(args.accucheck, ["trace", trace, "--as", "f16", "--backend", "naive_f16", "--findings", os.path.join(tmp, "f")], 0)
+    require(table_rows(proc.stdout, "naive_f16"), "naive_f16 did not run: " + proc.stdout)
+
+
 SUBCOMMANDS = ["list", "exact", "check", "replay", "compare", "trace", "report", "scenario"]
 
 
@@ -108,7 +127,7 @@ def mode_plugins(args, tmp):
     require("example.kahan_f32" in proc.stdout, "compare ignores ACCUCHECK_PLUGINS: " + proc.stdout)
 
 
-MODES = {"seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "help": mode_help, "plugins": mode_plugins}
+MODES = {"seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "trace_as": mode_trace_as, "help": mode_help, "plugins": mode_plugins}
 
 
 def body():
