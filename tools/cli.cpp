@@ -54,6 +54,13 @@ std::vector<std::string> Args::positionals() {
   return args_;
 }
 
+std::string ulps_text(std::int64_t ulps) {
+  if (ulps > -10'000'000 && ulps < 10'000'000) return std::to_string(ulps);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", static_cast<double>(ulps));
+  return text;
+}
+
 void load_plugins(Args& args) {
   const auto paths = args.values("plugin");
   try {

@@ -68,6 +68,11 @@ void check_output_paths(std::initializer_list<std::pair<const char*, std::option
 // in a directory that exists (it is created then; its parents are not).
 void check_output_directory(const char* option, const std::string& path);
 
+// A max-ulps cell of the check table and of the report: exact below ten million, then three
+// digits ("9.22e+18"): past that it says "the sign or the magnitude is off" (a cancellation
+// within its bound can land across zero) as well as nineteen digits, and keeps the column narrow.
+std::string ulps_text(std::int64_t ulps);
+
 // Widths of the backend-name and stated-bound columns of a table of backends (list, check,
 // trace): the longest entry, at least the header, so long plugin names keep the table aligned.
 struct BackendColumns {

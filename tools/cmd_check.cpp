@@ -351,15 +351,6 @@ std::string BackendStats::violation_text() const {
   return text.empty() ? "0" : text;
 }
 
-// Ulps past ten million say "the sign or the magnitude is off" (a cancellation within its bound
-// can land across zero); three digits tell that as well as nineteen and keep the column narrow.
-static std::string ulps_text(std::int64_t ulps) {
-  if (ulps < 10'000'000) return std::to_string(ulps);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2e", static_cast<double>(ulps));
-  return text;
-}
-
 void Campaign::print_table(std::FILE* out) const {
   BackendColumns width;
   for (const auto& s : stats_) width.fit(*s.backend);

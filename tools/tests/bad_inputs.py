@@ -263,6 +263,10 @@ def cases(tmp, plugins):
                                       '{"tool": "accucheck check", "backends": [{"name": "x", "storage": "f32", "bound": "recursive(f32)",'
                                       ' "cases": 1, "max_ratio": 0.5, "samples": [{"family": "f", "n": "many"}]}]}')], {},
                                       [t("r.json"), "backends[0].samples[0].n", "must be a number"])
+    c["report_max_ulps_not_integer"] = lambda: (["report", "--html", t("r.html"), write("r.json",
+                                               '{"tool": "accucheck check", "backends": [{"name": "x", "storage": "f64", "bound": "recursive(f64)",'
+                                               ' "cases": 1, "max_ratio": 0.5, "max_ulps": 9223372036854775808}]}')], {},
+                                               [t("r.json"), "backends[0].max_ulps", "must be an integer of 64 bits", "9223372036854775808"])
     c["report_field_missing"] = lambda: (["report", "--html", t("r.html"), write("r.json",
                                         '{"tool": "accucheck check", "backends": [{"storage": "f32"}]}')], {},
                                         [t("r.json"), "backends[0].name", "missing"])

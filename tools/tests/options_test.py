@@ -12,6 +12,9 @@ that must be refused is in bad_inputs.py).
 --mode trace_as trace --as rounds (RNE) values that are not exact in the target format and
                keeps infinities and NaNs: such a trace runs (only finite values beyond the
                format's range are refused, in bad_inputs.py).
+--mode report  report's max ulps is the check table's: 2^63-1 (an f64 backend's saturated
+               distance) is 9.22e+18 in both, not -9223372036854775808; every backend of a
+               real campaign shows the same cell in the table and in the report.
 --mode help    every subcommand prints its synopsis for --help and -h, exit 0.
 --mode plugins compare loads plugins like every command: --plugin and ACCUCHECK_PLUGINS.
 """
@@ -105,6 +108,40 @@ def mode_trace_as(args, tmp):
     require(table_rows(proc.stdout, "naive_f16"), "naive_f16 did not run: " + proc.stdout)
 
 
+def report_ulps(html):
+    """backend -> the max ulps cell of the report's summary table (its last numeric cell)."""
+    cells = {}
+    for row in html.split("<tr")[1:]:
+        name = re.search(r'<a href="#[^"]*">([^<]*)</a>', row)
+        numbers = re.findall(r'<td class="num">([^<]*)</td>', row)
+        if name and numbers:
+            cells.setdefault(name.group(1), numbers[-1])
+    return cells
+
+
+def mode_report(args, tmp):
+    a = args.accucheck
+    results = os.path.join(tmp, "saturated.json")
+    with open(results, "w") as f:
+        json.dump({"tool": "accucheck check", "seed": 1, "backends": [
+            {"name": "naive_f64", "storage": "f64", "bound": "recursive(f64)", "cases": 10, "max_ratio": 1, "max_ulps": 2 ** 63 - 1},
+            {"name": "naive_f32", "storage": "f32", "bound": "recursive(f32)", "cases": 10, "max_ratio": 1, "max_ulps": 12345}]}, f)
+    html = os.path.join(tmp, "r.html")
+    run(a, ["report", "--html", html, results], 0)
+    cells = report_ulps(open(html).read())
+    require(cells.get("naive_f64") == "9.22e+18" and cells.get("naive_f32") == "12345", "report's max ulps: %s" % cells)
+    # A campaign's own table and its report agree backend by backend.
+    results = os.path.join(tmp, "r.json")
+    proc = run(a, ["check", "--backend", "naive_*", "--cases", 40, "--seed", 5, "--json", results, "--findings", os.path.join(tmp, "f")], 0)
+    run(a, ["report", "--html", html, results], 0)
+    cells = report_ulps(open(html).read())
+    for backend in ("naive_f64", "naive_f32", "naive_f16", "naive_bf16"):
+        rows = table_rows(proc.stdout, backend)
+        require(rows, "no %s row: %s" % (backend, proc.stdout))
+        table_cell = rows[0].split()[-3]  # ... max err/bound, max ulps, "checked", "Nx"
+        require(cells.get(backend) == table_cell, "%s: table says %s, report %s" % (backend, table_cell, cells.get(backend)))
+
+
 SUBCOMMANDS = ["list", "exact", "check", "replay", "compare", "trace", "report", "scenario"]
 
 
@@ -127,7 +164,7 @@ def mode_plugins(args, tmp):
     require("example.kahan_f32" in proc.stdout, "compare ignores ACCUCHECK_PLUGINS: " + proc.stdout)
 
 
-MODES = {"seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "trace_as": mode_trace_as, "help": mode_help, "plugins": mode_plugins}
+MODES = {"seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "trace_as": mode_trace_as, "report": mode_report, "help": mode_help, "plugins": mode_plugins}
 
 
 def body():
