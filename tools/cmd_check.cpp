@@ -32,9 +32,19 @@ using Clock = std::chrono::steady_clock;
 double parse_minutes(const std::string& text) {
   char* end = nullptr;
   const double minutes = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !(minutes > 0) || minutes > 100000)
-    throw UsageError("--minutes needs a positive number, got '" + text + "'");
+  if (text.empty() || end != text.c_str() + text.size() || !(minutes > 0) || minutes > 100000)
+    throw UsageError("--minutes needs a number of minutes above 0 and at most 100000 (about 69 days), got '" + text + "'");
   return minutes;
+}
+
+// The largest dense case the limits allow, D x (T + 1) values, must fit in a case file, so that
+// every finding can be written; checked here, before anything is allocated.
+void check_case_size(const GenerationLimits& l) {
+  const std::uint64_t steps = std::max(l.max_steps, l.max_long_steps);
+  if (steps < kMaxCaseValues && l.max_elements <= kMaxCaseValues / (steps + 1)) return;
+  const char* steps_option = l.max_steps >= l.max_long_steps ? "--max-steps " : "--max-long-steps ";
+  throw UsageError("--max-elements " + std::to_string(l.max_elements) + " x (" + steps_option + std::to_string(steps) +
+                   " + 1) values per case exceed the " + kMaxCaseValuesText + " values a case may hold");
 }
 
 std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
@@ -57,13 +67,12 @@ int check_command(Args& args) {
   const auto junit_path = args.value("junit");
   const auto html_path = args.value("html");
   load_plugins(args);
-  if (auto v = args.value("max-steps")) options.limits.max_steps = std::max<std::uint64_t>(1, parse_count(*v, "--max-steps"));
-  if (auto v = args.value("max-long-steps"))
-    options.limits.max_long_steps = std::max<std::uint64_t>(1, parse_count(*v, "--max-long-steps"));
-  if (auto v = args.value("max-elements"))
-    options.limits.max_elements = std::max<std::uint64_t>(1, parse_count(*v, "--max-elements"));
+  if (auto v = args.value("max-steps")) options.limits.max_steps = parse_count(*v, "--max-steps", 1);
+  if (auto v = args.value("max-long-steps")) options.limits.max_long_steps = parse_count(*v, "--max-long-steps", 1);
+  if (auto v = args.value("max-elements")) options.limits.max_elements = parse_count(*v, "--max-elements", 1);
+  check_case_size(options.limits);
   options.quiet = args.flag("quiet");
-  if (!args.positionals().empty()) throw UsageError("check takes options only (see accucheck --help)");
+  if (!args.positionals().empty()) throw UsageError("check takes options only (see accucheck check --help)");
   if (minutes && cases) throw UsageError("give --minutes or --cases, not both");
 
   if (format_text) {
@@ -78,10 +87,11 @@ int check_command(Args& args) {
       throw UsageError("unknown family '" + family + "' (" + known + ")");
     }
   options.seed = seed ? parse_count(*seed, "--seed") : std::random_device{}() ^ (std::uint64_t(std::random_device{}()) << 32);
-  if (cases) options.cases = parse_count(*cases, "--cases");
+  if (cases) options.cases = parse_count(*cases, "--cases", 1);
   else options.seconds = 60.0 * (minutes ? parse_minutes(*minutes) : 1.0);
 
   check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
+  check_output_directory("--findings", options.findings_dir);
 
   options.found_by = "accucheck check --seed " + std::to_string(options.seed);
   for (const auto& plugin : loaded_plugins()) options.found_by += " --plugin " + plugin;
@@ -372,15 +382,6 @@ std::string BackendStats::violation_text() const {
   for (const auto& [verdict, count] : violations)
     text += (text.empty() ? "" : ", ") + std::string(name(verdict)) + " " + std::to_string(count);
   return text.empty() ? "0" : text;
-}
-
-// Ulps past ten million say "the sign or the magnitude is off" (a cancellation within its bound
-// can land across zero); three digits tell that as well as nineteen and keep the column narrow.
-static std::string ulps_text(std::int64_t ulps) {
-  if (ulps < 10'000'000) return std::to_string(ulps);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2e", static_cast<double>(ulps));
-  return text;
 }
 
 void Campaign::print_table(std::FILE* out) const {

@@ -15,12 +15,6 @@
 namespace accucheck::cli {
 namespace {
 
-std::uint64_t count_option(const std::string& text, const char* option) {
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
-  return std::stoull(text);
-}
-
 struct Reach {
   double ratio = 0;          // max error/bound over elements whose bound is finite
   bool vacuous = false;      // that element's bound was vacuous (>= A)
@@ -66,15 +60,14 @@ std::string cell(const Reach& r) {
 int compare_command(Args& args) {
   auto globs = args.values("backend");
   const auto lengths_text = args.values("n");
-  const std::uint64_t cases = count_option(args.value("cases").value_or("200"), "--cases");
-  const std::uint64_t seed = count_option(args.value("seed").value_or("1"), "--seed");
-  if (!args.positionals().empty()) throw UsageError("compare takes options only (see accucheck --help)");
-  if (cases == 0) throw UsageError("--cases must be at least 1");
+  const std::uint64_t cases = parse_count(args.value("cases").value_or("200"), "--cases", 1);
+  const std::uint64_t seed = parse_count(args.value("seed").value_or("1"), "--seed");
+  load_plugins(args);
+  if (!args.positionals().empty()) throw UsageError("compare takes options only (see accucheck compare --help)");
   if (globs.empty()) globs = {"naive_f32", "naive_bf16"};
   std::vector<std::size_t> lengths;
   for (const auto& t : lengths_text) {
-    const std::uint64_t n = count_option(t, "--n");
-    if (n < 2 || n > 10000000) throw UsageError("--n must be between 2 and 10^7, got " + t);
+    const std::uint64_t n = parse_count(t, "--n", 2, 10000000);
     lengths.push_back(static_cast<std::size_t>(n));
   }
   if (lengths.empty()) lengths = {100, 10000};

@@ -3,6 +3,7 @@
 // rounded sum in F, the exact sum, A = sum |x| and the condition number.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -23,6 +24,9 @@ ExactSum read_and_sum(std::istream& in, const std::string& source, Format f, boo
   std::size_t line_number = 0;
   while (std::getline(in, line)) {
     ++line_number;
+    // A byte order mark is allowed at the very start of the file (editors write one); anywhere
+    // else it is inside a token, and parse_number names it.
+    if (line_number == 1 && line.rfind(kUtf8ByteOrderMark, 0) == 0) line.erase(0, kUtf8ByteOrderMark.size());
     const auto comment = line.find('#');
     if (comment != std::string::npos) line.erase(comment);
     std::istringstream tokens(line);
@@ -30,11 +34,11 @@ ExactSum read_and_sum(std::istream& in, const std::string& source, Format f, boo
     while (tokens >> token) {
       const ParseResult parsed = parse_number(token);
       const std::string where = source + ":" + std::to_string(line_number) + ": ";
-      if (!parsed.ok()) throw UsageError(where + "'" + token + "' is not a number (" + parsed.error + ")");
+      if (!parsed.ok()) throw UsageError(where + echo_token(token) + " is not a number (" + parsed.error + ")");
       const auto value = exact_value_in(parsed.number, f);
       if (!value) {
         const double nearest = round_parsed_to_format(parsed.number, f);
-        throw UsageError(where + "'" + token + "' is not exactly representable in " + std::string(name(f)) +
+        throw UsageError(where + echo_token(token) + " is not exactly representable in " + std::string(name(f)) +
                          " (nearest " + std::string(name(f)) + " value: " + shortest_decimal(nearest, f) + " = " +
                          hex_float(nearest) + ")");
       }
@@ -63,6 +67,7 @@ int exact_command(Args& args) {
   if (path == "-") {
     exact = read_and_sum(std::cin, "<stdin>", *f, any_nan);
   } else {
+    if (std::filesystem::is_directory(path)) throw UsageError(path + ": is a directory, not a file");
     std::ifstream in(path);
     if (!in) throw UsageError(path + ": cannot open");
     exact = read_and_sum(in, path, *f, any_nan);

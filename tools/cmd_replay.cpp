@@ -11,23 +11,41 @@
 
 namespace accucheck::cli {
 
+// One rule for the backends a case runs on, named by the case or chosen by --backend: a backend
+// runs workloads of its storage format only (its values, its buffer), so one of another format
+// is refused, never fed the case's values as if they were its own. A glob keeps the backends of
+// the case's format among those it matches.
 std::vector<const Backend*> backends_for_case(const std::vector<std::string>& globs, const std::string& named,
-                                              Format storage) {
+                                              Format storage, const std::string& source) {
   const Registry& registry = Registry::global();
+  const std::string format_text(name(storage));
   std::vector<const Backend*> chosen;
   if (!globs.empty()) {
+    std::string other_formats;  // the first few, for the error
+    std::size_t others = 0;
     for (const auto& glob : globs) {
       const auto matched = registry.match(glob);
       if (matched.empty()) throw UsageError("--backend '" + glob + "' matches no backend (see accucheck list)");
-      for (const Backend* b : matched)
-        if (b->storage == storage && std::find(chosen.begin(), chosen.end(), b) == chosen.end()) chosen.push_back(b);
+      for (const Backend* b : matched) {
+        if (b->storage != storage && ++others <= 4)
+          other_formats += (other_formats.empty() ? "" : ", ") + b->name + " (" + std::string(name(b->storage)) + ")";
+        else if (b->storage == storage && std::find(chosen.begin(), chosen.end(), b) == chosen.end())
+          chosen.push_back(b);
+      }
     }
-    if (chosen.empty()) throw UsageError("no backend selected by --backend has storage format " + std::string(name(storage)));
+    if (others > 4) other_formats += ", ...";
+    if (chosen.empty())
+      throw UsageError(source + ": the case's format is " + format_text + ", and --backend selects only backends of other storage formats: " +
+                       other_formats + " (a backend runs workloads of its own storage format)");
     return chosen;
   }
   if (!named.empty()) {
     const Backend* b = registry.find(named);
     if (!b) throw UsageError("the case names backend '" + named + "', which is not registered (see accucheck list; load its plugin with --plugin)");
+    if (b->storage != storage)
+      throw UsageError(source + ": backend: '" + named + "' stores " + std::string(name(b->storage)) + ", but the case's format is " +
+                       format_text + " (a backend runs workloads of its own storage format; --backend GLOB picks " + format_text +
+                       " backends)");
     return {b};
   }
   for (const auto& b : registry.all())
@@ -63,9 +81,10 @@ int replay_command(Args& args) {
   } catch (const CaseError& e) {
     throw UsageError(e.what());
   }
+  for (const auto& warning : c.warnings) std::fprintf(stderr, "accucheck replay: warning: %s\n", warning.c_str());
   const Workload& w = c.workload;
   const Format format = format_of(w);
-  auto backends = backends_for_case(globs, c.backend, format);
+  auto backends = backends_for_case(globs, c.backend, format, files[0]);
   std::erase_if(backends, [&](const Backend* b) { return !b->supports(kind_of(w)); });
   if (backends.empty()) throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)));
   const auto exact = exact_sums(w);

@@ -30,8 +30,7 @@ int scenario_command(Args& args) {
   if (names.size() != 1) throw UsageError("give one scenario name (" + known + ") or --list");
   const scenarios::Scenario* s = scenarios::find(names[0]);
   if (!s) throw UsageError("unknown scenario '" + names[0] + "' (" + known + ")");
-  if (dump_dir && (dump_dir->empty() || (std::filesystem::exists(*dump_dir) && !std::filesystem::is_directory(*dump_dir))))
-    throw UsageError("--dump " + *dump_dir + ": needs a directory (created when missing)");
+  if (dump_dir) check_output_directory("--dump", *dump_dir);
   const scenarios::ScenarioResult r = scenarios::run(*s);
   if (dump_dir) {
     std::vector<std::string> files;

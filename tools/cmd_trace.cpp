@@ -8,6 +8,7 @@
 // shape (T, B) or (P,), and a rows file of shape (T, B, dim) or (P, dim): pair p adds row
 // vector p to table row indices[p]. docs/trace.md shows how to dump both from PyTorch.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -39,6 +40,9 @@ NpyArray read(const std::string& path) {
 
 // The values of a float array in the trace's format: the file's own, or rounded to --as.
 std::vector<double> float_values(const NpyArray& a, bool bf16, const std::optional<Format>& as, Format& format) {
+  if (bf16 && a.dtype != NpyDtype::u16)
+    throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
+                     "': --bf16 reads uint16 arrays ('<u2') as bfloat16 bit patterns, and this array is not one");
   const auto f = a.float_format(bf16);
   if (!f) {
     if (a.dtype == NpyDtype::u16)
@@ -49,7 +53,21 @@ std::vector<double> float_values(const NpyArray& a, bool bf16, const std::option
   std::vector<double> values = a.floats(bf16);
   format = *f;
   if (as && *as != *f) {
-    for (double& v : values) v = round_to_format(v, *as);
+    // --as rounds (RNE, docs/trace.md); a finite gradient beyond the format's range would
+    // become an infinity that no backend summed, so such a trace is refused, not judged.
+    std::size_t beyond = 0, first = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const double rounded = round_to_format(values[i], *as);
+      if (std::isinf(rounded) && std::isfinite(values[i]) && beyond++ == 0) first = i;
+      else values[i] = rounded;
+    }
+    if (beyond) {
+      char numbers[160];
+      std::snprintf(numbers, sizeof numbers, "largest finite %.17g; --as would make them infinite): the first is %.17g",
+                    largest_finite(*as), values[first]);
+      throw UsageError(a.source + ": " + std::to_string(beyond) + " of " + std::to_string(values.size()) + " values do not fit in " +
+                       std::string(name(*as)) + " (" + numbers + " at index " + npy_index_text(a.shape, first));
+    }
     format = *as;
   }
   return values;
@@ -138,7 +156,6 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
     largest = std::max(largest, index[p]);
   }
   const std::uint64_t rows = vocab ? *vocab : static_cast<std::uint64_t>(largest) + 1;
-  if (rows == 0) throw UsageError("--vocab must be at least 1");
   if (static_cast<std::uint64_t>(largest) >= rows)
     throw UsageError(indices_path + ": index " + std::to_string(largest) + " is outside the table of --vocab " + std::to_string(rows) + " rows");
   if (rows > 0xffffffffULL || rows * dim > kMaxTableValues)
@@ -182,12 +199,9 @@ int trace_command(Args& args) {
   const auto indices = args.value("indices");
   const auto rows = args.value("rows");
   std::optional<std::uint64_t> vocab;
-  if (auto v = args.value("vocab")) vocab = parse_count(*v, "--vocab");
-  std::size_t chunk = 4096;
-  if (auto v = args.value("chunk")) {
-    chunk = parse_count(*v, "--chunk");
-    if (chunk == 0) throw UsageError("--chunk needs at least 1 element per case, got 0");
-  }
+  if (auto v = args.value("vocab")) vocab = parse_count(*v, "--vocab", 1);
+  const auto chunk_text = args.value("chunk");
+  const std::size_t chunk = chunk_text ? parse_count(*chunk_text, "--chunk", 1) : 4096;
   options.findings_dir = args.value("findings").value_or("findings");
   const auto json_path = args.value("json");
   const auto junit_path = args.value("junit");
@@ -197,7 +211,11 @@ int trace_command(Args& args) {
   const auto files = args.positionals();
   if (indices.has_value() != rows.has_value()) throw UsageError("an embedding trace needs both --indices IDX.npy and --rows ROWS.npy");
   if (files.empty() && !indices) throw UsageError("trace needs FILE.npy (shape (T, ...)) or --indices IDX.npy --rows ROWS.npy");
+  // Options that would change nothing are refused rather than ignored.
+  if (vocab && !indices) throw UsageError("--vocab sizes an embedding trace's table: it needs --indices IDX.npy --rows ROWS.npy");
+  if (chunk_text && files.empty()) throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
   check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
+  check_output_directory("--findings", options.findings_dir);
 
   // Every file is read and checked before anything runs.
   std::vector<Trace> traces;

@@ -30,7 +30,7 @@ const Subcommand kSubcommands[] = {
      "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json]\n"
      "                                     re-run a case file: the per-element verdict table"},
     {"compare", accucheck::cli::compare_command,
-     "compare [--backend GLOB]... [--n N]... [--cases N] [--seed S]\n"
+     "compare [--backend GLOB]... [--n N]... [--cases N] [--seed S] [--plugin LIB.so]...\n"
      "                                     adversarial families vs uniform random: max error/bound side by side"},
     {"trace", accucheck::cli::trace_command,
      "trace FILE.npy... [--indices IDX.npy --rows ROWS.npy [--vocab V]] [--bf16] [--as F]\n"
@@ -71,6 +71,11 @@ int main(int argc, char** argv) {
   }
   for (const auto& s : kSubcommands) {
     if (std::strcmp(argv[1], s.name) != 0) continue;
+    for (int i = 2; i < argc; ++i)
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        std::printf("usage: accucheck %s\n", s.synopsis);
+        return accucheck::cli::kExitOk;
+      }
     accucheck::cli::Args args(std::vector<std::string>(argv + 2, argv + argc));
     try {
       return s.run(args);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "accucheck/json.h"
+#include "accucheck/number_parse.h"
 #include "campaign.h"
 #include "cli.h"
 
@@ -47,10 +48,21 @@ class Reader {
     return std::strtod(v.text.c_str(), nullptr);
   }
   std::uint64_t count(const JsonValue& v, const std::string& field) const {
-    if (v.type != JsonValue::Type::number || v.text.empty() || v.text.size() > 20 ||
-        v.text.find_first_not_of("0123456789") != std::string::npos)
-      fail(field, "must be a non-negative integer");
-    return std::strtoull(v.text.c_str(), nullptr, 10);
+    bool too_large = false;
+    const auto value = v.type == JsonValue::Type::number ? parse_u64(v.text, &too_large) : std::nullopt;
+    if (too_large) fail(field, v.text + " is too large (at most " + kU64MaxText + ")");
+    if (!value) fail(field, "must be a non-negative integer");
+    return *value;
+  }
+  // An integer exactly, sign included: through a double, 2^63-1 (the saturated max ulps of an f64
+  // backend) became 2^63, and its conversion back to int64 overflowed to -2^63.
+  std::int64_t integer(const JsonValue& v, const std::string& field) const {
+    const bool negative = v.type == JsonValue::Type::number && !v.text.empty() && v.text[0] == '-';
+    const auto magnitude = v.type == JsonValue::Type::number ? parse_u64(std::string_view(v.text).substr(negative)) : std::nullopt;
+    const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+    if (!magnitude || *magnitude > limit)
+      fail(field, "must be an integer of 64 bits, not " + (v.text.empty() ? std::string(v.type_name()) : echo_token(v.text)));
+    return negative ? static_cast<std::int64_t>(0 - *magnitude) : static_cast<std::int64_t>(*magnitude);
   }
   const JsonValue& array(const JsonValue& v, const std::string& field) const {
     if (v.type != JsonValue::Type::array) fail(field, "must be an array, not " + std::string(v.type_name()));
@@ -446,7 +458,7 @@ void add_results(ReportData& data, std::string_view json_text, const std::string
     if (auto* v = r.optional(jb, "origin")) b.origin = r.string(*v, at + "origin");
     if (auto* v = r.optional(jb, "addends")) b.addends = r.count(*v, at + "addends");
     if (auto* v = r.optional(jb, "determinism_checks")) b.determinism_checks = r.count(*v, at + "determinism_checks");
-    if (auto* v = r.optional(jb, "max_ulps")) b.max_ulps = static_cast<std::int64_t>(r.number(*v, at + "max_ulps"));
+    if (auto* v = r.optional(jb, "max_ulps")) b.max_ulps = r.integer(*v, at + "max_ulps");
     if (auto* v = r.optional(jb, "violations")) {
       r.object(*v, at + "violations");
       for (const auto& [verdict, count] : v->members) b.violations[verdict] += r.count(count, at + "violations." + verdict);
@@ -539,7 +551,7 @@ std::string render_report(const ReportData& data) {
          escape(b.bound) + "</code></td><td>" + escape(b.determinism) +
          (b.determinism_checks ? " (checked " + std::to_string(b.determinism_checks) + "x)" : "") + "</td><td class=\"num\">" +
          std::to_string(b.cases) + "</td><td>" + escape(violation_text(b)) + "</td><td class=\"num\">" + fmt("%.4g", b.max_ratio) +
-         "</td><td class=\"num\">" + std::to_string(b.max_ulps) + "</td><td>" +
+         "</td><td class=\"num\">" + ulps_text(b.max_ulps) + "</td><td>" +
          escape(b.origin.empty() || b.origin == "builtin" ? "built-in" : "plugin " + b.origin) + "</td></tr>\n";
   }
   h += "</table>\n";

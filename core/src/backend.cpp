@@ -94,6 +94,9 @@ void Backend::run(const Workload& w, std::span<double> result, const RunOptions&
 
 bool valid_backend_name(std::string_view name) {
   if (name.empty() || name.size() > 128) return false;
+  // Names become file names (findings/<backend>_<verdict>_<id>.json) and command-line words:
+  // no hidden file, no "." or "..", nothing that reads as an option.
+  if (name.front() == '.' || name.front() == '-') return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
            c == '.';
@@ -107,7 +110,7 @@ Registry& Registry::global() {
 
 void Registry::add(Backend backend) {
   if (!valid_backend_name(backend.name))
-    throw std::invalid_argument("backend name '" + backend.name + "' must be letters, digits, '_', '-', '.'");
+    throw std::invalid_argument("backend name '" + backend.name + "' must be letters, digits, '_', '-', '.', not starting with '.' or '-'");
   if (find(backend.name)) throw std::invalid_argument("duplicate backend name '" + backend.name + "'");
   backends_.push_back(std::move(backend));
 }

@@ -3,19 +3,25 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
+#include "accucheck/bound.h"
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
+#include "accucheck/properties.h"
+#include "accucheck/verdict.h"
 
 namespace accucheck {
 namespace {
 
-constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 28;  // refuse absurd shapes before allocating
+constexpr std::uint64_t kMaxValues = kMaxCaseValues;
 
 [[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& what) {
   throw CaseError(source + ": " + field + ": " + what);
@@ -67,12 +73,12 @@ std::string optional_string(const JsonValue& object, std::string_view key, const
 
 std::uint64_t unsigned_text(const JsonValue& v, const std::string& source, const std::string& field, std::uint64_t limit) {
   const std::string& t = v.text;
-  if ((v.type != JsonValue::Type::number && v.type != JsonValue::Type::string) || t.empty() || t.size() > 20 ||
-      t.find_first_not_of("0123456789") != std::string::npos || (t.size() == 20 && t > "18446744073709551615"))
-    fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : t));
-  const std::uint64_t value = std::stoull(t);
-  if (value > limit) fail(source, field, std::to_string(value) + " is too large (at most " + std::to_string(limit) + ")");
-  return value;
+  bool too_large = false;
+  const auto value = v.type == JsonValue::Type::number || v.type == JsonValue::Type::string ? parse_u64(t, &too_large) : std::nullopt;
+  if (too_large) fail(source, field, echo_token(t) + " is too large (at most " + kU64MaxText + ")");
+  if (!value) fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : echo_token(t)));
+  if (*value > limit) fail(source, field, t + " is too large (at most " + std::to_string(limit) + ")");
+  return *value;
 }
 
 std::uint64_t count_field(const JsonValue& object, std::string_view key, const std::string& source,
@@ -84,9 +90,9 @@ double value_field(const JsonValue& v, Format f, const std::string& source, cons
   if (v.type != JsonValue::Type::string && v.type != JsonValue::Type::number)
     fail(source, field, "must be a number or a string such as \"0x1.8p-3\", not " + std::string(v.type_name()));
   const ParseResult parsed = parse_number(v.text);
-  if (!parsed.ok()) fail(source, field, "'" + v.text + "' is not a number (" + parsed.error + ")");
+  if (!parsed.ok()) fail(source, field, echo_token(v.text) + " is not a number (" + parsed.error + ")");
   const auto value = exact_value_in(parsed.number, f);
-  if (!value) fail(source, field, "'" + v.text + "' is not exactly a " + std::string(name(f)) + " value");
+  if (!value) fail(source, field, echo_token(v.text) + " is not exactly a " + std::string(name(f)) + " value");
   return *value;
 }
 
@@ -153,7 +159,33 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
   return p;
 }
 
-SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source) {
+// Keys this version does not know are read past with a warning (forward compatibility: a newer
+// writer may add fields), never silently.
+constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
+                                            "verdict",        "family",   "seed",   "found_by", "note"};
+constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends"};
+constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "initial", "a", "b"};
+constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs"};
+constexpr std::string_view kPairKeys[] = {"row", "values"};
+
+void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view> known, std::span<const std::string_view> also_known,
+                       const std::string& source, const std::string& prefix, std::vector<std::string>& warnings) {
+  auto in = [](std::span<const std::string_view> list, const std::string& key) {
+    return std::find(list.begin(), list.end(), key) != list.end();
+  };
+  for (const auto& [key, value] : object.members)
+    if (!in(known, key) && !in(also_known, key)) warnings.push_back(source + ": " + prefix + key + ": unknown key, ignored");
+}
+
+// What the writers put in `verdict`: a verdict name (properties, fuzzers, check's findings) or
+// the metamorphic properties' labels (properties.h).
+bool known_verdict(const std::string& text) {
+  for (unsigned v = 0; v <= 0xff; ++v)  // every value of the enum's underlying type: robust to new verdicts
+    if (name(static_cast<Verdict>(v)) == text && text != "?") return true;
+  return text == std::string(name(Property::scaling)) + "-mismatch" || text == std::string(name(Property::negation)) + "-mismatch";
+}
+
+SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source, std::vector<std::string>& warnings) {
   SparseWorkload s;
   s.format = f;
   s.rows = count_field(root, "rows", source, std::uint64_t{1} << 32);
@@ -174,6 +206,7 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
       const JsonValue& pair = step.items[q];
       const std::string pair_field = field + "[" + std::to_string(q) + "]";
       if (pair.type != JsonValue::Type::object) fail(source, pair_field, "must be an object {\"row\": R, \"values\": [...]}");
+      warn_unknown_keys(pair, kPairKeys, {}, source, pair_field + ".", warnings);
       const JsonValue* row = pair.find("row");
       if (!row) fail(source, pair_field + ".row", "missing");
       const std::uint64_t r = unsigned_text(*row, source, pair_field + ".row", s.rows - 1);
@@ -247,19 +280,32 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
          "version " + std::to_string(version) + " is not supported (this accucheck reads " + std::to_string(kCaseFormatVersion) + ")");
   const std::string format_text = require(root, "format", JsonValue::Type::string, source).text;
   const auto format = parse_format(format_text);
-  if (!format) fail(source, "format", "'" + format_text + "' is not a format (f64, f32, f16, bf16)");
+  if (!format) fail(source, "format", echo_token(format_text) + " is not a format (f64, f32, f16, bf16)");
   const std::string kind = require(root, "workload", JsonValue::Type::string, source).text;
 
   CaseFile c;
-  if (kind == "dense") c.workload = read_dense(root, *format, source);
-  else if (kind == "product") c.workload = read_product(root, *format, source);
-  else if (kind == "sparse") c.workload = read_sparse(root, *format, source);
-  else fail(source, "workload", "'" + kind + "' is not a workload kind (dense, product, sparse)");
+  if (kind == "dense") {
+    c.workload = read_dense(root, *format, source);
+    warn_unknown_keys(root, kCommonKeys, kDenseKeys, source, "", c.warnings);
+  } else if (kind == "product") {
+    c.workload = read_product(root, *format, source);
+    warn_unknown_keys(root, kCommonKeys, kProductKeys, source, "", c.warnings);
+  } else if (kind == "sparse") {
+    c.workload = read_sparse(root, *format, source, c.warnings);
+    warn_unknown_keys(root, kCommonKeys, kSparseKeys, source, "", c.warnings);
+  } else {
+    fail(source, "workload", echo_token(kind) + " is not a workload kind (dense, product, sparse)");
+  }
   const std::string family = optional_string(root, "family", source);
   std::visit([&](auto& w) { w.family = family; }, c.workload);
   c.backend = optional_string(root, "backend", source);
   c.bound = optional_string(root, "bound", source);
+  if (std::string error; !c.bound.empty() && !parse_bound(c.bound, &error))
+    fail(source, "bound", error);
   c.verdict = optional_string(root, "verdict", source);
+  if (!c.verdict.empty() && !known_verdict(c.verdict))
+    fail(source, "verdict", echo_token(c.verdict) + " is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
+                            "docs/case-format.md)");
   c.found_by = optional_string(root, "found_by", source);
   c.note = optional_string(root, "note", source);
   if (const JsonValue* seed = root.find("seed"); seed && seed->type != JsonValue::Type::null)
@@ -268,6 +314,8 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
 }
 
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw CaseError(path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CaseError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::ostringstream buffer;

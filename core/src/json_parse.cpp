@@ -1,8 +1,10 @@
 // A strict, bounded JSON reader for case files and result files. Every malformed input gives
 // an error with line and column; nothing is read past the end; nesting is limited.
 #include <cstdint>
+#include <unordered_set>
 
 #include "accucheck/json.h"
+#include "accucheck/number_parse.h"
 
 namespace accucheck {
 namespace {
@@ -16,6 +18,7 @@ class Reader {
 
   bool document(JsonValue& out, std::string& error) {
     if (text_.size() > kMaxText) return fail("document larger than 256 MiB", error);
+    if (text_.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) position_ = kUtf8ByteOrderMark.size();  // RFC 8259 allows ignoring one
     skip_space();
     if (!value(out, 0, error)) return false;
     skip_space();
@@ -72,7 +75,7 @@ class Reader {
       out.type = JsonValue::Type::null;
       return true;
     }
-    return fail(std::string("unexpected character '") + c + "'", error);
+    return fail("unexpected character '" + printable_bytes(text_.substr(position_, 1)) + "'", error);
   }
 
   bool object(JsonValue& out, int depth, std::string& error) {
@@ -83,17 +86,27 @@ class Reader {
       ++position_;
       return true;
     }
+    std::unordered_set<std::string> large_object_keys;
     for (;;) {
       skip_space();
       if (position_ >= text_.size() || text_[position_] != '"') return fail("expected a string key", error);
+      const std::size_t key_position = position_;
       std::string key;
       if (!string(key, error)) return false;
+      // Duplicate keys are refused: RFC 8259 leaves their meaning open, and "first wins" would
+      // silently replay another case than the file seems to say.
+      if (is_duplicate_key(out, key, large_object_keys)) {
+        position_ = key_position;
+        return fail("duplicate key \"" + key + "\" in " + (path_.empty() ? "the top-level object" : path_text()), error);
+      }
       skip_space();
       if (position_ >= text_.size() || text_[position_] != ':') return fail("expected ':' after a key", error);
       ++position_;
       skip_space();
       JsonValue member;
+      path_.push_back({&key, 0});
       if (!value(member, depth + 1, error)) return false;
+      path_.pop_back();
       out.members.emplace_back(std::move(key), std::move(member));
       skip_space();
       if (position_ < text_.size() && text_[position_] == ',') {
@@ -119,7 +132,9 @@ class Reader {
     for (;;) {
       skip_space();
       JsonValue item;
+      path_.push_back({nullptr, out.items.size()});
       if (!value(item, depth + 1, error)) return false;
+      path_.pop_back();
       out.items.push_back(std::move(item));
       skip_space();
       if (position_ < text_.size() && text_[position_] == ',') {
@@ -207,7 +222,7 @@ class Reader {
           append_utf8(out, cp);
           break;
         }
-        default: --position_; return fail(std::string("bad escape '\\") + e + "'", error);
+        default: --position_; return fail("bad escape '\\" + printable_bytes(std::string_view(&e, 1)) + "'", error);
       }
     }
     return fail("unterminated string", error);
@@ -237,8 +252,33 @@ class Reader {
     return true;
   }
 
+  // A linear search among the few keys of an ordinary object, a hash set beyond them.
+  static bool is_duplicate_key(const JsonValue& object, const std::string& key, std::unordered_set<std::string>& seen) {
+    constexpr std::size_t kLinearSearch = 16;
+    if (object.members.size() < kLinearSearch) return object.find(key) != nullptr;
+    if (seen.empty())
+      for (const auto& member : object.members) seen.insert(member.first);
+    return !seen.insert(key).second;
+  }
+
+  // Where the parser is: "pairs[0][1].row" (the key of the member being read, the index of the
+  // item), for errors that the line and column alone make hard to place.
+  struct PathStep {
+    const std::string* key;  // nullptr: an array item
+    std::size_t index;
+  };
+  std::string path_text() const {
+    std::string text;
+    for (const auto& step : path_) {
+      if (step.key) text += (text.empty() ? "" : ".") + *step.key;
+      else text += "[" + std::to_string(step.index) + "]";
+    }
+    return text;
+  }
+
   std::string_view text_;
   std::size_t position_ = 0;
+  std::vector<PathStep> path_;
 };
 
 }  // namespace

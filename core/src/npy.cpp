@@ -289,6 +289,18 @@ std::size_t NpyArray::count() const {
 
 std::string NpyArray::shape_text() const { return shape_string(shape); }
 
+std::string npy_index_text(std::span<const std::size_t> shape, std::size_t flat) {
+  if (shape.size() <= 1) return "(" + std::to_string(flat) + ")";
+  std::vector<std::size_t> index(shape.size());
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    index[k] = flat % shape[k];
+    flat /= shape[k];
+  }
+  std::string text = "(";
+  for (std::size_t k = 0; k < index.size(); ++k) text += (k ? ", " : "") + std::to_string(index[k]);
+  return text + ")";
+}
+
 namespace {
 
 // An array assembled by hand (not by parse_npy) may disagree with itself: never read past data.

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace accucheck {
 namespace {
@@ -104,6 +105,10 @@ ParseResult parse_number(std::string_view token) {
     result.error = "empty number";
     return result;
   }
+  if (token.find(kUtf8ByteOrderMark) != std::string_view::npos) {
+    result.error = "a UTF-8 byte order mark (U+FEFF, bytes EF BB BF) inside the number";
+    return result;
+  }
   std::string_view body = token;
   if (body[0] == '+' || body[0] == '-') {
     n.negative = body[0] == '-';
@@ -122,6 +127,9 @@ ParseResult parse_number(std::string_view token) {
   const int base = hex ? 16 : 10;
   const char exponent_marker = hex ? 'p' : 'e';
   std::size_t i = 0, digits = 0, significant = 0;
+  // Zeros after a nonzero digit, held back until a nonzero digit follows: only then are they
+  // significant. Trailing zeros (0x1.000...0p0) cost no arithmetic and count for nothing.
+  std::size_t pending_zeros = 0;
   bool seen_point = false;
   std::int64_t fraction_digits = 0;
   for (; i < body.size(); ++i) {
@@ -137,14 +145,21 @@ ParseResult parse_number(std::string_view token) {
     const int d = digit_value(c, base);
     if (d < 0) break;
     ++digits;
-    if (n.mantissa != 0 || d != 0) ++significant;
+    if (seen_point) ++fraction_digits;
+    if (d == 0) {
+      if (n.mantissa != 0) ++pending_zeros;
+      continue;
+    }
+    significant += pending_zeros + 1;
     if (significant > kMaxDigits) {
-      result.error = "too many significant digits";
+      result.error = "too many significant digits (at most " + std::to_string(kMaxDigits) + ")";
       return result;
     }
-    n.mantissa = n.mantissa * base + d;
-    if (seen_point) ++fraction_digits;
+    n.mantissa = n.mantissa * mp::pow(cpp_int(base), static_cast<unsigned>(pending_zeros + 1)) + d;
+    pending_zeros = 0;
   }
+  // The mantissa lacks the trailing zeros: value = mantissa * base^(pending_zeros - fraction_digits).
+  const std::int64_t scale_digits = static_cast<std::int64_t>(pending_zeros) - fraction_digits;
   if (digits == 0) {
     result.error = hex ? "hex float without digits" : "not a number";
     return result;
@@ -152,7 +167,7 @@ ParseResult parse_number(std::string_view token) {
   std::int64_t exponent = 0;
   if (i < body.size()) {
     if (std::tolower(static_cast<unsigned char>(body[i])) != exponent_marker) {
-      result.error = std::string("unexpected character '") + body[i] + "'";
+      result.error = "unexpected character '" + printable_bytes(body.substr(i, 1)) + "'";
       return result;
     }
     if (!read_exponent(body.substr(i + 1), exponent)) {
@@ -163,11 +178,50 @@ ParseResult parse_number(std::string_view token) {
     // C99 allows hex floats without a binary exponent only for integers in source; accept it.
   }
   if (hex) {
-    n.exponent2 = exponent - 4 * fraction_digits;
+    n.exponent2 = exponent + 4 * scale_digits;
   } else {
-    n.exponent10 = exponent - fraction_digits;
+    n.exponent10 = exponent + scale_digits;
   }
   return result;
+}
+
+std::string printable_bytes(std::string_view text) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += "\\x";
+      out += digits[byte >> 4];
+      out += digits[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string echo_token(std::string_view token) {
+  constexpr std::size_t kShown = 40;
+  if (token.size() <= kShown) return "'" + printable_bytes(token) + "'";
+  return "'" + printable_bytes(token.substr(0, kShown)) + "...' (" + std::to_string(token.size()) + " characters)";
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view text, bool* too_large) {
+  if (too_large) *too_large = false;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+      if (too_large) *too_large = true;
+      return std::nullopt;
+    }
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 std::optional<double> exact_value_in(const ExactNumber& number, Format f) {

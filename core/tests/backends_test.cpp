@@ -186,6 +186,18 @@ std::vector<const Backend*> dense_backends() {
   return out;
 }
 
+// A name is a file name in findings/ and a word on a command line.
+TEST(Backends, NamesAreNeitherHiddenFilesNorOptions) {
+  for (const char* name : {"naive_f32", "example.kahan_f32", "a-b", "x", "a.", "a..b", "9lives"}) EXPECT_TRUE(valid_backend_name(name)) << name;
+  for (const char* name : {"", ".", "..", ".hidden", "-f", "--backend", "a b", "a/b", "a*", "\xc3\xa9"})
+    EXPECT_FALSE(valid_backend_name(name)) << name;
+  EXPECT_FALSE(valid_backend_name(std::string(129, 'a')));
+  Registry registry;
+  EXPECT_THROW(registry.add(dense_backend(".", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "",
+                                          [](const DenseWorkload&, std::span<double>, const RunOptions&) {})),
+               std::invalid_argument);
+}
+
 TEST(Backends, RegistryIsPopulated) {
   const auto all = dense_backends();
   EXPECT_GE(all.size(), 37u);

@@ -252,6 +252,61 @@ TEST(NumberParse, MalformedTokensAreErrors) {
   }
 }
 
+// Trailing zeros are not significant: however many, they neither count against the digit limit
+// nor change the value, in the integer part, in the fraction, before an exponent.
+TEST(NumberParse, TrailingZerosAreNotSignificant) {
+  const std::string zeros(5000, '0');
+  for (const std::string& text : {"0x1." + zeros + "p0", "1." + zeros, "0x0.8" + zeros + "p1", "0.5" + zeros + "e1",
+                                  "1" + zeros + "e-5000", "0x1" + zeros + "p-20000", "0x1." + zeros, "-1." + zeros + "e0"}) {
+    const auto p = parse_number(text);
+    ASSERT_TRUE(p.ok()) << text.substr(0, 12) << ": " << p.error;
+    for (Format f : all_formats) EXPECT_EQ(exact_value_in(p.number, f), text[0] == '-' ? -1.0 : text.find("0.5") == 0 ? 5.0 : 1.0)
+        << text.substr(0, 12);
+  }
+  EXPECT_EQ(parse_exact("10.00", Format::f32), 10.0);
+  EXPECT_EQ(parse_exact("0x10.00p0", Format::f32), 16.0);
+  EXPECT_EQ(parse_exact("100e-2", Format::f32), 1.0);
+  EXPECT_EQ(parse_exact("0x1.80p1", Format::f32), 3.0);
+  // Zeros between nonzero digits are significant: 2000 digits in all are the limit.
+  EXPECT_TRUE(parse_number("1." + std::string(1998, '0') + "1").ok());
+  EXPECT_FALSE(parse_number("1." + std::string(1999, '0') + "1").ok());
+  EXPECT_FALSE(parse_number("0x1." + zeros + "1p0").ok());
+}
+
+// What error messages echo is visible and short: control and non-ASCII bytes escaped, long
+// tokens cut with their length.
+TEST(NumberParse, EchoedTokensAreVisibleAndShort) {
+  EXPECT_EQ(printable_bytes(std::string("1\0" "2", 3)), "1\\x002");
+  EXPECT_EQ(printable_bytes("\xef\xbb\xbf" "1\t\\"), "\\xef\\xbb\\xbf1\\x09\\\\");
+  EXPECT_EQ(echo_token("0x1p-3"), "'0x1p-3'");
+  const std::string echoed = echo_token(std::string(1000000, '7'));
+  EXPECT_EQ(echoed, "'" + std::string(40, '7') + "...' (1000000 characters)");
+  EXPECT_EQ(echo_token(std::string(40, '7')), "'" + std::string(40, '7') + "'");
+  // The parser's own errors escape too, and name a byte order mark.
+  const auto nul = parse_number(std::string("1\0" "2", 3));
+  EXPECT_EQ(nul.error, "unexpected character '\\x00'");
+  for (const char* text : {"\xef\xbb\xbf" "1", "1\xef\xbb\xbf", "0x\xef\xbb\xbf" "1p0"})
+    EXPECT_NE(parse_number(text).error.find("byte order mark"), std::string::npos) << printable_bytes(text);
+}
+
+// Seeds and counts: every value up to 2^64-1 (20 digits), nothing above, digits only.
+TEST(NumberParse, UnsignedSixtyFourBitIntegers) {
+  bool too_large = true;
+  EXPECT_EQ(parse_u64("0", &too_large), 0u);
+  EXPECT_FALSE(too_large);
+  EXPECT_EQ(parse_u64("11133737535551991399"), 11133737535551991399ull);
+  EXPECT_EQ(parse_u64("18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(parse_u64("000018446744073709551615"), std::numeric_limits<std::uint64_t>::max());
+  for (const char* text : {"18446744073709551616", "18446744073709551620", "99999999999999999999", "100000000000000000000"}) {
+    EXPECT_FALSE(parse_u64(text, &too_large)) << text;
+    EXPECT_TRUE(too_large) << text;
+  }
+  for (const char* text : {"", "-1", "+1", "1e3", "0x10", " 1", "1 ", "1.0"}) {
+    EXPECT_FALSE(parse_u64(text, &too_large)) << "'" << text << "'";
+    EXPECT_FALSE(too_large) << "'" << text << "'";
+  }
+}
+
 TEST(NumberParse, AbsurdTokensNeitherCrashNorHang) {
   const auto start = std::chrono::steady_clock::now();
   // Huge exponents: parsed (clamped) and decided by magnitude, never expanded.
@@ -273,8 +328,15 @@ TEST(NumberParse, AbsurdTokensNeitherCrashNorHang) {
       }
     }
   }
-  // Digit strings beyond the limit are refused; long runs of leading zeros are fine.
-  EXPECT_FALSE(parse_number("1" + std::string(2500, '0')).ok());
+  // Digit strings beyond the limit are refused; long runs of leading zeros are fine, and so are
+  // trailing ones (they are not significant): 10^2500 is a number, far above every format.
+  {
+    const auto p = parse_number("1" + std::string(2500, '0'));
+    ASSERT_TRUE(p.ok()) << p.error;
+    EXPECT_EQ(round_parsed_to_format(p.number, Format::f64), kInf);
+    EXPECT_FALSE(exact_value_in(p.number, Format::f64));
+  }
+  EXPECT_FALSE(parse_number("1" + std::string(2500, '0') + "1").ok());
   EXPECT_FALSE(parse_number(std::string(100000, '7')).ok());
   EXPECT_FALSE(parse_number("0x" + std::string(2500, 'f')).ok());
   EXPECT_FALSE(parse_number("0." + std::string(3000, '3')).ok());

@@ -144,18 +144,6 @@ Divergence diverge(const PathResult& a, const PathResult& b) {
 
 namespace {
 
-std::string index_text(std::size_t flat, const std::vector<std::size_t>& shape) {
-  if (shape.size() <= 1) return "(" + std::to_string(flat) + ")";
-  std::vector<std::size_t> index(shape.size());
-  for (std::size_t k = shape.size(); k-- > 0;) {
-    index[k] = flat % shape[k];
-    flat /= shape[k];
-  }
-  std::string text = "(";
-  for (std::size_t k = 0; k < index.size(); ++k) text += (k ? ", " : "") + std::to_string(index[k]);
-  return text + ")";
-}
-
 std::string number(double x) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.12g", x);
@@ -203,7 +191,7 @@ std::string to_text(const ScenarioResult& r) {
                                                  "computed", "error", "bound value", "error/bound", "kappa"}};
   for (const auto& p : r.paths) {
     const ElementVerdict& e = p.shown_element();
-    rows.push_back({p.path, p.tensor, p.backend, p.bound, verdict_counts(p), index_text(p.shown, p.shape), number(e.exact),
+    rows.push_back({p.path, p.tensor, p.backend, p.bound, verdict_counts(p), npy_index_text(p.shape, p.shown), number(e.exact),
                     number(e.computed), number(e.error), number(e.bound), number(e.ratio), number(e.kappa)});
   }
   out += table(rows);
@@ -253,7 +241,7 @@ std::string to_json(const ScenarioResult& r) {
     j.end_object();
     const ElementVerdict& e = p.shown_element();
     j.key("shown").begin_object();
-    j.field("element", static_cast<std::uint64_t>(p.shown)).field("index", index_text(p.shown, p.shape));
+    j.field("element", static_cast<std::uint64_t>(p.shown)).field("index", npy_index_text(p.shape, p.shown));
     j.field("exact", e.exact).field("computed", e.computed).field("error", e.error).field("bound", e.bound);
     j.field("ratio", e.ratio).field("kappa", e.kappa).field("verdict", std::string(name(e.verdict)));
     j.end_object();

@@ -96,6 +96,7 @@ class Registry {
   std::vector<Backend> backends_;
 };
 
+// 1 to 128 letters, digits, '_', '-', '.', not starting with '.' or '-' (built-in and plugin names).
 bool valid_backend_name(std::string_view name);
 
 struct Registration {

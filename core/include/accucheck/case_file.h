@@ -7,12 +7,17 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "accucheck/workload.h"
 
 namespace accucheck {
 
 inline constexpr int kCaseFormatVersion = 1;
+// The most values (initial and addends, over all elements) one case may hold: absurd shapes are
+// refused before anything is allocated, and a campaign's limits keep its cases within it.
+inline constexpr std::uint64_t kMaxCaseValues = std::uint64_t{1} << 28;
+inline constexpr const char* kMaxCaseValuesText = "2^28 = 268435456";
 
 struct CaseFile {
   Workload workload;  // dense, product or sparse
@@ -22,6 +27,9 @@ struct CaseFile {
   std::string found_by;  // "accucheck check --seed 7", "property StatedBoundHolds", ...
   std::string note;
   std::optional<std::uint64_t> seed;  // the seed that regenerates it, when there is one
+  // Read, not written: "case.json: colour: unknown key, ignored" for each key this version does
+  // not know (a newer writer's, or a typo), for the reader to show; the case is read anyway.
+  std::vector<std::string> warnings;
 };
 
 // A malformed case: the message names the source and the field ("case.json: addends[2][0]: ...").

@@ -86,7 +86,8 @@ struct JsonParseResult {
   bool ok() const { return error.empty(); }
 };
 
-// Strict JSON (RFC 8259) with limits: nesting depth 64, 256 MiB of text. Never throws.
+// Strict JSON (RFC 8259) with limits: nesting depth 64, 256 MiB of text; a key given twice in
+// one object is an error naming the key and where the object is ("pairs[0][1]"). Never throws.
 JsonParseResult parse_json(std::string_view text);
 
 }  // namespace accucheck

@@ -28,6 +28,8 @@ struct NpyError : std::runtime_error {
 enum class NpyDtype : std::uint8_t { f64, f32, f16, u16, i32, i64 };
 std::string_view npy_descr(NpyDtype d);  // "<f8", ...
 std::size_t npy_item_size(NpyDtype d);
+// Element `flat` of a C-ordered array of this shape, as "(1, 2)" ("(5)" for one dimension or none).
+std::string npy_index_text(std::span<const std::size_t> shape, std::size_t flat);
 
 struct NpyLimits {
   std::uint64_t max_bytes = std::uint64_t{16} << 30;  // data larger than this is refused before reading

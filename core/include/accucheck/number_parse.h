@@ -31,6 +31,18 @@ struct ParseResult {
 // Parses one whole token. Never throws; errors say what is wrong with the token.
 ParseResult parse_number(std::string_view token);
 
+// Error messages echo what they refuse so that it can be seen: control bytes, non-ASCII bytes
+// and backslashes escaped (a NUL as \x00, a byte order mark as \xef\xbb\xbf), and echo_token
+// quotes a token, cut to its first 40 characters with "..." and its length when longer.
+std::string printable_bytes(std::string_view text);
+std::string echo_token(std::string_view token);
+inline constexpr std::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
+
+// A whole token of decimal digits as an unsigned 64-bit integer (seeds, counts): nullopt when it
+// is not digits only or exceeds 2^64-1; *too_large (when given) says which.
+std::optional<std::uint64_t> parse_u64(std::string_view text, bool* too_large = nullptr);
+inline constexpr const char* kU64MaxText = "2^64-1 = 18446744073709551615";
+
 // The value as a double if it is exactly a value of f, else nullopt.
 std::optional<double> exact_value_in(const ExactNumber& number, Format f);
 

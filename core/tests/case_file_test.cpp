@@ -1,0 +1,100 @@
+// Tests of case_file.h's reader on hand-written files: what a case file may not say (a key
+// given twice, a bound that does not parse, a verdict nobody writes) is refused naming the file
+// and the field; a key this version does not know is read past with a warning; whatever the
+// writers write is read back.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "accucheck/backend.h"
+#include "accucheck/case_file.h"
+#include "accucheck/properties.h"
+#include "accucheck/verdict.h"
+
+namespace accucheck {
+namespace {
+
+const std::string kDense = R"({"accucheck_case": 1, "workload": "dense", "format": "f32", "elements": 1, "steps": 1,
+  "initial": ["1"], "addends": [["0.5"]]})";
+const std::string kSparse = R"({"accucheck_case": 1, "workload": "sparse", "format": "f32", "rows": 8, "dim": 1, "steps": 1,
+  "initial": "zeros", "pairs": [[{"row": 1, "values": ["1"]}]]})";
+
+// The text with `insert` placed right after the opening brace.
+std::string with(const std::string& text, const std::string& insert) { return "{" + insert + text.substr(1); }
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_case(text, "c.json");
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CaseFile, DuplicateKeysAreRefusedNamingTheKeyAndWhere) {
+  const std::string top = error_of(with(kDense, R"("format": "f64", )"));
+  EXPECT_NE(top.find("c.json"), std::string::npos) << top;
+  EXPECT_NE(top.find("duplicate key \"format\" in the top-level object"), std::string::npos) << top;
+  std::string sparse = kSparse;
+  sparse.replace(sparse.find(R"("row": 1)"), 8, R"("row": 1, "row": 5)");
+  const std::string pair = error_of(sparse);
+  EXPECT_NE(pair.find("duplicate key \"row\" in pairs[0][0]"), std::string::npos) << pair;
+  // Objects of many keys take the hashed path: the duplicate is found there too.
+  std::string many;
+  for (int i = 0; i < 40; ++i) many += "\"x" + std::to_string(i) + "\": 0, ";
+  const std::string large = error_of(with(kDense, "\"note\": {" + many + "\"x7\": 1}, "));
+  EXPECT_NE(large.find("duplicate key \"x7\" in note"), std::string::npos) << large;
+  EXPECT_EQ(error_of(with(kDense, "\"extension\": {" + many + "\"y\": 1}, ")), "");  // no duplicate: read (with a warning)
+}
+
+TEST(CaseFile, UnknownKeysAreReadWithAWarningEach) {
+  EXPECT_TRUE(parse_case(kDense, "c.json").warnings.empty());
+  EXPECT_TRUE(parse_case(kSparse, "c.json").warnings.empty());
+  const CaseFile dense = parse_case(with(kDense, R"("colour": "red", "pairs": [], )"), "c.json");
+  ASSERT_EQ(dense.warnings.size(), 2u);
+  EXPECT_EQ(dense.warnings[0], "c.json: colour: unknown key, ignored");
+  EXPECT_EQ(dense.warnings[1], "c.json: pairs: unknown key, ignored");  // a sparse key in a dense case
+  std::string sparse = kSparse;
+  sparse.replace(sparse.find(R"("row": 1)"), 8, R"("row": 1, "weight": 2)");
+  const CaseFile read = parse_case(sparse, "c.json");
+  ASSERT_EQ(read.warnings.size(), 1u);
+  EXPECT_EQ(read.warnings[0], "c.json: pairs[0][0].weight: unknown key, ignored");
+  EXPECT_EQ(std::get<SparseWorkload>(read.workload).row_index.at(0), 1u);
+}
+
+TEST(CaseFile, BoundAndVerdictMustBeWhatTheWritersWrite) {
+  const std::string bound = error_of(with(kDense, R"j("bound": "recursive(f33)", )j"));
+  EXPECT_NE(bound.find("c.json: bound: "), std::string::npos) << bound;
+  EXPECT_NE(bound.find("f33"), std::string::npos) << bound;
+  const std::string verdict = error_of(with(kDense, R"("verdict": "fine-probably", )"));
+  EXPECT_NE(verdict.find("c.json: verdict: 'fine-probably' is not a verdict"), std::string::npos) << verdict;
+  // Every verdict name and both metamorphic labels (properties.h), as findings record them.
+  std::vector<std::string> written = {"scaling-mismatch", "negation-mismatch"};
+  for (Verdict v : {Verdict::ok, Verdict::bound_vacuous, Verdict::precondition_not_met, Verdict::bound_exceeded,
+                    Verdict::not_correctly_rounded, Verdict::overflow, Verdict::special_value_mismatch,
+                    Verdict::not_representable, Verdict::nondeterministic, Verdict::metamorphic_mismatch,
+                    Verdict::backend_failed})
+    written.emplace_back(name(v));
+  for (const auto& v : written) EXPECT_EQ(error_of(with(kDense, "\"verdict\": \"" + v + "\", ")), "") << v;
+  EXPECT_NE(error_of(with(kDense, R"("verdict": "?", )")), "");
+  // Every registered backend's stated bound, as check, the properties and the fuzzers write it.
+  for (const Backend& b : Registry::global().all())
+    EXPECT_EQ(error_of(with(kDense, "\"bound\": \"" + b.bound_text() + "\", ")), "") << b.name;
+}
+
+TEST(CaseFile, WrittenCasesReadBackWithoutWarnings) {
+  CaseFile c = parse_case(kSparse, "c.json");
+  c.backend = "naive_f32";
+  c.bound = "recursive(f32)";
+  c.verdict = "bound-exceeded";
+  c.found_by = "accucheck check --seed 18446744073709551615";
+  c.note = "n";
+  c.seed = ~std::uint64_t{0};
+  const CaseFile back = parse_case(case_to_json(c), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(back.seed, c.seed);
+  EXPECT_EQ(back.verdict, c.verdict);
+}
+
+}  // namespace
+}  // namespace accucheck
