@@ -179,7 +179,7 @@ std::vector<Backend> validate(PluginId id, const std::string& path, const std::s
     if (b.name_too_long)
       throw PluginError(label + ": name is longer than " + std::to_string(plugin_worker::kMaxNameLength) + " characters");
     if (!valid_backend_name(*b.name))
-      throw PluginError(label + ": name '" + *b.name + "' is invalid (letters, digits, '_', '-', '.' only, not empty)");
+      throw PluginError(label + ": name '" + *b.name + "' is invalid (letters, digits, '_', '-', '.' only, not empty, not starting with '.' or '-')");
     label = path + ": backend '" + *b.name + "'";
     if (!names.insert(*b.name).second) throw PluginError(label + ": name is used by two backends of this plugin");
     if (const Backend* other = registry.find(*b.name))
