@@ -26,8 +26,8 @@ const Subcommand kSubcommands[] = {
      "        [--max-steps N] [--max-long-steps N] [--max-elements N] [--quiet]\n"
      "                                     a campaign of adversarial cases against the backends"},
     {"replay", accucheck::cli::replay_command,
-     "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json]\n"
-     "                                     re-run a case file: the per-element verdict table"},
+     "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json] [--all]\n"
+     "                                     re-run a case file: the per-element verdict table (--all: every element)"},
     {"compare", accucheck::cli::compare_command,
      "compare [--backend GLOB]... [--n N]... [--cases N] [--seed S]\n"
      "                                     adversarial families vs uniform random: max error/bound side by side"},
