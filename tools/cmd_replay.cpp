@@ -8,6 +8,7 @@
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
 #include "accucheck/json.h"
+#include "accucheck/memory.h"
 #include "accucheck/properties.h"
 #include "cli.h"
 
@@ -74,6 +75,15 @@ void write_element_json(JsonWriter& out, const JudgedElement& e) {
       .field("precondition_met", v.precondition_met).end_object();
 }
 
+// What replaying needs beyond the workload itself: a copy of it (the permuted, scaled and
+// negated workloads of the properties, one at a time), the result and up to three more result
+// buffers (a rerun, a transformed run, the backend's own scratch), and the blocks of exact
+// sums being judged.
+std::uint64_t replay_bytes(const Workload& w) {
+  constexpr std::uint64_t kFixed = std::uint64_t{32} << 20;
+  return 2 * workload_bytes(w) + 4 * sizeof(double) * element_count(w) + kFixed;
+}
+
 int replay_command(Args& args) {
   const auto globs = args.values("backend");
   const bool json = args.flag("json");
@@ -92,6 +102,8 @@ int replay_command(Args& args) {
   auto backends = backends_for_case(globs, c.backend, format);
   std::erase_if(backends, [&](const Backend* b) { return !b->supports(kind_of(w)); });
   if (backends.empty()) throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)));
+  if (auto why = memory_shortfall(replay_bytes(w)))
+    throw UsageError(files[0] + ": replaying " + describe_shape(w) + " " + *why);
   const std::size_t elements = element_count(w);
   const bool every_element = show_all || elements <= kShownElements;
   bool failed = false;

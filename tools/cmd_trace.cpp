@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 
+#include "accucheck/memory.h"
 #include "accucheck/npy.h"
 #include "accucheck/plugin_loader.h"
 #include "campaign.h"
@@ -32,11 +33,19 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t extra) {
 }
 
 NpyArray read(const std::string& path) {
+  // The file's bytes and their values as doubles (at least twice as many bytes) must fit.
+  NpyLimits limits;
+  limits.max_bytes = std::min(limits.max_bytes, memory_limit_bytes() / 3);
   try {
-    return read_npy(path);
+    return read_npy(path, limits);
   } catch (const NpyError& e) {
     throw UsageError(e.what());
   }
+}
+
+// Refuses a trace whose values (as doubles, beside what is already read) would not fit.
+void check_trace_memory(const std::string& path, std::uint64_t bytes) {
+  if (auto why = memory_shortfall(bytes)) throw UsageError(path + ": this trace " + *why);
 }
 
 // The values of a float array in the trace's format: the file's own, or rounded to --as.
@@ -74,6 +83,7 @@ Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format
   for (std::size_t i = 1; i < a.shape.size(); ++i) elements *= a.shape[i];
   if (steps == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no steps (T = 0)");
   if (elements == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no elements");
+  check_trace_memory(path, a.data.size() + sizeof(double) * a.count());
   Format format;
   const auto values = std::make_shared<const std::vector<double>>(float_values(a, bf16, as, format));
   Trace t;
@@ -133,6 +143,9 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
                      indices_path + ": expected " + expected);
   }
   if (dim == 0) throw UsageError(rows_path + ": shape " + ra.shape_text() + ": dim is 0");
+  // The values as doubles, the indices as int64 and then as rows, and the pairs grouped by case.
+  check_trace_memory(rows_path, ia.data.size() + ra.data.size() + sizeof(double) * ra.count() +
+                                    (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs);
   Format format;
   std::vector<double> values = float_values(ra, bf16, as, format);
   const std::vector<std::int64_t> index = ia.integers();

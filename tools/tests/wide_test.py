@@ -9,14 +9,18 @@ checked before allocating, and S shown exactly when the `exact` double is not S.
                        64 MiB, judged in cases of at most 4096 elements.
 --mode replay_output   small buffers print every element; wide ones the most severe first
                        (a wrong plugin's two violations), counts, --all (text and JSON).
+--mode limits          cases and traces too large for ACCUCHECK_MEMORY_LIMIT are refused before
+                       allocating (exit 2, the file named); an allocation that fails anyway is "out of
+                       memory" (exit 2), never a crash.
 --mode exact_display   S = 16783751 - 2^-118 in f32: the exact column marks the double with `~`
                        and S follows exactly, in the table and in the JSON.
 With --sanitized (ASan builds) the memory is not measured (the sanitizer's shadow and
-quarantine are most of it).
+quarantine are most of it, and it needs the address space that RLIMIT_AS would take).
 """
 import argparse
 import json
 import os
+import resource
 import struct
 import subprocess
 import tempfile
@@ -33,10 +37,13 @@ def zeros_case(path, elements, backend="naive_f32"):
     return path
 
 
-def run_measured(binary, args, expect, env=None):
+def run_measured(binary, args, expect, env=None, limit_address_space=None):
     """Runs accucheck; returns (stdout, stderr, max RSS in bytes) of that process alone."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([binary] + [str(a) for a in args], stdout=out, stderr=err, env=clean_env(env))
+        def limit():
+            if limit_address_space:
+                resource.setrlimit(resource.RLIMIT_AS, (limit_address_space, limit_address_space))
+        proc = subprocess.Popen([binary] + [str(a) for a in args], stdout=out, stderr=err, env=clean_env(env), preexec_fn=limit)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -129,6 +136,46 @@ def mode_replay_output(args, tmp):
     require(len(data["elements"]) == 300000 and data["elements"][-1]["element"] == 299999, "JSON --all of 300000 elements")
 
 
+def mode_limits(args, tmp):
+    a = args.accucheck
+    case = zeros_case(os.path.join(tmp, "zeros.json"), 10 ** 7)
+    proc = run(a, ["replay", case], 2, env={"ACCUCHECK_MEMORY_LIMIT": "64M"})
+    require(case + ": initial: 10000000 values: the workload needs about 76.3 MiB, more than the 64.0 MiB" in proc.stderr
+            and "(ACCUCHECK_MEMORY_LIMIT)" in proc.stderr, "refused while reading: " + proc.stderr)
+    proc = run(a, ["replay", case], 2, env={"ACCUCHECK_MEMORY_LIMIT": "200M"})
+    require(case + ": replaying dense f32, 10000000 element(s) x 1 addends needs about" in proc.stderr,
+            "refused before replaying: " + proc.stderr)
+    explicit = os.path.join(tmp, "explicit.json")
+    with open(explicit, "w") as f:
+        f.write('{"accucheck_case": 1, "workload": "dense", "format": "f32", "elements": 200000, "steps": 1, '
+                '"initial": "zeros", "addends": [[' + ",".join(["0"] * 200000) + "]]}")
+    proc = run(a, ["replay", explicit], 2, env={"ACCUCHECK_MEMORY_LIMIT": "16M"})
+    require(explicit + ": parsing its " in proc.stderr and " values needs about" in proc.stderr, "refused before parsing: " + proc.stderr)
+    proc = run(a, ["replay", explicit], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1M"})
+    require(explicit + ": reading its " in proc.stderr and "KiB needs about" in proc.stderr, "refused before reading: " + proc.stderr)
+    # A trace: an f16 file's values take 4 times its bytes as doubles (400000 + 1600000 bytes).
+    trace = os.path.join(tmp, "grads16.npy")
+    write_npy(trace, "<f2", (4, 50000), b"\0" * (2 * 4 * 50000))
+    proc = run(a, ["trace", trace], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1600K"})
+    require(trace + ": this trace needs about 1.9 MiB, more than the 1.6 MiB" in proc.stderr, "trace refused: " + proc.stderr)
+    proc = run(a, ["trace", trace], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1M"})
+    require(trace + ": header: shape (4, 50000) of <f2 is 400000 bytes, more than the limit of 349525" in proc.stderr,
+            "trace refused before reading (a third of the limit): " + proc.stderr)
+    proc = run(a, ["replay", case], 2, env={"ACCUCHECK_MEMORY_LIMIT": "lots"})
+    require("ACCUCHECK_MEMORY_LIMIT: 'lots' is not a size" in proc.stderr, "a bad limit: " + proc.stderr)
+    if not args.sanitized:
+        # The estimates waved through (a limit of 1 TiB) and the address space at 1 GiB: the
+        # result buffer of 10^8 elements cannot be allocated. A message and exit 2, not a crash
+        # and not a verdict on the backend.
+        big = zeros_case(os.path.join(tmp, "big.json"), 10 ** 8)
+        _, stderr, _ = run_measured(a, ["replay", big], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1T"}, limit_address_space=1 << 30)
+        require("out of memory while running 'accucheck replay %s' (std::bad_alloc)" % big in stderr, "out of memory: " + stderr)
+        # With the limit it finds itself (RLIMIT_AS), the same case is refused before allocating.
+        _, stderr, _ = run_measured(a, ["replay", big], 2, limit_address_space=1 << 30)
+        require(big + ": replaying dense f32, 100000000 element(s) x 1 addends needs about" in stderr and "RLIMIT_AS" in stderr,
+                "RLIMIT_AS: " + stderr)
+
+
 def mode_exact_display(args, tmp):
     a = args.accucheck
     case = os.path.join(tmp, "midpoint.json")
@@ -161,7 +208,7 @@ def body():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="accucheck_wide_test_") as tmp:
         {"replay_memory": mode_replay_memory, "trace_memory": mode_trace_memory, "replay_output": mode_replay_output,
-         "exact_display": mode_exact_display}[args.mode](args, tmp)
+         "limits": mode_limits, "exact_display": mode_exact_display}[args.mode](args, tmp)
 
 
 if __name__ == "__main__":
