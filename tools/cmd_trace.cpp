@@ -43,9 +43,11 @@ NpyArray read(const std::string& path) {
   }
 }
 
-// Refuses a trace whose values (as doubles, beside what is already read) would not fit.
-void check_trace_memory(const std::string& path, std::uint64_t bytes) {
-  if (auto why = memory_shortfall(bytes)) throw UsageError(path + ": this trace " + *why);
+// Refuses a trace whose values (`bytes`: as doubles, beside what is already read) and the
+// judging of one case of `case_elements` (exact sums, verdicts, results: under 1 KiB each)
+// would not fit.
+void check_trace_memory(const std::string& path, std::uint64_t bytes, std::uint64_t case_elements) {
+  if (auto why = memory_shortfall(bytes + 1024 * case_elements)) throw UsageError(path + ": this trace " + *why);
 }
 
 // The values of a float array in the trace's format: the file's own, or rounded to --as.
@@ -83,7 +85,7 @@ Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format
   for (std::size_t i = 1; i < a.shape.size(); ++i) elements *= a.shape[i];
   if (steps == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no steps (T = 0)");
   if (elements == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no elements");
-  check_trace_memory(path, a.data.size() + sizeof(double) * a.count());
+  check_trace_memory(path, a.data.size() + sizeof(double) * a.count(), std::min(chunk, elements));
   Format format;
   const auto values = std::make_shared<const std::vector<double>>(float_values(a, bf16, as, format));
   Trace t;
@@ -145,7 +147,8 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   if (dim == 0) throw UsageError(rows_path + ": shape " + ra.shape_text() + ": dim is 0");
   // The values as doubles, the indices as int64 and then as rows, and the pairs grouped by case.
   check_trace_memory(rows_path, ia.data.size() + ra.data.size() + sizeof(double) * ra.count() +
-                                    (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs);
+                                    (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs,
+                     chunk);
   Format format;
   std::vector<double> values = float_values(ra, bf16, as, format);
   const std::vector<std::int64_t> index = ia.integers();

@@ -153,11 +153,14 @@ def mode_limits(args, tmp):
     require(explicit + ": parsing its " in proc.stderr and " values needs about" in proc.stderr, "refused before parsing: " + proc.stderr)
     proc = run(a, ["replay", explicit], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1M"})
     require(explicit + ": reading its " in proc.stderr and "KiB needs about" in proc.stderr, "refused before reading: " + proc.stderr)
-    # A trace: an f16 file's values take 4 times its bytes as doubles (400000 + 1600000 bytes).
+    # A trace: an f16 file's values take 4 times its bytes as doubles (400000 + 1600000 bytes),
+    # and judging a case of 4096 elements 1 KiB each.
     trace = os.path.join(tmp, "grads16.npy")
     write_npy(trace, "<f2", (4, 50000), b"\0" * (2 * 4 * 50000))
     proc = run(a, ["trace", trace], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1600K"})
-    require(trace + ": this trace needs about 1.9 MiB, more than the 1.6 MiB" in proc.stderr, "trace refused: " + proc.stderr)
+    require(trace + ": this trace needs about 5.9 MiB, more than the 1.6 MiB" in proc.stderr, "trace refused: " + proc.stderr)
+    proc = run(a, ["trace", trace, "--chunk", 10 ** 6], 2, env={"ACCUCHECK_MEMORY_LIMIT": "40M"})
+    require(trace + ": this trace needs about 50.7 MiB, more than the 40.0 MiB" in proc.stderr, "a wide --chunk: " + proc.stderr)
     proc = run(a, ["trace", trace], 2, env={"ACCUCHECK_MEMORY_LIMIT": "1M"})
     require(trace + ": header: shape (4, 50000) of <f2 is 400000 bytes, more than the limit of 349525" in proc.stderr,
             "trace refused before reading (a third of the limit): " + proc.stderr)
