@@ -1,11 +1,14 @@
-// accucheck replay CASE [--backend GLOB]... [--json]
-// Re-runs one case file and prints the per-element verdict table; exit 1 if it still fails.
+// accucheck replay CASE [--backend GLOB]... [--json] [--all]
+// Re-runs one case file and prints the per-element verdict table (a wide buffer's most severe
+// elements and the count per verdict; --all: every element); exit 1 if it still fails.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
 #include "accucheck/json.h"
+#include "accucheck/memory.h"
 #include "accucheck/properties.h"
 #include "cli.h"
 
@@ -53,25 +56,56 @@ std::vector<const Backend*> backends_for_case(const std::vector<std::string>& gl
   return chosen;
 }
 
-void print_element_table(const Backend& b, const BackendOutcome& outcome, std::FILE* out) {
-  std::fprintf(out, "%s  (stated bound %s, %s)\n", b.name.c_str(), b.bound_text().c_str(), std::string(name(b.determinism)).c_str());
-  if (!outcome.failure.empty()) {
-    std::fprintf(out, "  backend failed: %s\n", outcome.failure.c_str());
-    return;
-  }
+// Buffers wider than this show their most severe elements and the count per verdict (--all: every element).
+constexpr std::size_t kShownElements = 20;
+
+void print_table_header(std::FILE* out) {
   std::fprintf(out, "  %7s %-24s %-24s %-24s %-11s %-11s %-10s %6s %-10s %s\n", "element", "exact", "computed", "RNE(S)", "error",
                "bound", "err/bound", "ulps", "kappa", "verdict");
-  for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
-    const ElementVerdict& v = outcome.elements[j];
-    std::fprintf(out, "  %7zu %-24.17g %-24.17g %-24.17g %-11.4g %-11.4g %-10.4g %6lld %-10.4g %s%s\n", j, v.exact, v.computed,
-                 v.correctly_rounded, v.error, v.bound, v.ratio, static_cast<long long>(v.ulps), v.kappa,
-                 std::string(name(v.verdict)).c_str(), v.vacuous && v.verdict != Verdict::bound_vacuous ? " (vacuous)" : "");
-  }
+}
+
+// One row; when the `exact` double is not S itself it ends in `~` and S follows exactly on a line of its own.
+void print_element_row(const JudgedElement& e, std::FILE* out) {
+  const ElementVerdict& v = e.verdict;
+  char exact[40];
+  std::snprintf(exact, sizeof exact, "%.17g%s", v.exact, v.exact_is_rounded ? "~" : "");
+  std::fprintf(out, "  %7zu %-24s %-24.17g %-24.17g %-11.4g %-11.4g %-10.4g %6lld %-10.4g %s%s\n", e.index, exact, v.computed,
+               v.correctly_rounded, v.error, v.bound, v.ratio, static_cast<long long>(v.ulps), v.kappa,
+               std::string(name(v.verdict)).c_str(), v.vacuous && v.verdict != Verdict::bound_vacuous ? " (vacuous)" : "");
+  if (v.exact_is_rounded) std::fprintf(out, "  %7s ~ S = %s exactly\n", "", e.exact_hex.c_str());
+}
+
+std::string verdict_counts_text(const OutcomeSummary& summary) {
+  std::string text;
+  for (std::size_t v = 0; v < kVerdictCount; ++v)
+    if (summary.counts[v])
+      text += (text.empty() ? "" : ", ") + std::string(name(static_cast<Verdict>(v))) + " " + std::to_string(summary.counts[v]);
+  return text;
+}
+
+void write_element_json(JsonWriter& out, const JudgedElement& e) {
+  const ElementVerdict& v = e.verdict;
+  out.begin_object().field("element", static_cast<std::uint64_t>(e.index)).field("verdict", name(v.verdict))
+      .field("exact", v.exact).field("exact_is_rounded", v.exact_is_rounded);
+  if (!e.exact_hex.empty()) out.field("exact_hex", e.exact_hex);
+  out.field("computed", v.computed).field("correctly_rounded", v.correctly_rounded).field("error", v.error)
+      .field("bound", v.bound).field("ratio", v.ratio).field("ulps", v.ulps).field("kappa", v.kappa).field("vacuous", v.vacuous)
+      .field("precondition_met", v.precondition_met).end_object();
+}
+
+// What replaying needs beyond the workload itself: a copy of it (the permuted, scaled and
+// negated workloads of the properties, one at a time), the result and up to three more result
+// buffers (a rerun, a transformed run, the backend's own scratch), and the blocks of exact
+// sums being judged.
+std::uint64_t replay_bytes(const Workload& w) {
+  constexpr std::uint64_t kFixed = std::uint64_t{32} << 20;
+  return 2 * workload_bytes(w) + 4 * sizeof(double) * element_count(w) + kFixed;
 }
 
 int replay_command(Args& args) {
   const auto globs = args.values("backend");
   const bool json = args.flag("json");
+  const bool show_all = args.flag("all");
   load_plugins(args);
   const auto files = args.positionals();
   if (files.size() != 1) throw UsageError("replay takes one CASE file");
@@ -87,42 +121,73 @@ int replay_command(Args& args) {
   auto backends = backends_for_case(globs, c.backend, format, files[0]);
   std::erase_if(backends, [&](const Backend* b) { return !b->supports(kind_of(w)); });
   if (backends.empty()) throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)));
-  const auto exact = exact_sums(w);
+  if (auto why = memory_shortfall(replay_bytes(w)))
+    throw UsageError(files[0] + ": replaying " + describe_shape(w) + " " + *why);
+  const std::size_t elements = element_count(w);
+  const bool every_element = show_all || elements <= kShownElements;
   bool failed = false;
   JsonWriter out;
   out.begin_object().field("case", files[0]).field("workload", name(kind_of(w))).field("format", name(format))
-      .field("elements", element_count(w)).field("max_terms", max_terms(w));
+      .field("elements", elements).field("max_terms", max_terms(w));
   out.key("backends").begin_array();
   if (!json)
     std::printf("case %s: %s\n\n", files[0].c_str(), describe_shape(w).c_str());
   for (const Backend* b : backends) {
-    const auto outcome = run_and_judge(*b, w, exact);
+    if (json) {
+      out.begin_object().field("backend", b->name).field("bound", b->bound_text());
+      out.key("elements").begin_array();
+    } else {
+      std::printf("%s  (stated bound %s, %s)\n", b->name.c_str(), b->bound_text().c_str(), std::string(name(b->determinism)).c_str());
+    }
+    // Every element as it is judged (a small buffer, or --all), else the most severe ones.
+    std::function<void(const JudgedElement&)> each;
+    if (every_element)
+      each = [&](const JudgedElement& e) {
+        if (json) {
+          write_element_json(out, e);
+          if (out.str().size() > (std::size_t{1} << 20)) std::fputs(out.take().c_str(), stdout);
+        } else {
+          if (e.index == 0) print_table_header(stdout);
+          print_element_row(e, stdout);
+        }
+      };
+    const OutcomeSummary summary = run_and_summarize(*b, w, every_element ? 0 : kShownElements, each);
+    const BackendOutcome& outcome = summary.outcome;
+    if (!every_element) {
+      if (json) {
+        for (const auto& e : summary.most_severe) write_element_json(out, e);
+      } else if (outcome.failure.empty()) {
+        print_table_header(stdout);
+        for (const auto& e : summary.most_severe) print_element_row(e, stdout);
+      }
+    }
     // Determinism and the metamorphic properties, as the campaign and the property suite
     // define them (properties.h): each is a function of the backend and the workload alone.
+    // They compare with this run's result and take no exact sums but a block at a time.
     std::vector<PropertyFailure> property_failures;
     if (outcome.failure.empty())
       for (Property p : {Property::determinism, Property::scaling, Property::negation})
         if (property_applies(p, *b))
-          if (auto failure = check_property(p, *b, w, exact)) property_failures.push_back(std::move(*failure));
+          if (auto failure = check_property(p, *b, w, &summary.result)) property_failures.push_back(std::move(*failure));
     const bool violated = outcome.violated() || !property_failures.empty();
     failed = failed || violated;
     if (json) {
+      out.end_array().field("elements_shown", every_element ? "all" : "most_severe");
+      out.key("verdicts").begin_object();
+      for (std::size_t v = 0; v < kVerdictCount; ++v)
+        if (summary.counts[v]) out.field(name(static_cast<Verdict>(v)), summary.counts[v]);
+      out.end_object();
       const Verdict worst = outcome.violated() || property_failures.empty() ? outcome.worst : property_failures.front().verdict;
-      out.begin_object().field("backend", b->name).field("bound", b->bound_text()).field("worst", name(worst))
-          .field("failure", outcome.failure);
+      out.field("worst", name(worst)).field("failure", outcome.failure);
       out.key("properties").begin_array();
       for (const auto& f : property_failures)
         out.begin_object().field("property", name(f.property)).field("label", f.label).field("detail", f.detail).end_object();
-      out.end_array();
-      out.key("elements").begin_array();
-      for (const auto& v : outcome.elements)
-        out.begin_object().field("verdict", name(v.verdict)).field("exact", v.exact).field("computed", v.computed)
-            .field("correctly_rounded", v.correctly_rounded).field("error", v.error).field("bound", v.bound)
-            .field("ratio", v.ratio).field("ulps", v.ulps).field("kappa", v.kappa).field("vacuous", v.vacuous)
-            .field("precondition_met", v.precondition_met).end_object();
       out.end_array().end_object();
     } else {
-      print_element_table(*b, outcome, stdout);
+      if (!outcome.failure.empty()) std::printf("  backend failed: %s\n", outcome.failure.c_str());
+      else if (!every_element)
+        std::printf("  %zu elements: %s; the %zu most severe shown (--all shows every element)\n", elements,
+                    verdict_counts_text(summary).c_str(), summary.most_severe.size());
       for (const auto& f : property_failures) std::printf("  %s:\n%s", f.label.c_str(), f.detail.c_str());
       std::printf("  => %s\n\n", violated ? "VIOLATED" : "ok");
     }

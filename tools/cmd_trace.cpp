@@ -11,8 +11,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <set>
 
+#include "accucheck/memory.h"
 #include "accucheck/npy.h"
 #include "accucheck/plugin_loader.h"
 #include "campaign.h"
@@ -31,11 +34,21 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t extra) {
 }
 
 NpyArray read(const std::string& path) {
+  // The file's bytes and their values as doubles (at least twice as many bytes) must fit.
+  NpyLimits limits;
+  limits.max_bytes = std::min(limits.max_bytes, memory_limit_bytes() / 3);
   try {
-    return read_npy(path);
+    return read_npy(path, limits);
   } catch (const NpyError& e) {
     throw UsageError(e.what());
   }
+}
+
+// Refuses a trace whose values (`bytes`: as doubles, beside what is already read) and the
+// judging of one case of `case_elements` (exact sums, verdicts, results: under 1 KiB each)
+// would not fit.
+void check_trace_memory(const std::string& path, std::uint64_t bytes, std::uint64_t case_elements) {
+  if (auto why = memory_shortfall(bytes + 1024 * case_elements)) throw UsageError(path + ": this trace " + *why);
 }
 
 // The values of a float array in the trace's format: the file's own, or rounded to --as.
@@ -73,10 +86,13 @@ std::vector<double> float_values(const NpyArray& a, bool bf16, const std::option
   return values;
 }
 
+// A trace's cases are built one at a time when they are judged, so a wide tensor or table
+// costs its values once (8 bytes each) plus one case.
 struct Trace {
   std::string label;  // the family name its samples get: "trace:<file>"
   std::string description;
-  std::vector<Workload> cases;
+  std::size_t cases = 0;
+  std::function<Workload(std::size_t)> make_case;  // case c, 0 <= c < cases
 };
 
 Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format>& as, std::size_t chunk) {
@@ -87,31 +103,32 @@ Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format
   for (std::size_t i = 1; i < a.shape.size(); ++i) elements *= a.shape[i];
   if (steps == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no steps (T = 0)");
   if (elements == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no elements");
+  check_trace_memory(path, a.data.size() + sizeof(double) * a.count(), std::min(chunk, elements));
   Format format;
-  const std::vector<double> values = float_values(a, bf16, as, format);
+  const auto values = std::make_shared<const std::vector<double>>(float_values(a, bf16, as, format));
   Trace t;
   t.label = "trace:" + std::filesystem::path(path).filename().string();
-  const std::size_t chunks = (elements + chunk - 1) / chunk;
+  t.cases = (elements + chunk - 1) / chunk;
   t.description = path + ": " + std::string(name(format)) + ", " + std::to_string(steps) + " steps x " + std::to_string(elements) +
-                  " elements (shape " + a.shape_text() + "), " + std::to_string(chunks) + " case(s)";
-  for (std::size_t c = 0; c < chunks; ++c) {
+                  " elements (shape " + a.shape_text() + "), " + std::to_string(t.cases) + " case(s)";
+  t.make_case = [values, format, label = t.label, elements, steps, chunk](std::size_t c) -> Workload {
     const std::size_t begin = c * chunk, end = std::min(elements, begin + chunk);
     DenseWorkload w;
     w.format = format;
-    w.family = t.label;
+    w.family = label;
     w.elements = end - begin;
     w.steps = steps;
     w.initial.assign(w.elements, 0.0);
     w.addends.resize(w.elements * steps);
     for (std::size_t s = 0; s < steps; ++s)
-      for (std::size_t j = begin; j < end; ++j) w.addends[s * w.elements + (j - begin)] = values[s * elements + j];
-    t.cases.push_back(std::move(w));
-  }
+      for (std::size_t j = begin; j < end; ++j) w.addends[s * w.elements + (j - begin)] = (*values)[s * elements + j];
+    return w;
+  };
   return t;
 }
 
 Trace sparse_trace(const std::string& indices_path, const std::string& rows_path, bool bf16, const std::optional<Format>& as,
-                   const std::optional<std::uint64_t>& vocab) {
+                   const std::optional<std::uint64_t>& vocab, std::size_t chunk) {
   const NpyArray ia = read(indices_path);
   const NpyArray ra = read(rows_path);
   if (ia.dtype != NpyDtype::i32 && ia.dtype != NpyDtype::i64)
@@ -146,6 +163,10 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
                      indices_path + ": expected " + expected);
   }
   if (dim == 0) throw UsageError(rows_path + ": shape " + ra.shape_text() + ": dim is 0");
+  // The values as doubles, the indices as int64 and then as rows, and the pairs grouped by case.
+  check_trace_memory(rows_path, ia.data.size() + ra.data.size() + sizeof(double) * ra.count() +
+                                    (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs,
+                     chunk);
   Format format;
   std::vector<double> values = float_values(ra, bf16, as, format);
   const std::vector<std::int64_t> index = ia.integers();
@@ -161,25 +182,72 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   if (rows > 0xffffffffULL || rows * dim > kMaxTableValues)
     throw UsageError(indices_path + ": a table of " + std::to_string(rows) + " rows x " + std::to_string(dim) +
                      " is too large (at most " + std::to_string(kMaxTableValues) + " values)");
-  SparseWorkload w;
-  w.format = format;
-  w.rows = rows;
-  w.dim = dim;
-  w.steps = steps;
-  w.initial.assign(rows * dim, 0.0);
-  w.row_index.resize(pairs);
-  for (std::size_t p = 0; p < pairs; ++p) w.row_index[p] = static_cast<std::uint32_t>(index[p]);
-  w.step_offsets.resize(steps + 1);
-  for (std::size_t t = 0; t <= steps; ++t) w.step_offsets[t] = t * per_step;
-  w.values = std::move(values);
+  if (pairs > 0xffffffffULL) throw UsageError(indices_path + ": more than 2^32 indices");
+  // The table is judged in cases of at most `chunk` elements: a block of rows (and of columns
+  // when dim alone exceeds the chunk) with every pair of those rows, in order. Each element
+  // keeps its terms and their order, so a case judges the same sums as the whole table, with
+  // memory for one case at a time (an element's exact sum and verdict take about 700 bytes).
+  struct Layout {
+    std::size_t rows, dim, steps, per_step, cols_per_case, col_pieces, rows_per_case;
+    std::vector<std::uint32_t> row;          // pair p's row
+    std::vector<double> values;              // pair p's vector at p * dim
+    std::vector<std::size_t> block_start;    // row block b's pairs: pairs_by_block[block_start[b] .. block_start[b+1])
+    std::vector<std::uint32_t> pairs_by_block;
+  };
+  auto layout = std::make_shared<Layout>();
+  Layout& l = *layout;
+  l.rows = rows;
+  l.dim = dim;
+  l.steps = steps;
+  l.per_step = per_step;
+  l.cols_per_case = std::min(dim, chunk);
+  l.col_pieces = (dim + l.cols_per_case - 1) / l.cols_per_case;
+  l.rows_per_case = std::max<std::size_t>(1, chunk / l.cols_per_case);
+  const std::size_t blocks = (rows + l.rows_per_case - 1) / l.rows_per_case;
+  l.row.resize(pairs);
+  std::vector<bool> touched(rows);
+  std::size_t touched_rows = 0;
+  l.block_start.assign(blocks + 1, 0);
+  for (std::size_t p = 0; p < pairs; ++p) {
+    l.row[p] = static_cast<std::uint32_t>(index[p]);
+    if (!touched[l.row[p]]) ++touched_rows;
+    touched[l.row[p]] = true;
+    ++l.block_start[l.row[p] / l.rows_per_case + 1];
+  }
+  for (std::size_t b = 0; b < blocks; ++b) l.block_start[b + 1] += l.block_start[b];
+  l.pairs_by_block.resize(pairs);
+  std::vector<std::size_t> next(l.block_start.begin(), l.block_start.end() - 1);
+  for (std::size_t p = 0; p < pairs; ++p) l.pairs_by_block[next[l.row[p] / l.rows_per_case]++] = static_cast<std::uint32_t>(p);
+  l.values = std::move(values);
   Trace t;
   t.label = "trace:" + std::filesystem::path(rows_path).filename().string();
-  w.family = t.label;
-  std::set<std::int64_t> touched(index.begin(), index.end());
+  t.cases = blocks * l.col_pieces;
   t.description = indices_path + " + " + rows_path + ": " + std::string(name(format)) + " embedding gradient, " +
                   std::to_string(steps) + " step(s), " + std::to_string(pairs) + " pairs into " + std::to_string(rows) +
-                  " rows (" + std::to_string(touched.size()) + " touched) x dim " + std::to_string(dim) + ", 1 case";
-  t.cases.push_back(std::move(w));
+                  " rows (" + std::to_string(touched_rows) + " touched) x dim " + std::to_string(dim) + ", " +
+                  std::to_string(t.cases) + " case(s)";
+  t.make_case = [layout, format, label = t.label](std::size_t c) -> Workload {
+    const Layout& l = *layout;
+    const std::size_t block = c / l.col_pieces, piece = c % l.col_pieces;
+    const std::size_t first_row = block * l.rows_per_case, first_col = piece * l.cols_per_case;
+    SparseWorkload w;
+    w.format = format;
+    w.family = label;
+    w.rows = std::min(l.rows, first_row + l.rows_per_case) - first_row;
+    w.dim = std::min(l.dim, first_col + l.cols_per_case) - first_col;
+    w.steps = l.steps;
+    w.initial.assign(w.rows * w.dim, 0.0);
+    w.step_offsets.assign(l.steps + 1, 0);
+    for (std::size_t k = l.block_start[block]; k < l.block_start[block + 1]; ++k) {
+      const std::size_t p = l.pairs_by_block[k];
+      w.row_index.push_back(static_cast<std::uint32_t>(l.row[p] - first_row));
+      const double* vector = l.values.data() + p * l.dim + first_col;
+      w.values.insert(w.values.end(), vector, vector + w.dim);
+      ++w.step_offsets[p / l.per_step + 1];
+    }
+    for (std::size_t s = 0; s < l.steps; ++s) w.step_offsets[s + 1] += w.step_offsets[s];
+    return w;
+  };
   return t;
 }
 
@@ -220,7 +288,7 @@ int trace_command(Args& args) {
   // Every file is read and checked before anything runs.
   std::vector<Trace> traces;
   for (const auto& f : files) traces.push_back(dense_trace(f, bf16, as, chunk));
-  if (indices) traces.push_back(sparse_trace(*indices, *rows, bf16, as, vocab));
+  if (indices) traces.push_back(sparse_trace(*indices, *rows, bf16, as, vocab, chunk));
 
   std::string found_by = "accucheck trace";
   for (const auto& f : files) found_by += " " + f;
@@ -231,7 +299,10 @@ int trace_command(Args& args) {
   options.found_by = found_by;
   std::set<std::pair<Format, WorkloadKind>> needed;
   for (const auto& t : traces)
-    for (const auto& w : t.cases) needed.insert({format_of(w), kind_of(w)});
+    if (t.cases) {
+      const Workload first = t.make_case(0);
+      needed.insert({format_of(first), kind_of(first)});
+    }
   Campaign campaign(options);
   campaign.retain([&](const Backend& b) {
     for (const auto& [f, k] : needed)
@@ -249,10 +320,10 @@ int trace_command(Args& args) {
   for (std::size_t i = 0; i < traces.size(); ++i) {
     const Trace& t = traces[i];
     if (!options.quiet) std::fprintf(stderr, "accucheck trace: %s\n", t.description.c_str());
-    for (std::size_t c = 0; c < t.cases.size(); ++c) {
+    for (std::size_t c = 0; c < t.cases; ++c) {
       const std::uint64_t id = fnv1a(t.label, (std::uint64_t{i} << 32) | c);
       SeededChoiceStream sampling(id);
-      campaign.evaluate(t.cases[c], t.label, id, false, c % 8 == 0, sampling);
+      campaign.evaluate(t.make_case(c), t.label, id, false, c % 8 == 0, sampling);
       ++cases;
     }
   }

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,8 @@ const Subcommand kSubcommands[] = {
      "        [--max-steps N] [--max-long-steps N] [--max-elements N] [--quiet]\n"
      "                                     a campaign of adversarial cases against the backends"},
     {"replay", accucheck::cli::replay_command,
-     "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json]\n"
-     "                                     re-run a case file: the per-element verdict table"},
+     "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json] [--all]\n"
+     "                                     re-run a case file: the per-element verdict table (--all: every element)"},
     {"compare", accucheck::cli::compare_command,
      "compare [--backend GLOB]... [--n N]... [--cases N] [--seed S] [--plugin LIB.so]...\n"
      "                                     adversarial families vs uniform random: max error/bound side by side"},
@@ -81,6 +82,13 @@ int main(int argc, char** argv) {
       return s.run(args);
     } catch (const accucheck::cli::UsageError& e) {
       std::fprintf(stderr, "accucheck %s: %s\n", s.name, e.what());
+      return accucheck::cli::kExitUsage;
+    } catch (const std::bad_alloc&) {
+      // A last resort: inputs are sized against the memory limit before they are allocated.
+      std::string command = "accucheck";
+      for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+      std::fprintf(stderr, "accucheck %s: out of memory while running '%s' (std::bad_alloc): the input is too large for the memory this process may use\n",
+                   s.name, command.c_str());
       return accucheck::cli::kExitUsage;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "accucheck %s: %s\n", s.name, e.what());

@@ -14,6 +14,7 @@
 
 #include "accucheck/bound.h"
 #include "accucheck/json.h"
+#include "accucheck/memory.h"
 #include "accucheck/number_parse.h"
 #include "accucheck/properties.h"
 #include "accucheck/verdict.h"
@@ -52,6 +53,17 @@ std::string initial_list(const std::vector<double>& initial) {
 }
 
 // ---- reading --------------------------------------------------------------------------------
+
+// The parsed JSON holds about 1.5 JsonValues (88 bytes) per value (vectors grow by doubling) and
+// the values' text; each value becomes a double. A value follows '[', ',' or ':' (or starts
+// the document), which bounds their number from above. Measured: 104 bytes per value for
+// 10^6 values "0", 178 MB for 10^6 f64 hex floats (24 MB of text).
+void check_parse_memory(std::string_view text, const std::string& source) {
+  std::uint64_t values = 1;
+  for (char c : text) values += c == ',' || c == '[' || c == ':';
+  const std::uint64_t bytes = values * (sizeof(JsonValue) * 3 / 2 + sizeof(double)) + 2 * text.size();
+  if (auto why = memory_shortfall(bytes)) throw CaseError(source + ": parsing its " + std::to_string(values) + " values " + *why);
+}
 
 const JsonValue& require(const JsonValue& object, std::string_view key, JsonValue::Type type, const std::string& source) {
   const JsonValue* v = object.find(key);
@@ -109,6 +121,9 @@ void read_values(const JsonValue& array, std::size_t count, Format f, const std:
 void read_initial(const JsonValue& root, std::size_t count, Format f, const std::string& source, std::vector<double>& out) {
   const JsonValue* v = root.find("initial");
   if (!v) fail(source, "initial", "missing");
+  // "zeros" is the one way to many values without their text (explicit ones are in the parse estimate).
+  if (auto why = memory_shortfall(sizeof(double) * count))
+    fail(source, "initial", std::to_string(count) + " values: the workload " + *why);
   out.assign(count, 0.0);
   if (v->type == JsonValue::Type::string && v->text == "zeros") return;
   read_values(*v, count, f, source, "initial", out.data());
@@ -270,6 +285,7 @@ std::string case_to_json(const CaseFile& c) {
 }
 
 CaseFile parse_case(std::string_view text, const std::string& source) {
+  check_parse_memory(text, source);
   const JsonParseResult json = parse_json(text);
   if (!json.ok()) throw CaseError(source + ": not valid JSON: " + json.error);
   const JsonValue& root = json.value;
@@ -318,6 +334,10 @@ std::string read_text_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw CaseError(path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CaseError(path + ": cannot open (" + std::strerror(errno) + ")");
+  // The stream's buffer and the string it becomes.
+  std::error_code size_error;
+  if (const auto size = std::filesystem::file_size(path, size_error); !size_error)
+    if (auto why = memory_shortfall(3 * static_cast<std::uint64_t>(size))) throw CaseError(path + ": reading its " + bytes_text(size) + " " + *why);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw CaseError(path + ": read error");

@@ -4,38 +4,63 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <stdexcept>
 
 #include "accucheck/fast_exact.h"
 
 namespace accucheck {
 
-std::vector<ExactSum> exact_sums(const Workload& w) {
-  std::vector<ExactSum> sums;
-  sums.reserve(element_count(w));
-  if (auto* d = std::get_if<DenseWorkload>(&w)) {
-    for (std::size_t j = 0; j < d->elements; ++j) sums.push_back(exact_element(*d, j));
-    return sums;
+ExactSumRanges::ExactSumRanges(const Workload& w) : w_(w) {
+  const auto* s = std::get_if<SparseWorkload>(&w);
+  if (!s) return;
+  if (s->pairs() > UINT32_MAX) throw std::length_error("a sparse workload of more than 2^32 pairs");
+  // Counting sort of the pairs by row: row_start_[r + 1] counts row r's pairs, then holds
+  // where they start; placing them advances each start to the next row's, undone by a shift.
+  row_start_.assign(s->rows + 1, 0);
+  for (std::uint32_t r : s->row_index) ++row_start_[r + 1];
+  for (std::size_t r = 0; r < s->rows; ++r) row_start_[r + 1] += row_start_[r];
+  pairs_by_row_.resize(s->pairs());
+  for (std::size_t q = 0; q < s->pairs(); ++q) pairs_by_row_[row_start_[s->row_index[q]]++] = static_cast<std::uint32_t>(q);
+  for (std::size_t r = s->rows; r > 0; --r) row_start_[r] = row_start_[r - 1];
+  row_start_[0] = 0;
+}
+
+void ExactSumRanges::sums(std::size_t begin, std::size_t end, std::vector<ExactSum>& out) const {
+  out.clear();
+  out.reserve(end - begin);
+  if (auto* d = std::get_if<DenseWorkload>(&w_)) {
+    for (std::size_t j = begin; j < end; ++j) out.push_back(exact_element(*d, j));
+    return;
   }
   std::vector<double> terms;
-  if (auto* s = std::get_if<SparseWorkload>(&w)) {
-    // Group the pairs by row once: element (r, d) sums the initial value and column d of
-    // every pair of row r, in order.
-    std::vector<std::vector<std::size_t>> pairs_of_row(s->rows);
-    for (std::size_t q = 0; q < s->pairs(); ++q) pairs_of_row[s->row_index[q]].push_back(q);
-    for (std::size_t r = 0; r < s->rows; ++r)
-      for (std::size_t d = 0; d < s->dim; ++d) {
-        terms.clear();
-        terms.push_back(s->initial[r * s->dim + d]);
-        for (std::size_t q : pairs_of_row[r]) terms.push_back(s->values[q * s->dim + d]);
-        sums.push_back(fast_exact_sum(terms));
-      }
-    return sums;
+  if (auto* s = std::get_if<SparseWorkload>(&w_)) {
+    // Element (r, d) sums the initial value and column d of every pair of row r, in order.
+    for (std::size_t e = begin; e < end; ++e) {
+      const std::size_t r = e / s->dim, d = e % s->dim;
+      terms.clear();
+      terms.push_back(s->initial[e]);
+      for (std::size_t k = row_start_[r]; k < row_start_[r + 1]; ++k) terms.push_back(s->values[pairs_by_row_[k] * s->dim + d]);
+      out.push_back(fast_exact_sum(terms));
+    }
+    return;
   }
-  for (std::size_t e = 0; e < element_count(w); ++e) {
-    element_terms(w, e, terms);
-    sums.push_back(fast_exact_sum(terms));
+  for (std::size_t e = begin; e < end; ++e) {
+    element_terms(w_, e, terms);
+    out.push_back(fast_exact_sum(terms));
   }
+}
+
+std::vector<ExactSum> exact_sums(const Workload& w) {
+  std::vector<ExactSum> sums;
+  ExactSumRanges(w).sums(0, element_count(w), sums);
   return sums;
+}
+
+ExactSum exact_sum_of(const Workload& w, std::size_t element) {
+  std::vector<double> terms;
+  element_terms(w, element, terms);
+  return fast_exact_sum(terms);
 }
 
 std::string exact_sums_disagreement(const Workload& w, const std::vector<ExactSum>& fast) {
@@ -85,30 +110,95 @@ std::vector<double> run(const Backend& backend, const Workload& w, const RunOpti
 
 }  // namespace
 
+namespace {
+
+// Folds element j's verdict into the outcome's worst verdict, max err/bound and max ulps.
+inline void fold_verdict(BackendOutcome& outcome, std::size_t j, const ElementVerdict& v) {
+  if (j == 0 || severity(v.verdict) > severity(outcome.worst)) {
+    outcome.worst = v.verdict;
+    outcome.worst_element = j;
+  }
+  if (std::isfinite(v.ratio) && std::isfinite(v.bound) && !v.vacuous && v.precondition_met)
+    outcome.max_ratio = std::max(outcome.max_ratio, v.ratio);
+  outcome.max_abs_ulps = std::max(outcome.max_abs_ulps, v.ulps < 0 ? -v.ulps : v.ulps);
+}
+
+// Runs the backend into `result`; an exception it throws becomes the outcome's failure
+// (backend_failed) and false. std::bad_alloc is no backend's failure: accucheck itself is out
+// of memory, and main reports it.
+bool run_recording_failure(const Backend& backend, const Workload& w, const RunOptions& options, std::vector<double>& result,
+                           BackendOutcome& outcome) {
+  try {
+    result = run(backend, w, options);
+    return true;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    outcome.failure = e.what();
+    outcome.worst = Verdict::backend_failed;
+    return false;
+  }
+}
+
+std::string exact_hex_of(const ExactSum& e) { return e.special == Special::none ? fixed_hex(e.sum) : ""; }
+
+}  // namespace
+
 BackendOutcome run_and_judge(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact,
                              const RunOptions& options) {
   BackendOutcome outcome;
   std::vector<double> result;
-  try {
-    result = run(backend, w, options);
-  } catch (const std::exception& e) {
-    outcome.failure = e.what();
-    outcome.worst = Verdict::backend_failed;
-    return outcome;
-  }
+  if (!run_recording_failure(backend, w, options, result, outcome)) return outcome;
   outcome.elements.reserve(result.size());
   for (std::size_t j = 0; j < result.size(); ++j) {
     ElementVerdict v = judge(backend.bound, backend.storage, exact[j], result[j]);
-    if (j == 0 || severity(v.verdict) > severity(outcome.worst)) {
-      outcome.worst = v.verdict;
-      outcome.worst_element = j;
-    }
-    if (std::isfinite(v.ratio) && std::isfinite(v.bound) && !v.vacuous && v.precondition_met)
-      outcome.max_ratio = std::max(outcome.max_ratio, v.ratio);
-    outcome.max_abs_ulps = std::max(outcome.max_abs_ulps, v.ulps < 0 ? -v.ulps : v.ulps);
+    fold_verdict(outcome, j, v);
     outcome.elements.push_back(v);
   }
   return outcome;
+}
+
+bool more_severe(const ElementVerdict& a, std::size_t index_a, const ElementVerdict& b, std::size_t index_b) {
+  if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) > severity(b.verdict);
+  // NaN ratios (no bound to compare with) rank below every number.
+  const double ra = std::isnan(a.ratio) ? -1 : a.ratio, rb = std::isnan(b.ratio) ? -1 : b.ratio;
+  if (ra != rb) return ra > rb;
+  return index_a < index_b;
+}
+
+OutcomeSummary run_and_summarize(const Backend& backend, const Workload& w, std::size_t keep,
+                                 const std::function<void(const JudgedElement&)>& each) {
+  OutcomeSummary summary;
+  BackendOutcome& outcome = summary.outcome;
+  if (!run_recording_failure(backend, w, RunOptions{}, summary.result, outcome)) return summary;
+  // While judging, most_severe is a heap whose top is the least severe element kept.
+  auto& kept = summary.most_severe;
+  const auto before = [](const JudgedElement& a, const JudgedElement& b) { return more_severe(a.verdict, a.index, b.verdict, b.index); };
+  const ExactSumRanges ranges(w);
+  std::vector<ExactSum> exact;
+  const std::size_t n = summary.result.size();
+  for (std::size_t begin = 0; begin < n; begin += kJudgeBlock) {
+    const std::size_t end = std::min(n, begin + kJudgeBlock);
+    ranges.sums(begin, end, exact);
+    for (std::size_t j = begin; j < end; ++j) {
+      const ElementVerdict v = judge(backend.bound, backend.storage, exact[j - begin], summary.result[j]);
+      fold_verdict(outcome, j, v);
+      ++summary.counts[static_cast<std::size_t>(v.verdict)];
+      const bool keep_it = keep > 0 && (kept.size() < keep || more_severe(v, j, kept.front().verdict, kept.front().index));
+      if (!keep_it && !each) continue;
+      JudgedElement judged{j, v, exact_hex_of(exact[j - begin])};
+      if (each) each(judged);
+      if (!keep_it) continue;
+      if (kept.size() == keep) {
+        std::pop_heap(kept.begin(), kept.end(), before);
+        kept.pop_back();
+      }
+      kept.push_back(std::move(judged));
+      std::push_heap(kept.begin(), kept.end(), before);
+    }
+  }
+  std::sort_heap(kept.begin(), kept.end(), before);
+  return summary;
 }
 
 namespace {
@@ -165,14 +255,15 @@ Workload permuted(const Workload& w, ChoiceStream& s) {
 std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s,
                               const std::vector<double>* first_run) {
   if (backend.determinism == Determinism::run_to_run_nondeterministic) return "";
-  std::vector<double> reference;
+  std::vector<double> own_first_run;
   char text[256];
   try {
     // Four runs in all: the first (the caller's, default options, or threads=1 here), then
-    // threads 1, 2 and 4.
+    // threads 1, 2 and 4. The caller's run is compared in place, not copied (wide workloads).
     if (first_run && first_run->size() != element_count(w)) first_run = nullptr;
     const char* first = first_run ? "on the first run (default threads)" : "with threads=1";
-    reference = first_run ? *first_run : run(backend, w, RunOptions{1, 0});
+    if (!first_run) own_first_run = run(backend, w, RunOptions{1, 0});
+    const std::vector<double>& reference = first_run ? *first_run : own_first_run;
     for (unsigned threads : {1u, 2u, 4u}) {
       const auto again = run(backend, w, RunOptions{threads, threads});
       for (std::size_t j = 0; j < reference.size(); ++j)
@@ -190,6 +281,8 @@ std::string check_determinism(const Backend& backend, const Workload& w, ChoiceS
                       reference[j], shuffled[j]);
         return text;
       }
+  } catch (const std::bad_alloc&) {
+    throw;  // accucheck itself is out of memory: not a failure of the backend
   } catch (const std::exception& e) {
     return std::string("backend failed while re-running: ") + e.what();
   }
@@ -441,21 +534,49 @@ std::string describe_shape(const Workload& w) {
   return family.empty() ? text : text + " [" + family + "]";
 }
 
-std::string describe_violation(const Backend& backend, const Workload& w, const BackendOutcome& outcome) {
-  std::string text = "backend " + backend.name + " (" + backend.bound_text() + ", " + std::string(name(backend.determinism)) +
-                     ") on " + describe_shape(w) + "\n";
-  if (!outcome.failure.empty()) return text + "  the backend failed: " + outcome.failure + "\n";
-  if (outcome.elements.empty()) return text;
-  const ElementVerdict& v = outcome.elements[outcome.worst_element];
+namespace {
+
+std::string violation_header(const Backend& backend, const Workload& w) {
+  return "backend " + backend.name + " (" + backend.bound_text() + ", " + std::string(name(backend.determinism)) + ") on " +
+         describe_shape(w) + "\n";
+}
+
+// One element's lines of a violation report; `exact_hex` is S exactly (shown when v.exact is not S).
+std::string element_report(std::size_t element, const ElementVerdict& v, const std::string& exact_hex) {
+  char exact[40];
+  std::snprintf(exact, sizeof exact, "%.17g%s", v.exact, v.exact_is_rounded ? "~" : "");
   char line[640];
   std::snprintf(line, sizeof line,
-                "  element %zu: verdict %s\n  exact     %-24.17g %s\n  computed  %-24.17g %s\n  RNE(S)    %-24.17g %s\n"
+                "  element %zu: verdict %s\n  exact     %-24s %s\n  computed  %-24.17g %s\n  RNE(S)    %-24.17g %s\n"
                 "  error     %-24.17g\n  bound     %-24.17g%s%s\n  ratio     %.6g   ulps %lld   kappa %.6g\n",
-                outcome.worst_element, std::string(name(v.verdict)).c_str(), v.exact, hex_float(v.exact).c_str(), v.computed,
+                element, std::string(name(v.verdict)).c_str(), exact, hex_float(v.exact).c_str(), v.computed,
                 hex_float(v.computed).c_str(), v.correctly_rounded, hex_float(v.correctly_rounded).c_str(), v.error, v.bound,
                 v.vacuous ? "  (vacuous)" : "", v.precondition_met ? "" : "  (precondition not met)", v.ratio,
                 static_cast<long long>(v.ulps), v.kappa);
-  return text + line;
+  std::string text = line;
+  if (v.exact_is_rounded && !exact_hex.empty())
+    text += "  exact S   " + exact_hex + "  (exactly: `~` marks S rounded to a double)\n";
+  return text;
+}
+
+}  // namespace
+
+std::string describe_violation(const Backend& backend, const Workload& w, const BackendOutcome& outcome) {
+  std::string text = violation_header(backend, w);
+  if (!outcome.failure.empty()) return text + "  the backend failed: " + outcome.failure + "\n";
+  if (outcome.elements.empty()) return text;
+  const ElementVerdict& v = outcome.elements[outcome.worst_element];
+  // S is recomputed for the one element shown, only when the double is not S itself.
+  const std::string exact_hex = v.exact_is_rounded ? fixed_hex(exact_sum_of(w, outcome.worst_element).sum) : "";
+  return text + element_report(outcome.worst_element, v, exact_hex);
+}
+
+std::string describe_violation(const Backend& backend, const Workload& w, const OutcomeSummary& summary) {
+  std::string text = violation_header(backend, w);
+  if (!summary.outcome.failure.empty()) return text + "  the backend failed: " + summary.outcome.failure + "\n";
+  if (summary.most_severe.empty()) return text;
+  const JudgedElement& worst = summary.most_severe.front();
+  return text + element_report(worst.index, worst.verdict, worst.exact_hex);
 }
 
 }  // namespace accucheck

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <new>
 #include <set>
 #include <stdexcept>
 
@@ -66,6 +67,8 @@ std::optional<std::vector<double>> try_run(const Backend& b, const Workload& w, 
   std::vector<double> result(element_count(w), 0.0);
   try {
     b.run(w, result, RunOptions{});
+  } catch (const std::bad_alloc&) {
+    throw;  // accucheck itself is out of memory: not a failure of the backend
   } catch (const std::exception& e) {
     *error = e.what();
     return std::nullopt;
@@ -174,11 +177,20 @@ std::string property_exclusion(Property p, const Backend& b) {
   return "unknown property";
 }
 
-std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w) {
-  return exact_scaling_range(b, w, exact_sums(w));
+namespace {
+
+// A power-of-two ceiling of A over the elements whose sums are given: max of floor(log2 A) + 1
+// (from the fixed-point integer: an f64 workload's A may exceed the double range); INT_MIN
+// when every A is 0.
+int log2_abs_sum_ceiling(const std::vector<ExactSum>& exact, int so_far = std::numeric_limits<int>::min()) {
+  for (const ExactSum& e : exact)
+    if (e.abs_sum != 0) so_far = std::max(so_far, static_cast<int>(mp::msb(e.abs_sum)) - fixed_scale + 1);
+  return so_far;
 }
 
-std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w, const std::vector<ExactSum>& exact) {
+// exact_scaling_range with the exact sums' part, log2_a_ceiling(), called only when needed.
+template <class Log2ACeiling>
+std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, Log2ACeiling log2_a_ceiling) {
   std::set<Format> formats = {b.storage, b.accumulation, format_of(w)};
   for (Format f : bound_formats(b.bound)) formats.insert(f);
 
@@ -204,6 +216,8 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
   std::uint64_t n = 1;
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
     n = d->steps + 1;  // a dense element's terms are its initial value and addends: seen above
+  } else if (std::holds_alternative<SparseWorkload>(w)) {
+    n = max_terms(w);  // so are a sparse element's (gathering each element's would cost O(elements x pairs))
   } else {
     for (std::size_t e = 0; e < element_count(w) && finite; ++e) {
       element_terms(w, e, terms);
@@ -215,10 +229,7 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
   if (!any_nonzero) return ScalingRange{-64, 64};  // zeros scale to zeros
 
   // A over the worst element, as a power-of-two ceiling.
-  int log2_a = std::numeric_limits<int>::min();
-  // (From the fixed-point integer: an f64 workload's A may exceed the double range.)
-  for (const ExactSum& e : exact)
-    if (e.abs_sum != 0) log2_a = std::max(log2_a, static_cast<int>(mp::msb(e.abs_sum)) - fixed_scale + 1);
+  int log2_a = log2_a_ceiling();
   if (largest_value > 0) log2_a = std::max(log2_a, std::ilogb(largest_value) + 1);
 
   ScalingRange r{std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
@@ -232,6 +243,26 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
   }
   if (r.low > 0 || r.high < 0) return std::nullopt;
   return r;
+}
+
+}  // namespace
+
+std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w) {
+  // The exact sums a block at a time: memory O(block) for wide workloads.
+  return scaling_range(b, w, [&] {
+    const ExactSumRanges ranges(w);
+    std::vector<ExactSum> block;
+    int log2_a = std::numeric_limits<int>::min();
+    for (std::size_t begin = 0, n = element_count(w); begin < n; begin += kJudgeBlock) {
+      ranges.sums(begin, std::min(n, begin + kJudgeBlock), block);
+      log2_a = log2_abs_sum_ceiling(block, log2_a);
+    }
+    return log2_a;
+  });
+}
+
+std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w, const std::vector<ExactSum>& exact) {
+  return scaling_range(b, w, [&] { return log2_abs_sum_ceiling(exact); });
 }
 
 std::vector<int> scaling_exponents(const ScalingRange& range) {
@@ -269,8 +300,12 @@ Workload negated(const Workload& w) {
   return out;
 }
 
-std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w,
-                                              const std::vector<ExactSum>& exact, const std::vector<double>* given) {
+namespace {
+
+// check_property with w's exact sums given (`exact`) or not (nullptr): then only the properties
+// that need them compute them, and scaling a block at a time.
+std::optional<PropertyFailure> check_property_with(Property p, const Backend& b, const Workload& w,
+                                                   const std::vector<ExactSum>* exact, const std::vector<double>* given) {
   // The backend's result on w: the caller's, or one run here.
   std::string error;
   std::optional<std::vector<double>> own;
@@ -284,20 +319,23 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
   switch (p) {
     case Property::stated_bound:
     case Property::special_values: {
-      const BackendOutcome outcome = run_and_judge(b, w, exact);
+      const BackendOutcome outcome = exact ? run_and_judge(b, w, *exact) : run_and_judge(b, w);
       if (!outcome.violated()) return std::nullopt;
       return failure(p, outcome.worst, std::string(name(outcome.worst)), describe_violation(b, w, outcome));
     }
     case Property::correctly_rounded: {
       const auto* result = result_on_w();
       if (!result) return backend_failed(p, b, w, error);
+      std::vector<ExactSum> own_exact;
+      if (!exact) own_exact = exact_sums(w);
+      const std::vector<ExactSum>& sums = exact ? *exact : own_exact;
       for (std::size_t j = 0; j < result->size(); ++j) {
-        const double want = exact[j].rounded(b.storage);
+        const double want = sums[j].rounded(b.storage);
         if (!same_result_bits((*result)[j], want)) {
           std::string text = header(b, w) + "  element " + std::to_string(j) + ": not RNE(S)\n";
           text += values_line("computed", (*result)[j]);
           text += values_line("RNE(S)", want);
-          text += "  exact S  " + fixed_hex(exact[j].sum) + "\n";
+          text += "  exact S  " + fixed_hex(sums[j].sum) + "\n";
           return failure(p, Verdict::not_correctly_rounded, std::string(name(Verdict::not_correctly_rounded)), text);
         }
       }
@@ -313,7 +351,7 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
     case Property::negation: {
       std::optional<ScalingRange> range;
       if (p == Property::scaling) {
-        range = exact_scaling_range(b, w, exact);
+        range = exact ? exact_scaling_range(b, w, *exact) : exact_scaling_range(b, w);
         if (!range) return std::nullopt;  // the precondition fails: nothing is promised
       }
       const auto* original = result_on_w();  // once, for every transform below
@@ -332,8 +370,15 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
   return std::nullopt;
 }
 
-std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w) {
-  return check_property(p, b, w, exact_sums(w));
+}  // namespace
+
+std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w,
+                                              const std::vector<ExactSum>& exact, const std::vector<double>* given) {
+  return check_property_with(p, b, w, &exact, given);
+}
+
+std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w, const std::vector<double>* given) {
+  return check_property_with(p, b, w, nullptr, given);
 }
 
 std::optional<PropertyFailure> check_backend(const Backend& b, const Workload& w) {

@@ -121,6 +121,7 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
   }
 
   v.exact = sum_f64;
+  v.exact_is_rounded = near.abs_exact_inexact;
   if (!representable(computed, output)) {
     v.verdict = Verdict::not_representable;
     return v;

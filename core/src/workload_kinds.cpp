@@ -70,6 +70,14 @@ std::string validate(const Workload& w) {
   return std::visit([](const auto& x) { return x.validate(); }, w);
 }
 
+std::uint64_t workload_bytes(const Workload& w) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) return sizeof(double) * (d->initial.size() + d->addends.size());
+  if (auto* p = std::get_if<ProductWorkload>(&w)) return sizeof(double) * (p->initial.size() + p->a.size() + p->b.size());
+  const auto& s = std::get<SparseWorkload>(w);
+  return sizeof(double) * (s.initial.size() + s.values.size()) + sizeof(std::uint32_t) * s.row_index.size() +
+         sizeof(std::size_t) * s.step_offsets.size();
+}
+
 std::size_t max_terms(const Workload& w) {
   if (auto* d = std::get_if<DenseWorkload>(&w)) return d->steps + 1;
   if (auto* p = std::get_if<ProductWorkload>(&w)) return 1 + p->steps * p->batch;

@@ -2,6 +2,7 @@
 // fuzzers and the CLI share, with determinism checks, shrinking and readable reports.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -14,7 +15,29 @@
 namespace accucheck {
 
 // Exact summaries of every element (computed once per workload, shared by all backends).
+// About 600 bytes each (two 2240-bit integers): wide workloads take them a block at a time
+// through ExactSumRanges instead.
 std::vector<ExactSum> exact_sums(const Workload& w);
+
+// The exact summaries of a range of a workload's elements at a time, so that a wide workload
+// is judged with memory O(range); exact_sums(w) is sums(0, element_count(w)). Keeps a
+// reference to w. A sparse workload's pairs are grouped by row once here (8 bytes per row and
+// 4 per pair).
+class ExactSumRanges {
+ public:
+  explicit ExactSumRanges(const Workload& w);
+  explicit ExactSumRanges(Workload&&) = delete;  // it would keep a reference to a temporary
+  // Elements [begin, end) into `out` (replacing what it held).
+  void sums(std::size_t begin, std::size_t end, std::vector<ExactSum>& out) const;
+
+ private:
+  const Workload& w_;
+  std::vector<std::size_t> row_start_;       // sparse: row r's pairs are pairs_by_row_[row_start_[r] .. row_start_[r+1])
+  std::vector<std::uint32_t> pairs_by_row_;  // pair indices, in pair order within a row
+};
+
+// One element's exact summary (its terms gathered and summed; O(pairs) for a sparse workload).
+ExactSum exact_sum_of(const Workload& w, std::size_t element);
 
 // The fast exact sums (exact_sums, fast_exact.h) against the Boost.Multiprecision reference
 // (boost_exact_sum) for every element, field by field: the first disagreement described, or ""
@@ -40,6 +63,34 @@ inline BackendOutcome run_and_judge(const Backend& backend, const Workload& w) {
   return run_and_judge(backend, w, exact_sums(w));
 }
 
+// One judged element of a summary, with S exactly when the summary reports it.
+struct JudgedElement {
+  std::size_t index = 0;
+  ElementVerdict verdict;
+  std::string exact_hex;  // fixed_hex(S) for a finite S, else ""
+};
+
+inline constexpr std::size_t kVerdictCount = static_cast<std::size_t>(Verdict::backend_failed) + 1;
+
+// run_and_judge for wide workloads: the backend runs once and its result is judged
+// kJudgeBlock elements at a time (exact sums of a block, judged, folded in), so the memory per
+// element beyond the workload and the result buffer is O(1) instead of an ExactSum and an
+// ElementVerdict each (about 700 bytes).
+struct OutcomeSummary {
+  BackendOutcome outcome;  // worst, worst_element, max_ratio, max_abs_ulps, failure; `elements` stays empty
+  std::array<std::uint64_t, kVerdictCount> counts{};  // elements per verdict, indexed by the Verdict's value
+  // At most `keep` elements: the most severe verdict first, then the largest err/bound, then the lowest index.
+  std::vector<JudgedElement> most_severe;
+  std::vector<double> result;  // the backend's result (default RunOptions): the properties compare against it
+};
+inline constexpr std::size_t kJudgeBlock = 4096;
+
+// `each`, when given, sees every element in index order (replay --all) as it is judged.
+OutcomeSummary run_and_summarize(const Backend& backend, const Workload& w, std::size_t keep,
+                                 const std::function<void(const JudgedElement&)>& each = {});
+// Whether element (a, index_a) goes before (b, index_b) in OutcomeSummary::most_severe.
+bool more_severe(const ElementVerdict& a, std::size_t index_a, const ElementVerdict& b, std::size_t index_b);
+
 // What the backend's determinism class promises, checked by re-running: bitwise-deterministic
 // backends must give identical bits across reruns and thread counts; order-independent ones
 // also under permutations of the addends (each dense element's column, the batch of a
@@ -55,8 +106,10 @@ std::string check_determinism(const Backend& backend, const Workload& w, ChoiceS
 Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget = 3000);
 
 // A readable report of a violation: backend, bound, element, exact, computed, RNE(S), error,
-// bound value, ratio, ulps, kappa, verdict.
+// bound value, ratio, ulps, kappa, verdict. When the double shown as `exact` is not S itself it
+// carries a trailing `~` and S follows exactly (fixed_hex).
 std::string describe_violation(const Backend& backend, const Workload& w, const BackendOutcome& outcome);
+std::string describe_violation(const Backend& backend, const Workload& w, const OutcomeSummary& summary);
 // The shape of a workload in words: "dense f32, 2 elements x 65 addends [exact_ties]".
 std::string describe_shape(const Workload& w);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace accucheck {
 
@@ -37,6 +38,9 @@ class JsonWriter {
     return value(v);
   }
   const std::string& str() const { return out_; }
+  // The text written so far, removed from the writer, which goes on where it was: a long
+  // output printed in pieces instead of held whole.
+  std::string take() { return std::exchange(out_, std::string()); }
 
  private:
   void separator();

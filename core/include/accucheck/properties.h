@@ -70,7 +70,12 @@ struct PropertyFailure {
 std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w,
                                               const std::vector<ExactSum>& exact,
                                               const std::vector<double>* result = nullptr);
-std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w);
+// The same without the exact sums: only stated_bound, special_values and correctly_rounded
+// compute them (every element's); determinism and negation need none, and scaling takes them a
+// block at a time, so these three stay within memory proportional to the workload (replay of
+// wide cases).
+std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w,
+                                              const std::vector<double>* result = nullptr);
 
 // "Does this backend pass on this workload": every property that applies to the backend
 // (special_values is stated_bound on special-value workloads, so it is not repeated), in the
@@ -94,6 +99,7 @@ std::optional<PropertyFailure> check_backend(const Backend& backend, const Workl
 struct ScalingRange {
   int low = 0, high = 0;  // low <= 0 <= high
 };
+// (Without the sums, they are computed a block at a time: memory O(block).)
 std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w);
 // The same with w's exact sums given (exact_sums(w)), as check_property has them.
 std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact);

@@ -39,6 +39,9 @@ struct ElementVerdict {
   double kappa = 1;              // A / |S| from the nearest doubles of A and S (reported, never compared)
   bool vacuous = false;
   bool precondition_met = true;
+  // `exact` is not S itself (S has more significant bits than a double holds): reports mark it
+  // and print S exactly (fixed_hex), so that a sum just below an f32 midpoint does not read as the midpoint.
+  bool exact_is_rounded = false;
 };
 
 // Judges one element: `computed` is the backend's result (a value of `output`).

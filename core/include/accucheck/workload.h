@@ -80,6 +80,8 @@ Format format_of(const Workload& w);
 std::size_t element_count(const Workload& w);
 std::string family_of(const Workload& w);
 std::string validate(const Workload& w);
+// The bytes the workload's values (and a sparse workload's row indices and step offsets) occupy.
+std::uint64_t workload_bytes(const Workload& w);
 // Largest number of terms of any element (n, the initial value included).
 std::size_t max_terms(const Workload& w);
 // Element e's terms in the order a sequential accumulator meets them.
