@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   use_gpu_backends();
   ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
   const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::dense);
-  fuzz::judge_all("fuzz_dense_gpu", input.workload, stream, /*every_property=*/true);
+  fuzz::judge_all("fuzz_dense_gpu", input.workload, /*every_property=*/true);
   return 0;
 }
 

@@ -130,7 +130,7 @@ std::size_t backend_index(const Backend* b) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
   const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::dense);
-  const auto judged = fuzz::judge_all("fuzz_maxerr", input.workload, stream, /*every_property=*/false);
+  const auto judged = fuzz::judge_all("fuzz_maxerr", input.workload, /*every_property=*/false);
   for (const auto& j : judged) {
     if (!(j.outcome.max_ratio > 0)) continue;
     if (counters_enabled()) extra_counters[backend_index(j.backend) * kBuckets + bucket_of(j.outcome.max_ratio)] = 1;

@@ -7,6 +7,7 @@
 
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
+#include "accucheck/findings.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck::props {
@@ -14,12 +15,6 @@ namespace accucheck::props {
 namespace {
 
 constexpr int kBytesPerSize = 8;
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
 
 std::size_t environment_count(const char* variable, std::size_t fallback) {
   const char* text = std::getenv(variable);
@@ -53,25 +48,6 @@ rc::Gen<std::vector<std::uint8_t>> choice_bytes() {
 
 std::uint64_t rapidcheck_seed() { return rc::detail::configuration().testParams.seed; }
 
-std::string write_finding(const Backend& backend, const PropertyFailure& failure, const Workload& w,
-                          const std::string& found_by, const std::string& directory) {
-  CaseFile c;
-  c.workload = w;
-  c.backend = backend.name;
-  c.bound = backend.bound_text();
-  c.verdict = failure.label;
-  c.found_by = found_by;
-  c.note = "property " + std::string(name(failure.property)) + ": " + failure.detail;
-  const std::string json = case_to_json(c);
-  char suffix[40];
-  std::snprintf(suffix, sizeof suffix, "_%016llx.json", static_cast<unsigned long long>(fnv1a(json)));
-  std::filesystem::create_directories(directory);
-  const std::string path =
-      (std::filesystem::path(directory) / (backend.name + "_" + std::string(name(failure.property)) + suffix)).string();
-  write_file_atomically(path, json);
-  return path;
-}
-
 PropertyRun run_property(const Backend& backend, Property property, WorkloadKind kind, const HarnessOptions& options) {
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   if (options.max_success > 0) params.maxSuccess = options.max_success;
@@ -79,24 +55,27 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
 
   int calls = 0, first_failure = 0;
   std::optional<Workload> last;
-  std::optional<PropertyFailure> last_failure;
+  std::optional<Finding> last_failure;
   std::vector<std::uint8_t> last_bytes;
   const auto bytes_gen = choice_bytes();
-  // The verdicts stand on the fast exact accumulator, so the Boost reference checks it on every
-  // case first; then the property itself.
-  const auto failure_of = [&](const Workload& w) -> std::optional<PropertyFailure> {
-    if (const std::string problem = exact_sums_disagreement(w, exact_sums(w)); !problem.empty())
-      return PropertyFailure{property, Verdict::ok, "oracle-disagreement", problem};
-    return check_property(property, backend, w);
+  // The finding pipeline with this one property; the verdicts stand on the fast exact
+  // accumulator, so the Boost reference checks it on every case first.
+  FindingPolicy policy;
+  policy.only = property;
+  policy.cross_check_oracle = true;
+  const auto failure_of = [&](const Workload& w) -> std::optional<Finding> {
+    Judgement j = find_violations(backend, w, exact_sums(w), policy);
+    if (!j.violated()) return std::nullopt;
+    return std::move(j.findings.front());
   };
   auto check = [&] {
     const std::vector<std::uint8_t> bytes = *bytes_gen;
     ++calls;
     ByteChoiceStream stream(bytes);
     Workload w = generate_for_property(property, backend, kind, stream, options.limits, options.family);
-    std::optional<PropertyFailure> found;
+    std::optional<Finding> found;
     if (const std::string problem = validate(w); !problem.empty()) {
-      found = PropertyFailure{property, Verdict::ok, "invalid-workload", "the generator made an invalid workload: " + problem};
+      found = Finding{property, Verdict::ok, "invalid-workload", "the generator made an invalid workload: " + problem, {}, {}, {}};
     } else {
       found = failure_of(w);
     }
@@ -130,17 +109,8 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
 
   // Shrink further: fewest elements and steps, simplest values, the same kind of failure.
   Workload minimal = *last;
-  if (last_failure->label != "invalid-workload") {
-    const std::string label = last_failure->label;
-    minimal = shrink_workload(
-        *last,
-        [&](const Workload& candidate) {
-          if (!validate(candidate).empty()) return false;
-          const auto f = failure_of(candidate);
-          return f && f->label == label;
-        },
-        options.shrink_budget);
-  }
+  if (last_failure->label != "invalid-workload")
+    minimal = minimize_finding(backend, *last, *last_failure, options.shrink_budget, /*cross_check_oracle=*/true);
   auto final_failure = failure_of(minimal);
   if (!final_failure) {  // cannot happen for a deterministic check; keep RapidCheck's case then
     minimal = *last;
@@ -156,7 +126,7 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
     const std::string found_by = "property " + std::string(name(property)) + " (RC_PARAMS=\"seed=" +
                                  std::to_string(rapidcheck_seed()) + "\"), case " + std::to_string(run.cases);
     try {
-      run.case_path = write_finding(backend, *final_failure, minimal, found_by, options.findings_dir);
+      run.case_path = write_finding(options.findings_dir, backend, *final_failure, minimal, Provenance{found_by, std::nullopt});
       text += "written to " + run.case_path + "\n";
       if (options.registered) {
         text += "replay: accucheck replay " + run.case_path + "\n";

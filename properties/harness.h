@@ -1,8 +1,8 @@
 // The property runner shared by the property suite and the mutant test: RapidCheck generates
 // byte vectors, ByteChoiceStream decodes them into workloads (so RapidCheck's shrinking of the
-// bytes simplifies the workload), core's check_property (properties.h) decides, and a failure
-// is shrunk further with shrink_workload and written as a case file under the findings
-// directory, with the command that replays it.
+// bytes simplifies the workload), core's finding pipeline (findings.h: find_violations with the
+// one property) decides, and a failure is minimized (minimize_finding) and written as a case
+// file (write_finding) under the findings directory, with the command that replays it.
 //
 // Configuration (docs/properties.md):
 //   RC_PARAMS                  RapidCheck's: seed=N, max_success=N (cases per property and
@@ -22,6 +22,7 @@
 
 #include "accucheck/backend.h"
 #include "accucheck/families.h"
+#include "accucheck/findings.h"
 #include "accucheck/properties.h"
 
 namespace accucheck::props {
@@ -44,7 +45,7 @@ struct PropertyRun {
   bool passed = true;
   int cases = 0;                        // cases generated up to and including the first failure (all of them if none)
   std::string message;                  // on failure: what failed, the minimal case, where it was written, how to replay
-  std::optional<PropertyFailure> failure;  // of the minimal case
+  std::optional<Finding> failure;       // of the minimal case
   std::optional<Workload> minimal;      // the failing workload after RapidCheck's and shrink_workload's shrinking
   std::string case_path;                // the case file written ("" if none)
 };
@@ -56,10 +57,6 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
 // The RapidCheck generator of choice bytes: up to 8 bytes per unit of RapidCheck's size
 // (short, simple cases first), each byte drawn from the full range and shrinking toward 0.
 rc::Gen<std::vector<std::uint8_t>> choice_bytes();
-
-// Writes a failing case; returns its path. Names the file <backend>_<property>_<hash>.json.
-std::string write_finding(const Backend& backend, const PropertyFailure& failure, const Workload& w,
-                          const std::string& found_by, const std::string& directory);
 
 // Names of registered backends for which the property applies (gtest parameters).
 std::vector<std::string> registered_backends_where(Property p);

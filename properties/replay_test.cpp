@@ -107,8 +107,8 @@ TEST_F(Cli, ReplayPassingCaseExitsZero) {
     const Workload w = generate_for_property(seed == 3 ? Property::special_values : Property::stated_bound, *naive,
                                              WorkloadKind::dense, s, GenerationLimits{});
     ASSERT_FALSE(check_property(Property::stated_bound, *naive, w).has_value());
-    PropertyFailure label{Property::stated_bound, Verdict::ok, "ok", "a passing case, written to test replay"};
-    const std::string path = write_finding(*naive, label, w, "replay_test", directory_.string());
+    Finding label{Property::stated_bound, Verdict::ok, "ok", "a passing case, written to test replay", {}, {}, {}};
+    const std::string path = write_finding(directory_.string(), *naive, label, w, Provenance{"replay_test", std::nullopt});
     EXPECT_EQ(run_cli("replay " + path), 0) << path;
     EXPECT_EQ(run_cli("replay --json " + path), 0) << path;
   }

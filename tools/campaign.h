@@ -17,6 +17,7 @@
 #include "accucheck/backend.h"
 #include "accucheck/check.h"
 #include "accucheck/families.h"
+#include "accucheck/findings.h"
 #include "accucheck/verdict.h"
 
 namespace accucheck::cli {
@@ -71,10 +72,11 @@ class Campaign {
   void run();
   // Judges one workload on every selected backend of its storage format that runs its kind.
   // `family` labels its samples; `case_id` names its findings (and is the case's seed when
-  // `has_seed`). Determinism is re-checked when `check_determinism_now`. Returns the number
-  // of backends that ran it.
+  // `has_seed`). The properties beyond the stated bound (determinism, correct rounding,
+  // scaling, negation) are checked when `check_properties_now`. Returns the number of backends
+  // that ran it.
   std::size_t evaluate(const Workload& w, const std::string& family, std::uint64_t case_id, bool has_seed,
-                       bool check_determinism_now, ChoiceStream& sampling);
+                       bool check_properties_now, ChoiceStream& sampling);
   // Keeps only the backends for which `keep` holds (trace: those of the trace's formats).
   void retain(const std::function<bool(const Backend&)>& keep);
   bool empty() const { return stats_.empty(); }
@@ -94,10 +96,8 @@ class Campaign {
  private:
   void run_case(Format f, WorkloadKind kind, std::uint64_t case_number);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
-  // Writes a finding; `still_fails` (when given) is what shrinking keeps true.
-  void record_finding(BackendStats& stats, const Workload& w, const BackendOutcome& outcome, Verdict verdict,
-                      const std::string& detail, std::uint64_t case_id, bool has_seed,
-                      const std::function<bool(const Workload&)>& still_fails);
+  // Minimizes and writes a finding (the first per backend and verdict class).
+  void record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id, bool has_seed);
 
   // A time budget ends at deadline_: checked between backends, and plugin calls end by it
   // (PluginCallDeadline), so a slow or hanging plugin cannot stretch the budget.

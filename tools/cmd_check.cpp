@@ -18,6 +18,7 @@
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
 #include "accucheck/families.h"
+#include "accucheck/findings.h"
 #include "accucheck/json.h"
 #include "accucheck/properties.h"
 #include "accucheck/plugin_loader.h"
@@ -155,90 +156,19 @@ const Family* Campaign::pick_family(ChoiceStream& s, WorkloadKind kind) const {
   return of_kind[s.pick(of_kind.size())];
 }
 
-namespace {
-
-// Element e of a workload alone (the same terms in the same order), to start shrinking from
-// the element that failed instead of searching for it.
-Workload one_element(const Workload& w, std::size_t e) {
-  if (auto* d = std::get_if<DenseWorkload>(&w)) {
-    DenseWorkload one;
-    one.format = d->format;
-    one.family = d->family;
-    one.elements = 1;
-    one.steps = d->steps;
-    one.initial = {d->initial[e]};
-    one.addends.resize(d->steps);
-    for (std::size_t t = 0; t < d->steps; ++t) one.addends[t] = d->addend(t, e);
-    return one;
-  }
-  if (auto* s = std::get_if<SparseWorkload>(&w)) {
-    const std::size_t r = e / s->dim, c = e % s->dim;
-    SparseWorkload one;
-    one.format = s->format;
-    one.family = s->family;
-    one.rows = one.dim = 1;
-    one.steps = s->steps;
-    one.initial = {s->initial[e]};
-    one.step_offsets.assign(1, 0);
-    for (std::size_t t = 0; t < s->steps; ++t) {
-      for (std::size_t q = s->step_offsets[t]; q < s->step_offsets[t + 1]; ++q)
-        if (s->row_index[q] == r) {
-          one.row_index.push_back(0);
-          one.values.push_back(s->values[q * s->dim + c]);
-        }
-      one.step_offsets.push_back(one.row_index.size());
-    }
-    return one;
-  }
-  return w;  // product workloads: shrink_workload searches the element itself
-}
-
-bool timed_out(const BackendOutcome& outcome) { return outcome.failure.find(" timed out after ") != std::string::npos; }
-
-}  // namespace
-
-void Campaign::record_finding(BackendStats& stats, const Workload& w, const BackendOutcome& outcome, Verdict verdict,
-                              const std::string& detail, std::uint64_t case_id, bool has_seed,
-                              const std::function<bool(const Workload&)>& still_fails) {
-  auto& written = stats.findings_by_class[verdict];
+void Campaign::record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id,
+                              bool has_seed) {
+  auto& written = stats.findings_by_class[finding.verdict];
   if (written >= options_.findings_per_class) return;
   ++written;
   const Backend& backend = *stats.backend;
-  Workload minimal = w;
-  // A backend that hangs is not re-run hundreds of times to shrink its case. When the time
-  // budget ends while shrinking, the smallest case found so far is written.
-  const auto fails_within_budget = [&](const Workload& candidate) {
-    try {
-      return still_fails(candidate);
-    } catch (const PluginDeadlineReached&) {
-      return false;
-    }
-  };
-  if (still_fails && !timed_out(outcome)) {
-    if (element_count(w) > 1 && outcome.failure.empty() && !std::holds_alternative<ProductWorkload>(w)) {
-      Workload one = one_element(w, outcome.worst_element);
-      if (fails_within_budget(one)) minimal = std::move(one);
-    }
-    minimal = shrink_workload(minimal, fails_within_budget);
-  }
-  CaseFile c;
-  c.workload = minimal;
-  c.backend = backend.name;
-  c.bound = backend.bound_text();
-  c.verdict = std::string(name(verdict));
-  if (has_seed) c.seed = case_id;
-  c.found_by = options_.found_by;
-  c.note = detail;
-  std::filesystem::create_directories(options_.findings_dir);
-  char file[64];
-  std::snprintf(file, sizeof file, "_%016llx.json", static_cast<unsigned long long>(case_id));
-  const std::string path = (std::filesystem::path(options_.findings_dir) /
-                            (backend.name + "_" + std::string(name(verdict)) + file)).string();
-  write_file_atomically(path, case_to_json(c));
+  const Workload minimal = minimize_finding(backend, w, finding);
+  Provenance provenance{options_.found_by, has_seed ? std::optional<std::uint64_t>(case_id) : std::nullopt};
+  const std::string path = write_finding(options_.findings_dir, backend, finding, minimal, provenance);
   stats.findings.push_back(path);
   end_progress_line();
   std::fprintf(stderr, "FINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s%s\n", backend.name.c_str(),
-               std::string(name(verdict)).c_str(), detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
+               finding.label.c_str(), finding.detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
                backend.origin == "builtin" ? "" : (" --plugin " + backend.origin).c_str());
 }
 
@@ -253,19 +183,24 @@ void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) 
 }
 
 std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std::uint64_t case_id, bool has_seed,
-                               bool check_determinism_now, ChoiceStream& sampling) {
+                               bool check_properties_now, ChoiceStream& sampling) {
   const Format f = format_of(w);
   const WorkloadKind kind = kind_of(w);
   std::vector<ExactSum> exact;
   const std::size_t terms = max_terms(w);
   std::size_t ran = 0;
+  // The properties beyond the stated bound re-run the backend several times: on a sample of
+  // the cases (the caller's choice), with the definitions every engine shares (findings.h).
+  FindingPolicy policy;
+  policy.further_properties = check_properties_now;
   for (auto& stats : stats_) {
     const Backend& backend = *stats.backend;
     if (backend.storage != f || !backend.supports(kind)) continue;
     if (budget_spent()) break;
     if (exact.empty()) exact = exact_sums(w);  // once per workload, shared by the backends
     ++ran;
-    const auto outcome = run_and_judge(backend, w, exact);
+    const Judgement judgement = find_violations(backend, w, exact, policy);
+    const BackendOutcome& outcome = judgement.outcome;
     ++stats.cases;
     for (const auto& e : exact) stats.addends += e.count;
     stats.max_ratio = std::max(stats.max_ratio, outcome.max_ratio);
@@ -280,30 +215,11 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
       Sample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict};
       stats.add_sample(sample, sampling);
     }
-    if (outcome.violated()) {
-      ++stats.violations[outcome.worst];
-      const Verdict worst = outcome.worst;
-      std::string detail = describe_violation(backend, w, outcome);
-      if (backend.captured_output)  // before shrinking re-runs it
-        if (const std::string output = backend.captured_output(); !output.empty())
-          detail += "  the backend wrote to its output: " + output + "\n";
-      record_finding(stats, w, outcome, worst, detail, case_id, has_seed,
-                     [&](const Workload& candidate) { return run_and_judge(backend, candidate).worst == worst; });
-    }
-    // Determinism and the metamorphic properties (scaling by 2^k, negation) on a sample of
-    // cases: they re-run the backend several times. The same definitions as the property suite.
-    if (check_determinism_now && outcome.failure.empty()) {
-      if (property_applies(Property::determinism, backend)) ++stats.determinism_checks;
-      for (Property p : {Property::determinism, Property::scaling, Property::negation}) {
-        if (!property_applies(p, backend)) continue;
-        const auto failure = check_property(p, backend, w, exact);
-        if (!failure) continue;
-        ++stats.violations[failure->verdict];
-        record_finding(stats, w, outcome, failure->verdict, failure->detail, case_id, has_seed,
-                       [&backend, p](const Workload& candidate) {
-                         return check_property(p, backend, candidate).has_value();
-                       });
-      }
+    if (check_properties_now && outcome.failure.empty() && property_applies(Property::determinism, backend))
+      ++stats.determinism_checks;
+    for (const Finding& finding : judgement.findings) {
+      ++stats.violations[finding.verdict];
+      record_finding(stats, w, finding, case_id, has_seed);
     }
     report_progress();
   }

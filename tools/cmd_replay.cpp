@@ -7,6 +7,7 @@
 
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
+#include "accucheck/findings.h"
 #include "accucheck/json.h"
 #include "accucheck/memory.h"
 #include "accucheck/properties.h"
@@ -161,14 +162,10 @@ int replay_command(Args& args) {
         for (const auto& e : summary.most_severe) print_element_row(e, stdout);
       }
     }
-    // Determinism and the metamorphic properties, as the campaign and the property suite
-    // define them (properties.h): each is a function of the backend and the workload alone.
-    // They compare with this run's result and take no exact sums but a block at a time.
-    std::vector<PropertyFailure> property_failures;
-    if (outcome.failure.empty())
-      for (Property p : {Property::determinism, Property::scaling, Property::negation})
-        if (property_applies(p, *b))
-          if (auto failure = check_property(p, *b, w, &summary.result)) property_failures.push_back(std::move(*failure));
+    // The stated bound, then every further property that applies, as every engine defines them
+    // (findings.h); they compare with this run's result and take exact sums a block at a time.
+    std::vector<Finding> property_failures;
+    if (outcome.failure.empty()) property_failures = further_findings(*b, w, summary.result);
     const bool violated = outcome.violated() || !property_failures.empty();
     failed = failed || violated;
     if (json) {

@@ -10,6 +10,24 @@
 
 namespace accucheck {
 
+std::string_view name(Property p) {
+  switch (p) {
+    case Property::stated_bound: return "stated_bound";
+    case Property::correctly_rounded: return "correctly_rounded";
+    case Property::determinism: return "determinism";
+    case Property::special_values: return "special_values";
+    case Property::scaling: return "scaling";
+    case Property::negation: return "negation";
+  }
+  return "?";
+}
+
+std::optional<Property> parse_property(std::string_view text) {
+  for (Property p : all_properties)
+    if (name(p) == text) return p;
+  return std::nullopt;
+}
+
 std::string_view name(Device d) { return d == Device::cpu ? "cpu" : "cuda"; }
 
 std::string_view name(Determinism d) {
@@ -89,7 +107,25 @@ void Backend::run(const Workload& w, std::span<double> result, const RunOptions&
   }
   if (const std::string change = environment.check_and_restore(); !change.empty())
     throw BackendFailure(name + " changed the floating-point environment and left it changed: " + change +
-                         " (accucheck restored it)");
+                             " (accucheck restored it)",
+                         FailureKind::fp_environment);
+}
+
+std::string_view name(FailureKind k) {
+  switch (k) {
+    case FailureKind::error: return "error";
+    case FailureKind::crash: return "crash";
+    case FailureKind::exit: return "exit";
+    case FailureKind::timeout: return "timeout";
+    case FailureKind::overrun: return "overrun";
+    case FailureKind::fp_environment: return "fp-environment";
+  }
+  return "?";
+}
+
+Backend exempt_from(Backend backend, Property property, std::string reason) {
+  backend.exemptions.push_back({property, std::move(reason)});
+  return backend;
 }
 
 bool valid_backend_name(std::string_view name) {

@@ -559,12 +559,17 @@ class Worker {
   }
 
   // After End::died: why, in words (reaps the worker); `after_exit` follows an exit's status.
-  std::string death_text(const std::string& after_exit = "") {
+  // `kind`, when given, receives crash or exit.
+  std::string death_text(const std::string& after_exit = "", FailureKind* kind = nullptr) {
     const int status = reap();
     std::string text;
+    FailureKind how = FailureKind::crash;
     if (status >= 0 && WIFSIGNALED(status)) text = "crashed with " + signal_text(WTERMSIG(status));
-    else if (status >= 0 && WIFEXITED(status)) text = "exited the process (status " + std::to_string(WEXITSTATUS(status)) + ")" + after_exit;
-    else text = "ended without answering (the plugin worker is gone)";
+    else if (status >= 0 && WIFEXITED(status)) {
+      text = "exited the process (status " + std::to_string(WEXITSTATUS(status)) + ")" + after_exit;
+      how = FailureKind::exit;
+    } else text = "ended without answering (the plugin worker is gone)";
+    if (kind) *kind = how;
     if (note_ && note_->signal_errno.load() == ENOMEM)
       text = "ran out of memory and " + text +
              (memory_limit_ ? " (a plugin worker may grow by at most " + bytes_text(memory_limit_) +
@@ -816,7 +821,7 @@ CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, 
     set_guards(layout, base);
     const int rc = execute(record.in_process, index, request, base);
     if (rc != 0) throw BackendFailure(what + " returned " + std::to_string(rc) + " (an error)");
-    if (auto damage = guard_damage(layout, base); !damage.empty()) throw BackendFailure(what + " " + damage);
+    if (auto damage = guard_damage(layout, base); !damage.empty()) throw BackendFailure(what + " " + damage, FailureKind::overrun);
     std::memcpy(result.buffer.data(), base + layout.buffer_offset, result.buffer.size());
     return result;
   }
@@ -843,22 +848,28 @@ CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, 
   const std::string output = output_suffix(result.output);
   switch (end) {
     case Worker::End::answered: break;
-    case Worker::End::died: throw BackendFailure(what + " " + w.death_text(" instead of returning") + output);
+    case Worker::End::died: {
+      FailureKind kind;
+      std::string why = w.death_text(" instead of returning", &kind);
+      throw BackendFailure(what + " " + why + output, kind);
+    }
     case Worker::End::timed_out:
       w.stop(true);
       throw BackendFailure(what + " timed out after " + seconds_text(options.timeout_seconds) +
-                           " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)" + output);
+                               " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)" + output,
+                           FailureKind::timeout);
     case Worker::End::deadline:
       w.stop(true);
       throw PluginDeadlineReached{what, std::chrono::duration<double>(Clock::now() - started).count()};
   }
   if (auto damage = guard_damage(layout, base); !damage.empty()) {
     w.stop(true);  // its memory may be damaged too: the next call starts a fresh worker
-    throw BackendFailure(what + " " + damage + output);
+    throw BackendFailure(what + " " + damage + output, FailureKind::overrun);
   }
   if (response.status == Status::fp_changed)
     throw BackendFailure(what + " changed the floating-point environment and left it changed: " + reply +
-                         " (the worker restored it)" + output);
+                             " (the worker restored it)" + output,
+                         FailureKind::fp_environment);
   if (response.rc != 0) throw BackendFailure(what + " returned " + std::to_string(response.rc) + " (an error)" + output);
   std::memcpy(result.buffer.data(), base + layout.buffer_offset, result.buffer.size());
   return result;

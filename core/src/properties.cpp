@@ -12,24 +12,6 @@
 
 namespace accucheck {
 
-std::string_view name(Property p) {
-  switch (p) {
-    case Property::stated_bound: return "stated_bound";
-    case Property::correctly_rounded: return "correctly_rounded";
-    case Property::determinism: return "determinism";
-    case Property::special_values: return "special_values";
-    case Property::scaling: return "scaling";
-    case Property::negation: return "negation";
-  }
-  return "?";
-}
-
-std::optional<Property> parse_property(std::string_view text) {
-  for (Property p : all_properties)
-    if (name(p) == text) return p;
-  return std::nullopt;
-}
-
 namespace {
 
 // Why a bound kind (and its inner bounds) rules out the metamorphic properties; "" if it does not.
@@ -144,16 +126,7 @@ void for_each_scaled_value(W& w, F f) {
   }
 }
 
-std::map<std::string, std::string>& scale_exclusions() {
-  static std::map<std::string, std::string> reasons;  // function-local: filled from static initialisers
-  return reasons;
-}
-
 }  // namespace
-
-void declare_not_scale_invariant(std::string backend_name, std::string reason) {
-  scale_exclusions()[std::move(backend_name)] = std::move(reason);
-}
 
 std::string property_exclusion(Property p, const Backend& b) {
   switch (p) {
@@ -168,10 +141,8 @@ std::string property_exclusion(Property p, const Backend& b) {
     case Property::negation:
       if (b.determinism == Determinism::run_to_run_nondeterministic)
         return "run-to-run-nondeterministic: two runs may combine in different orders";
-      if (p == Property::scaling) {
-        const auto declared = scale_exclusions().find(b.name);
-        if (declared != scale_exclusions().end()) return declared->second;
-      }
+      for (const auto& exemption : b.exemptions)
+        if (exemption.property == p) return exemption.reason;
       return metamorphic_exclusion(b.bound, p == Property::scaling);
   }
   return "unknown property";
@@ -326,17 +297,22 @@ std::optional<PropertyFailure> check_property_with(Property p, const Backend& b,
     case Property::correctly_rounded: {
       const auto* result = result_on_w();
       if (!result) return backend_failed(p, b, w, error);
-      std::vector<ExactSum> own_exact;
-      if (!exact) own_exact = exact_sums(w);
-      const std::vector<ExactSum>& sums = exact ? *exact : own_exact;
-      for (std::size_t j = 0; j < result->size(); ++j) {
-        const double want = sums[j].rounded(b.storage);
-        if (!same_result_bits((*result)[j], want)) {
-          std::string text = header(b, w) + "  element " + std::to_string(j) + ": not RNE(S)\n";
-          text += values_line("computed", (*result)[j]);
-          text += values_line("RNE(S)", want);
-          text += "  exact S  " + fixed_hex(sums[j].sum) + "\n";
-          return failure(p, Verdict::not_correctly_rounded, std::string(name(Verdict::not_correctly_rounded)), text);
+      // Without the sums given, a block of them at a time (memory O(block), replay of wide cases).
+      const ExactSumRanges ranges(w);
+      std::vector<ExactSum> block;
+      for (std::size_t begin = 0; begin < result->size(); begin += kJudgeBlock) {
+        const std::size_t end = std::min(result->size(), begin + kJudgeBlock);
+        if (!exact) ranges.sums(begin, end, block);
+        for (std::size_t j = begin; j < end; ++j) {
+          const ExactSum& sum = exact ? (*exact)[j] : block[j - begin];
+          const double want = sum.rounded(b.storage);
+          if (!same_result_bits((*result)[j], want)) {
+            std::string text = header(b, w) + "  element " + std::to_string(j) + ": not RNE(S)\n";
+            text += values_line("computed", (*result)[j]);
+            text += values_line("RNE(S)", want);
+            text += "  exact S  " + fixed_hex(sum.sum) + "\n";
+            return failure(p, Verdict::not_correctly_rounded, std::string(name(Verdict::not_correctly_rounded)), text);
+          }
         }
       }
       return std::nullopt;
@@ -379,15 +355,6 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
 
 std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w, const std::vector<double>* given) {
   return check_property_with(p, b, w, nullptr, given);
-}
-
-std::optional<PropertyFailure> check_backend(const Backend& b, const Workload& w) {
-  const auto exact = exact_sums(w);
-  for (Property p : all_properties) {
-    if (p == Property::special_values || !property_applies(p, b)) continue;
-    if (auto found = check_property(p, b, w, exact)) return found;
-  }
-  return std::nullopt;
 }
 
 Workload generate_for_property(Property p, const Backend& b, WorkloadKind kind, ChoiceStream& s,

@@ -9,10 +9,8 @@
 #include <map>
 
 #include "accucheck/case_file.h"
+#include "accucheck/findings.h"
 #include "accucheck/plugin_loader.h"
-#ifdef ACCUCHECK_FUZZ_HAVE_PROPERTIES
-#include "accucheck/properties.h"
-#endif
 
 namespace accucheck::fuzz {
 namespace {
@@ -68,20 +66,6 @@ bool properties_sampled(const Workload& w) {
   return h % k == 0;
 }
 
-#ifdef ACCUCHECK_FUZZ_HAVE_PROPERTIES
-// The properties judge_all checks beyond the stated bound for a backend: those that apply
-// (property_exclusion builds a reason string per call: once per backend, not per input).
-const std::vector<Property>& further_properties(const Backend& b) {
-  static std::map<const Backend*, std::vector<Property>> cache;
-  auto it = cache.find(&b);
-  if (it != cache.end()) return it->second;
-  std::vector<Property> list;
-  for (Property p : all_properties)
-    // stated_bound is run_and_judge; special_values is stated_bound again.
-    if (p != Property::stated_bound && p != Property::special_values && property_applies(p, b)) list.push_back(p);
-  return cache.emplace(&b, std::move(list)).first->second;
-}
-#endif
 
 }  // namespace
 
@@ -147,41 +131,28 @@ void report_and_abort(const char* target, const std::string& what, const Workloa
   std::abort();
 }
 
-std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property,
-                              bool cross_check_oracle) {
+std::vector<Judged> judge_all(const char* target, const Workload& w, bool every_property, bool cross_check_oracle) {
   const std::string invalid = validate(w);
   if (!invalid.empty()) report_and_abort(target, "the generator made an invalid workload: " + invalid, w);
   std::vector<Judged> judged;
   const auto& backends = backends_for(format_of(w), kind_of(w));
   if (backends.empty() && !cross_check_oracle) return judged;
   const std::vector<ExactSum> exact = exact_sums(w);
-  if (cross_check_oracle)
-    if (const std::string problem = exact_sums_disagreement(w, exact); !problem.empty()) report_and_abort(target, problem, w);
+  if (cross_check_oracle)  // once per workload, backends or not
+    if (const auto f = oracle_finding(w, exact)) report_and_abort(target, f->detail, w, nullptr, f->label);
   judged.reserve(backends.size());
-  every_property = every_property && properties_sampled(w);
+  FindingPolicy policy;
+  policy.further_properties = every_property && properties_sampled(w);
   for (const Backend* b : backends) {
-    BackendOutcome outcome = run_and_judge(*b, w, exact);
-    if (outcome.violated())
-      report_and_abort(target, describe_violation(*b, w, outcome), w, b, std::string(name(outcome.worst)));
-    if (every_property) {
-#ifdef ACCUCHECK_FUZZ_HAVE_PROPERTIES
-      (void)s;
-      std::vector<double> result;  // run_and_judge's run: the properties compare against it
-      for (const ElementVerdict& v : outcome.elements) result.push_back(v.computed);
-      for (Property p : further_properties(*b)) {
-        if (const auto failed = check_property(p, *b, w, exact, &result))
-          report_and_abort(target, "property " + std::string(name(p)) + " fails:\n" + failed->detail, w, b, failed->label);
-      }
-#else
-      const std::string differed = check_determinism(*b, w, s);
-      if (!differed.empty())
-        report_and_abort(target,
-                         "backend " + b->name + " (" + std::string(name(b->determinism)) + ") on " + describe_shape(w) +
-                             "\n  nondeterministic: " + differed,
-                         w, b, "nondeterministic");
-#endif
+    Judgement judgement = find_violations(*b, w, exact, policy);
+    if (judgement.violated()) {
+      const Finding& f = judgement.findings.front();
+      const std::string what = f.property == Property::stated_bound
+                                   ? f.detail
+                                   : "property " + std::string(name(f.property)) + " fails:\n" + f.detail;
+      report_and_abort(target, what, w, b, f.label);
     }
-    judged.push_back({b, std::move(outcome)});
+    judged.push_back({b, std::move(judgement.outcome)});
   }
   return judged;
 }

@@ -28,21 +28,19 @@ void add_extra_backend(Backend backend);
 [[noreturn]] void report_and_abort(const char* target, const std::string& what, const Workload& w,
                                    const Backend* backend = nullptr, const std::string& verdict = "");
 
-// Runs every selected backend that supports the workload and judges every element
-// (run_and_judge: the stated bound, special values, overflow). With `every_property`, every
-// other property that applies to the backend is checked too: with core's properties.h,
-// check_property for correctly_rounded, determinism, scaling and negation (the same
-// functions the RapidCheck suites use); without it, check_determinism with permutations
-// drawn from `s`. $ACCUCHECK_FUZZ_PROPERTY_EVERY=K (default 1) checks those other properties
-// only on the workloads whose hash is 0 mod K (the stated bound always). Any failure is
-// reported and aborts. With `cross_check_oracle`, the exact sums the verdicts use are first
-// compared with the Boost.Multiprecision reference (exact_sums_disagreement), backends or not.
-// Returns the outcomes, one per backend run, in the order of backends_for().
+// Runs every selected backend that supports the workload through the finding pipeline
+// (findings.h find_violations: the stated bound on every element, then, with `every_property`,
+// every further property that applies: correct rounding, determinism, scaling, negation: the
+// definitions the RapidCheck suites and the CLI use). $ACCUCHECK_FUZZ_PROPERTY_EVERY=K (default
+// 1) checks the further properties only on the workloads whose hash is 0 mod K (the stated
+// bound always). The first finding is reported and aborts. With `cross_check_oracle`, the exact
+// sums the verdicts use are first compared with the Boost.Multiprecision reference
+// (oracle_finding), backends or not. Returns the outcomes, one per backend run, in the order of
+// backends_for().
 struct Judged {
   const Backend* backend;
   BackendOutcome outcome;
 };
-std::vector<Judged> judge_all(const char* target, const Workload& w, ChoiceStream& s, bool every_property,
-                              bool cross_check_oracle = false);
+std::vector<Judged> judge_all(const char* target, const Workload& w, bool every_property, bool cross_check_oracle = false);
 
 }  // namespace accucheck::fuzz

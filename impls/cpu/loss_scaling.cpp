@@ -15,10 +15,10 @@
 //     rounded inverse and its rounding add one widening each:
 //     widened(widened(products(f32),f32),f32) (derivation in docs/bounds.md, "Loss scaling").
 //     Scaling by 2^k does not commute with it near underflow and overflow; it says so
-//     (declare_not_scale_invariant), so the scaling property does not apply to it.
+//     (exempt_from at its registration), so the scaling property does not apply to it.
 #include <cmath>
 
-#include "accucheck/properties.h"
+#include "accucheck/backend.h"
 #include "common/per_element.h"
 
 namespace accucheck::impls {
@@ -66,16 +66,13 @@ ACCUCHECK_REGISTER_BACKEND(dense_backend("loss_scaled_pow2_f32", Format::f32, Fo
 // fl(1/s) has 24 significant bits: the unscale rounds at a position set by |S|, so near the
 // underflow threshold result(2^k w) and 2^k result(w) round differently (and near overflow the
 // scaled workload makes the scaler back off to another s).
-const int scaling_declared = (declare_not_scale_invariant(
-                                  "loss_scaled_1000_f32",
-                                  "multiplies by s = 1000 and fl(1/s): the unscale rounds at a position set by |S|, not by the "
-                                  "workload's grid, and a scaled workload can make the scaler back off to another scale"),
-                              0);
-
-ACCUCHECK_REGISTER_BACKEND(dense_backend("loss_scaled_1000_f32", Format::f32, Format::f32,
-                                         "widened(widened(products(f32),f32),f32)", Determinism::bitwise_deterministic,
-                                         "loss scale 1000: fl(s*g) accumulated, unscaled by fl(1/s); backs off on overflow",
-                                         &loss_scaled_run<1000>));
+ACCUCHECK_REGISTER_BACKEND(exempt_from(
+    dense_backend("loss_scaled_1000_f32", Format::f32, Format::f32, "widened(widened(products(f32),f32),f32)",
+                  Determinism::bitwise_deterministic,
+                  "loss scale 1000: fl(s*g) accumulated, unscaled by fl(1/s); backs off on overflow", &loss_scaled_run<1000>),
+    Property::scaling,
+    "multiplies by s = 1000 and fl(1/s): the unscale rounds at a position set by |S|, not by the workload's grid, and a "
+    "scaled workload can make the scaler back off to another scale"));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "accucheck/bound.h"
+#include "accucheck/property.h"
 #include "accucheck/workload.h"
 
 namespace accucheck {
@@ -38,9 +39,30 @@ struct RunOptions {
   std::uint64_t order_seed = 0;  // chooses the order of atomic / completion-order updates in models
 };
 
-// A backend reports a failure it detects itself (a plugin returning an error) by throwing this.
+// How a backend failed instead of returning a result.
+enum class FailureKind : std::uint8_t {
+  error,           // it reported an error (a plugin's non-zero return, an exception)
+  crash,           // it died of a signal (plugin worker)
+  exit,            // it ended its process (plugin worker)
+  timeout,         // it ran past its time-out (plugin worker)
+  overrun,         // it wrote outside its result buffer
+  fp_environment,  // it left the floating-point environment changed
+};
+std::string_view name(FailureKind k);
+
+// A backend reports a failure it detects itself (a plugin returning an error) by throwing this;
+// any other exception a backend throws is a FailureKind::error.
 struct BackendFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit BackendFailure(const std::string& what, FailureKind failure_kind = FailureKind::error)
+      : std::runtime_error(what), kind(failure_kind) {}
+  FailureKind kind;
+};
+
+// A property a backend's registration says its computation does not promise although its bound's
+// kind and determinism class would, and why (properties.h property_exclusion reads it).
+struct PropertyExemption {
+  Property property;
+  std::string reason;
 };
 
 // Runs a dense workload: `result` has workload.elements slots and receives values of the
@@ -60,6 +82,7 @@ struct Backend {
   Determinism determinism = Determinism::bitwise_deterministic;
   std::string summary;            // one line: what it does
   std::string origin = "builtin"; // "builtin", or the plugin file it came from
+  std::vector<PropertyExemption> exemptions;
   DenseRun run_dense;      // each backend runs at least one workload kind
   ProductRun run_product;
   SparseRun run_sparse;
@@ -81,6 +104,10 @@ Backend product_backend(std::string name, Format storage, Format accumulation, s
                         Determinism determinism, std::string summary, ProductRun run);
 Backend sparse_backend(std::string name, Format storage, Format accumulation, std::string_view bound,
                        Determinism determinism, std::string summary, SparseRun run);
+
+// The backend with an exemption added: `ACCUCHECK_REGISTER_BACKEND(exempt_from(dense_backend(...),
+// Property::scaling, "why"))`.
+Backend exempt_from(Backend backend, Property property, std::string reason);
 
 class Registry {
  public:

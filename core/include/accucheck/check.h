@@ -51,8 +51,12 @@ struct BackendOutcome {
   double max_ratio = 0;          // max error/bound over elements with a finite, non-vacuous bound
   std::int64_t max_abs_ulps = 0; // max |ulps from RNE(S)|
   std::string failure;           // the backend itself failed (threw): its message; worst is backend_failed
+  FailureKind failure_kind = FailureKind::error;  // how, when `failure` is set (BackendFailure::kind)
   bool violated() const { return is_violation(worst); }
 };
+
+// The backend's result on w (element_count(w) values); its exceptions pass through.
+std::vector<double> run_backend(const Backend& backend, const Workload& w, const RunOptions& options = {});
 
 // Severity used to pick the worst verdict: violations above everything else.
 int severity(Verdict v);
@@ -100,6 +104,10 @@ bool more_severe(const ElementVerdict& a, std::size_t index_a, const ElementVerd
 // compared with the reruns instead of a separate reference run.
 std::string check_determinism(const Backend& backend, const Workload& w, ChoiceStream& s,
                               const std::vector<double>* first_run = nullptr);
+
+// Element `element` of a workload alone, as a one-element workload with the same terms in the
+// same order (shrinking starts from the element that failed instead of searching for it).
+Workload element_alone(const Workload& w, std::size_t element);
 
 // Shrinks a failing workload while `still_fails` holds: one element, fewer steps (and batch
 // columns, pairs), simpler values (0, fewer significant bits). At most `budget` calls.

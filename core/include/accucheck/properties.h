@@ -30,24 +30,13 @@
 #include "accucheck/backend.h"
 #include "accucheck/check.h"
 #include "accucheck/families.h"
+#include "accucheck/property.h"
 
 namespace accucheck {
 
-enum class Property : std::uint8_t { stated_bound, correctly_rounded, determinism, special_values, scaling, negation };
-inline constexpr Property all_properties[] = {Property::stated_bound,   Property::correctly_rounded,
-                                              Property::determinism,    Property::special_values,
-                                              Property::scaling,        Property::negation};
-std::string_view name(Property p);
-std::optional<Property> parse_property(std::string_view text);
-
-// A backend whose computation is not made only of the workload's values and +, -, x, fma on
-// them (loss scaling by 1000 multiplies by s and by fl(1/s): the unscale rounds at a position
-// set by |S|, not by the workload's grid, and a scaled workload can make the scaler back off)
-// declares that scaling by 2^k need not commute with it, with the reason, from its own file at
-// registration. The scaling property then does not apply to it (property_exclusion says why).
-void declare_not_scale_invariant(std::string backend_name, std::string reason);
-
-// Whether the property promises anything for this backend ("" when it applies, else why not).
+// Whether the property promises anything for this backend ("" when it applies, else why not):
+// from its bound's kind and determinism class, and the exemptions of its registration
+// (Backend::exemptions: loss scaling by 1000 is not scale-invariant).
 std::string property_exclusion(Property p, const Backend& backend);
 inline bool property_applies(Property p, const Backend& backend) { return property_exclusion(p, backend).empty(); }
 
@@ -70,17 +59,12 @@ struct PropertyFailure {
 std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w,
                                               const std::vector<ExactSum>& exact,
                                               const std::vector<double>* result = nullptr);
-// The same without the exact sums: only stated_bound, special_values and correctly_rounded
-// compute them (every element's); determinism and negation need none, and scaling takes them a
-// block at a time, so these three stay within memory proportional to the workload (replay of
+// The same without the exact sums: stated_bound and special_values compute them (every
+// element's); determinism and negation need none, and correctly_rounded and scaling take them
+// a block at a time, so these four stay within memory proportional to the workload (replay of
 // wide cases).
 std::optional<PropertyFailure> check_property(Property p, const Backend& backend, const Workload& w,
                                               const std::vector<double>* result = nullptr);
-
-// "Does this backend pass on this workload": every property that applies to the backend
-// (special_values is stated_bound on special-value workloads, so it is not repeated), in the
-// order of all_properties; the first failure, or nullopt.
-std::optional<PropertyFailure> check_backend(const Backend& backend, const Workload& w);
 
 // ---- metamorphic helpers ---------------------------------------------------------------------
 

@@ -1,0 +1,235 @@
+// Shrinking a failing workload (check.h shrink_workload): one element, fewer steps, simpler values.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "accucheck/check.h"
+
+namespace accucheck {
+namespace {
+
+// Candidates simpler than v, simplest first: 0, then v with fewer significant bits, then |v|.
+std::vector<double> simpler_values(double v, Format f) {
+  std::vector<double> candidates;
+  if (v == 0.0 || std::isnan(v) || std::isinf(v)) {
+    if (!(v == 0.0 && !std::signbit(v))) candidates.push_back(0.0);
+    return candidates;
+  }
+  candidates.push_back(0.0);
+  const double magnitude = std::fabs(v);
+  int exponent;
+  std::frexp(magnitude, &exponent);
+  for (int bits = 1; bits < traits(f).precision; ++bits) {
+    const double scale = std::ldexp(1.0, exponent - bits);
+    const double fewer = round_to_format(std::round(magnitude / scale) * scale, f);
+    if (fewer != magnitude && std::isfinite(fewer)) candidates.push_back(std::copysign(fewer, v));
+  }
+  if (std::signbit(v)) candidates.push_back(-v);
+  return candidates;
+}
+
+class Shrinker {
+ public:
+  Shrinker(const std::function<bool(const Workload&)>& still_fails, std::size_t budget)
+      : still_fails_(still_fails), budget_(budget) {}
+
+  bool fails(const Workload& candidate) {
+    if (calls_ >= budget_) return false;
+    ++calls_;
+    return still_fails_(candidate);
+  }
+  bool spent() const { return calls_ >= budget_; }
+
+  // Tries candidate; keeps it in w if it still fails.
+  bool attempt(Workload& w, Workload candidate) {
+    if (!fails(candidate)) return false;
+    w = std::move(candidate);
+    return true;
+  }
+
+  // Removes chunks of `count` items through `remove(w, begin, end)`, halving the chunk size.
+  template <class Count, class Remove>
+  bool remove_chunks(Workload& w, Count count, Remove remove, std::size_t keep_at_least) {
+    bool changed = false;
+    for (std::size_t chunk = std::max<std::size_t>(1, count(w) / 2); !spent(); chunk /= 2) {
+      for (std::size_t begin = 0; begin + chunk <= count(w) && count(w) - chunk >= keep_at_least && !spent();) {
+        if (attempt(w, remove(w, begin, begin + chunk))) changed = true;
+        else begin += chunk;
+      }
+      if (chunk <= 1) break;
+    }
+    return changed;
+  }
+
+  // Simplifies each value slot reachable through `slots(w)`.
+  template <class Slots>
+  bool simplify_values(Workload& w, Slots slots) {
+    bool changed = false;
+    const Format f = format_of(w);
+    const std::size_t count = slots(w).size();
+    for (std::size_t i = 0; i < count && !spent(); ++i) {
+      for (double candidate : simpler_values(*slots(w)[i], f)) {
+        Workload trial = w;
+        *slots(trial)[i] = candidate;
+        if (attempt(w, std::move(trial))) {
+          changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+ private:
+  const std::function<bool(const Workload&)>& still_fails_;
+  std::size_t budget_;
+  std::size_t calls_ = 0;
+};
+
+std::vector<double*> value_slots(Workload& w) {
+  std::vector<double*> slots;
+  auto add = [&](std::vector<double>& v) {
+    for (double& x : v) slots.push_back(&x);
+  };
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    add(d->initial);
+    add(d->addends);
+  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
+    add(p->initial);
+    add(p->a);
+    add(p->b);
+  } else {
+    auto& s = std::get<SparseWorkload>(w);
+    add(s.initial);
+    add(s.values);
+  }
+  return slots;
+}
+
+Workload dense_one_element(const DenseWorkload& w, std::size_t j) {
+  DenseWorkload one = w;
+  one.elements = 1;
+  one.initial = {w.initial[j]};
+  one.addends.resize(w.steps);
+  for (std::size_t t = 0; t < w.steps; ++t) one.addends[t] = w.addend(t, j);
+  return one;
+}
+
+Workload product_one_element(const ProductWorkload& w, std::size_t m, std::size_t n) {
+  ProductWorkload one = w;
+  one.rows = one.cols = 1;
+  one.initial = {w.initial[m * w.cols + n]};
+  one.a.assign(w.steps * w.batch, 0.0);
+  one.b.assign(w.steps * w.batch, 0.0);
+  for (std::size_t t = 0; t < w.steps; ++t)
+    for (std::size_t k = 0; k < w.batch; ++k) {
+      one.a[t * w.batch + k] = w.a_at(t, m, k);
+      one.b[t * w.batch + k] = w.b_at(t, k, n);
+    }
+  return one;
+}
+
+Workload sparse_one_element(const SparseWorkload& w, std::size_t r, std::size_t d) {
+  SparseWorkload one = w;
+  one.rows = one.dim = 1;
+  one.initial = {w.initial[r * w.dim + d]};
+  one.row_index.clear();
+  one.values.clear();
+  one.step_offsets.assign(1, 0);
+  for (std::size_t t = 0; t < w.steps; ++t) {
+    for (std::size_t q = w.step_offsets[t]; q < w.step_offsets[t + 1]; ++q)
+      if (w.row_index[q] == r) {
+        one.row_index.push_back(0);
+        one.values.push_back(w.values[q * w.dim + d]);
+      }
+    one.step_offsets.push_back(one.row_index.size());
+  }
+  return one;
+}
+
+}  // namespace
+
+Workload element_alone(const Workload& w, std::size_t element) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) return dense_one_element(*d, element);
+  if (auto* p = std::get_if<ProductWorkload>(&w)) return product_one_element(*p, element / p->cols, element % p->cols);
+  const auto& s = std::get<SparseWorkload>(w);
+  return sparse_one_element(s, element / s.dim, element % s.dim);
+}
+
+Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget) {
+  Shrinker shrinker(still_fails, budget);
+  // 1. One element: try each until one still fails.
+  const std::size_t elements = element_count(w);
+  if (elements > 1)
+    for (std::size_t e = 0; e < elements && !shrinker.spent(); ++e)
+      if (shrinker.attempt(w, element_alone(w, e))) break;
+  bool changed = true;
+  while (changed && !shrinker.spent()) {
+    changed = false;
+    // 2. Fewer steps (all kinds), fewer batch columns (product), fewer pairs (sparse).
+    if (std::holds_alternative<DenseWorkload>(w)) {
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<DenseWorkload>(x).steps; },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            DenseWorkload fewer = std::get<DenseWorkload>(x);
+            fewer.steps -= end - begin;
+            fewer.addends.erase(fewer.addends.begin() + static_cast<long>(begin * fewer.elements),
+                                fewer.addends.begin() + static_cast<long>(end * fewer.elements));
+            return fewer;
+          },
+          0);
+    } else if (std::holds_alternative<ProductWorkload>(w)) {
+      // Remove batch columns k in [begin, end) from every step.
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<ProductWorkload>(x).batch; },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            const auto& p = std::get<ProductWorkload>(x);
+            ProductWorkload fewer = p;
+            fewer.batch = p.batch - (end - begin);
+            fewer.a.clear();
+            fewer.b.clear();
+            for (std::size_t t = 0; t < p.steps; ++t) {
+              for (std::size_t m = 0; m < p.rows; ++m)
+                for (std::size_t k = 0; k < p.batch; ++k)
+                  if (k < begin || k >= end) fewer.a.push_back(p.a_at(t, m, k));
+              for (std::size_t k = 0; k < p.batch; ++k)
+                if (k < begin || k >= end)
+                  for (std::size_t n = 0; n < p.cols; ++n) fewer.b.push_back(p.b_at(t, k, n));
+            }
+            return fewer;
+          },
+          1);
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<ProductWorkload>(x).steps; },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            ProductWorkload fewer = std::get<ProductWorkload>(x);
+            const std::size_t a_step = fewer.rows * fewer.batch, b_step = fewer.batch * fewer.cols;
+            fewer.a.erase(fewer.a.begin() + static_cast<long>(begin * a_step), fewer.a.begin() + static_cast<long>(end * a_step));
+            fewer.b.erase(fewer.b.begin() + static_cast<long>(begin * b_step), fewer.b.begin() + static_cast<long>(end * b_step));
+            fewer.steps -= end - begin;
+            return fewer;
+          },
+          0);
+    } else {
+      // Remove pairs [begin, end) (step boundaries shift accordingly; empty steps stay).
+      changed |= shrinker.remove_chunks(
+          w, [](const Workload& x) { return std::get<SparseWorkload>(x).pairs(); },
+          [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+            SparseWorkload fewer = std::get<SparseWorkload>(x);
+            fewer.row_index.erase(fewer.row_index.begin() + static_cast<long>(begin), fewer.row_index.begin() + static_cast<long>(end));
+            fewer.values.erase(fewer.values.begin() + static_cast<long>(begin * fewer.dim),
+                               fewer.values.begin() + static_cast<long>(end * fewer.dim));
+            for (auto& offset : fewer.step_offsets)
+              offset = offset <= begin ? offset : (offset >= end ? offset - (end - begin) : begin);
+            return fewer;
+          },
+          0);
+    }
+    // 3. Simpler values.
+    changed |= shrinker.simplify_values(w, value_slots);
+  }
+  return w;
+}
+
+}  // namespace accucheck
