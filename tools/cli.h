@@ -78,9 +78,10 @@ std::string ulps_text(std::int64_t ulps);
 struct BackendColumns {
   int name = 7;    // "backend"
   int bound = 12;  // "stated bound"
-  void fit(const Backend& b) {
-    name = std::max(name, static_cast<int>(b.name.size()));
-    bound = std::max(bound, static_cast<int>(b.bound_text().size()));
+  void fit(const Backend& b) { fit(b.name, b.bound_text()); }
+  void fit(const std::string& backend_name, const std::string& bound_text) {
+    name = std::max(name, static_cast<int>(backend_name.size()));
+    bound = std::max(bound, static_cast<int>(bound_text.size()));
   }
 };
 

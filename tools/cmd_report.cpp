@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "accucheck/case_file.h"
-#include "campaign.h"
+#include "campaign_output.h"
 #include "cli.h"
 #include "report.h"
 
@@ -31,19 +31,6 @@ int report_command(Args& args) {
   write_file_atomically(*html, render_report(data));
   std::printf("wrote %s: %zu backends from %zu results file(s)\n", html->c_str(), data.backends.size(), data.inputs.size());
   return kExitOk;
-}
-
-void write_campaign_outputs(const Campaign& campaign, const std::optional<std::string>& json_path,
-                            const std::optional<std::string>& junit_path, const std::optional<std::string>& html_path) {
-  const std::string json = campaign.json();
-  if (json_path) write_file_atomically(*json_path, json);
-  if (junit_path) write_file_atomically(*junit_path, campaign.junit());
-  if (html_path) {
-    ReportData data;
-    add_results(data, json, json_path.value_or("(this campaign)"));
-    write_file_atomically(*html_path, render_report(data));
-    std::fprintf(stderr, "report: %s\n", html_path->c_str());
-  }
 }
 
 }  // namespace accucheck::cli

@@ -18,7 +18,7 @@
 #include "accucheck/memory.h"
 #include "accucheck/npy.h"
 #include "accucheck/plugin_loader.h"
-#include "campaign.h"
+#include "campaign_output.h"
 #include "cli.h"
 
 namespace accucheck::cli {
@@ -328,8 +328,9 @@ int trace_command(Args& args) {
     }
   }
   campaign.set_cases_run(cases, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  campaign.print_table(stdout);
-  write_campaign_outputs(campaign, json_path, junit_path, html_path);
+  const CampaignResults results = campaign.results();
+  print_campaign_table(results, stdout, campaign.options().findings_dir, campaign.options().generate);
+  write_campaign_outputs(results, json_path, junit_path, html_path);
   return campaign.violations() ? kExitViolation : kExitOk;
 }
 

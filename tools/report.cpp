@@ -9,85 +9,12 @@
 
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
-#include "campaign.h"
+#include "accucheck/results.h"
+#include "campaign_output.h"
 #include "cli.h"
 
 namespace accucheck::cli {
 namespace {
-
-// ---- reading the results JSON -----------------------------------------------------------------
-
-class Reader {
- public:
-  explicit Reader(const std::string& source) : source_(source) {}
-
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw UsageError(source_ + ": " + field + ": " + what);
-  }
-  const JsonValue& member(const JsonValue& object, std::string_view key, const std::string& path) const {
-    const JsonValue* v = object.find(key);
-    if (!v) fail(path + std::string(key), "missing");
-    return *v;
-  }
-  const JsonValue* optional(const JsonValue& object, std::string_view key) const {
-    const JsonValue* v = object.find(key);
-    return v && v->type != JsonValue::Type::null ? v : nullptr;
-  }
-  std::string string(const JsonValue& v, const std::string& field) const {
-    if (v.type != JsonValue::Type::string) fail(field, "must be a string, not " + std::string(v.type_name()));
-    return v.text;
-  }
-  double number(const JsonValue& v, const std::string& field) const {
-    if (v.type == JsonValue::Type::string) {  // JsonWriter writes non-finite doubles as strings
-      if (v.text == "nan") return NAN;
-      if (v.text == "inf") return INFINITY;
-      if (v.text == "-inf") return -INFINITY;
-      fail(field, "must be a number, not the string '" + v.text + "'");
-    }
-    if (v.type != JsonValue::Type::number) fail(field, "must be a number, not " + std::string(v.type_name()));
-    return std::strtod(v.text.c_str(), nullptr);
-  }
-  std::uint64_t count(const JsonValue& v, const std::string& field) const {
-    bool too_large = false;
-    const auto value = v.type == JsonValue::Type::number ? parse_u64(v.text, &too_large) : std::nullopt;
-    if (too_large) fail(field, v.text + " is too large (at most " + kU64MaxText + ")");
-    if (!value) fail(field, "must be a non-negative integer");
-    return *value;
-  }
-  // An integer exactly, sign included: through a double, 2^63-1 (the saturated max ulps of an f64
-  // backend) became 2^63, and its conversion back to int64 overflowed to -2^63.
-  std::int64_t integer(const JsonValue& v, const std::string& field) const {
-    const bool negative = v.type == JsonValue::Type::number && !v.text.empty() && v.text[0] == '-';
-    const auto magnitude = v.type == JsonValue::Type::number ? parse_u64(std::string_view(v.text).substr(negative)) : std::nullopt;
-    const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
-    if (!magnitude || *magnitude > limit)
-      fail(field, "must be an integer of 64 bits, not " + (v.text.empty() ? std::string(v.type_name()) : echo_token(v.text)));
-    return negative ? static_cast<std::int64_t>(0 - *magnitude) : static_cast<std::int64_t>(*magnitude);
-  }
-  const JsonValue& array(const JsonValue& v, const std::string& field) const {
-    if (v.type != JsonValue::Type::array) fail(field, "must be an array, not " + std::string(v.type_name()));
-    return v;
-  }
-  const JsonValue& object(const JsonValue& v, const std::string& field) const {
-    if (v.type != JsonValue::Type::object) fail(field, "must be an object, not " + std::string(v.type_name()));
-    return v;
-  }
-
- private:
-  const std::string& source_;
-};
-
-bool is_violation_name(std::string_view verdict) {
-  return verdict != "ok" && verdict != "bound-vacuous" && verdict != "precondition-not-met";
-}
-
-int precision_of(std::string_view storage) {
-  if (storage == "f64") return 53;
-  if (storage == "f32") return 24;
-  if (storage == "f16") return 11;
-  if (storage == "bf16") return 8;
-  return 0;
-}
 
 // ---- SVG plots --------------------------------------------------------------------------------
 
@@ -428,69 +355,52 @@ std::string violation_text(const ReportBackend& b) {
 }  // namespace
 
 void add_results(ReportData& data, std::string_view json_text, const std::string& source) {
-  const JsonParseResult parsed = parse_json(json_text);
-  if (!parsed.ok()) throw UsageError(source + ": not valid JSON: " + parsed.error);
-  Reader r(source);
-  const JsonValue& root = r.object(parsed.value, "(top level)");
+  try {
+    add_results(data, results_from_json(json_text, source), source);
+  } catch (const ResultsError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+void add_results(ReportData& data, const CampaignResults& results, const std::string& source) {
   ReportInput input;
   input.source = source;
-  input.tool = r.string(r.member(root, "tool", ""), "tool");
-  if (input.tool.rfind("accucheck", 0) != 0) r.fail("tool", "'" + input.tool + "' is not an accucheck results file");
-  if (auto* v = r.optional(root, "seed")) input.seed = r.count(*v, "seed");
-  if (auto* v = r.optional(root, "cases_per_stream")) input.cases = r.count(*v, "cases_per_stream");
-  if (auto* v = r.optional(root, "seconds")) input.seconds = r.number(*v, "seconds");
-  if (auto* v = r.optional(root, "violations")) input.violations = r.count(*v, "violations");
-  const JsonValue& backends = r.array(r.member(root, "backends", ""), "backends");
-  for (std::size_t i = 0; i < backends.items.size(); ++i) {
-    const std::string at = "backends[" + std::to_string(i) + "].";
-    const JsonValue& jb = r.object(backends.items[i], "backends[" + std::to_string(i) + "]");
+  input.tool = results.tool;
+  input.seed = results.seed;
+  input.cases = results.cases_per_stream;
+  input.seconds = results.seconds;
+  input.violations = results.violation_count();
+  for (const BackendResults& r : results.backends) {
     ReportBackend b;
-    b.name = r.string(r.member(jb, "name", at), at + "name");
-    b.storage = r.string(r.member(jb, "storage", at), at + "storage");
-    b.precision = precision_of(b.storage);
-    if (!b.precision) r.fail(at + "storage", "'" + b.storage + "' is not a format (f64, f32, f16, bf16)");
-    b.bound = r.string(r.member(jb, "bound", at), at + "bound");
-    b.cases = r.count(r.member(jb, "cases", at), at + "cases");
-    b.max_ratio = r.number(r.member(jb, "max_ratio", at), at + "max_ratio");
-    if (auto* v = r.optional(jb, "device")) b.device = r.string(*v, at + "device");
-    if (auto* v = r.optional(jb, "accumulation")) b.accumulation = r.string(*v, at + "accumulation");
-    if (auto* v = r.optional(jb, "determinism")) b.determinism = r.string(*v, at + "determinism");
-    if (auto* v = r.optional(jb, "origin")) b.origin = r.string(*v, at + "origin");
-    if (auto* v = r.optional(jb, "addends")) b.addends = r.count(*v, at + "addends");
-    if (auto* v = r.optional(jb, "determinism_checks")) b.determinism_checks = r.count(*v, at + "determinism_checks");
-    if (auto* v = r.optional(jb, "max_ulps")) b.max_ulps = r.integer(*v, at + "max_ulps");
-    if (auto* v = r.optional(jb, "violations")) {
-      r.object(*v, at + "violations");
-      for (const auto& [verdict, count] : v->members) b.violations[verdict] += r.count(count, at + "violations." + verdict);
-    }
-    for (const char* list : {"findings", "failures"})
-      if (auto* v = r.optional(jb, list)) {
-        r.array(*v, at + list);
-        for (std::size_t k = 0; k < v->items.size(); ++k) {
-          const std::string s = r.string(v->items[k], at + list + "[" + std::to_string(k) + "]");
-          (std::string_view(list) == "findings" ? b.findings : b.failures).push_back(s);
-        }
-      }
-    if (auto* v = r.optional(jb, "samples")) {
-      r.array(*v, at + "samples");
-      for (std::size_t k = 0; k < v->items.size(); ++k) {
-        const std::string sat = at + "samples[" + std::to_string(k) + "].";
-        const JsonValue& js = r.object(v->items[k], at + "samples[" + std::to_string(k) + "]");
-        ReportSample s;
-        s.family = r.string(r.member(js, "family", sat), sat + "family");
-        s.n = r.number(r.member(js, "n", sat), sat + "n");
-        s.error = r.number(r.member(js, "error", sat), sat + "error");
-        s.bound = r.number(r.member(js, "bound", sat), sat + "bound");
-        s.ratio = r.number(r.member(js, "ratio", sat), sat + "ratio");
-        s.kappa = r.number(r.member(js, "kappa", sat), sat + "kappa");
-        s.verdict = r.string(r.member(js, "verdict", sat), sat + "verdict");
-        s.exact = NAN;
-        s.abs_sum = NAN;
-        if (auto* e = r.optional(js, "exact")) s.exact = r.number(*e, sat + "exact");
-        if (auto* a = r.optional(js, "abs_sum")) s.abs_sum = r.number(*a, sat + "abs_sum");
-        s.violation = is_violation_name(s.verdict);
-        b.samples.push_back(std::move(s));
-      }
+    b.name = r.name;
+    b.storage = std::string(name(r.storage));
+    b.precision = traits(r.storage).precision;
+    b.bound = r.bound;
+    b.cases = r.cases;
+    b.max_ratio = r.max_ratio;
+    b.device = r.device;
+    b.accumulation = r.accumulation;
+    b.determinism = r.determinism;
+    b.origin = r.origin;
+    b.addends = r.addends;
+    b.determinism_checks = r.determinism_checks;
+    b.max_ulps = r.max_ulps;
+    for (const auto& [verdict, count] : r.violations) b.violations[std::string(name(verdict))] += count;
+    b.findings = r.findings;
+    b.failures = r.failures;
+    for (const ResultSample& rs : r.samples) {
+      ReportSample s;
+      s.family = rs.family;
+      s.n = static_cast<double>(rs.n);
+      s.error = rs.error;
+      s.bound = rs.bound;
+      s.ratio = rs.ratio;
+      s.kappa = rs.kappa;
+      s.exact = rs.exact;
+      s.abs_sum = rs.abs_sum;
+      s.verdict = std::string(name(rs.verdict));
+      s.violation = is_violation(rs.verdict);
+      b.samples.push_back(std::move(s));
     }
     // Merge with a backend of the same name from an earlier input.
     auto same = std::find_if(data.backends.begin(), data.backends.end(), [&](const ReportBackend& o) { return o.name == b.name; });

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "accucheck/results.h"
+
 namespace accucheck::cli {
 
 struct ReportSample {
@@ -40,8 +42,11 @@ struct ReportData {
   std::vector<ReportBackend> backends;  // merged by name over the inputs, in first-seen order
 };
 
-// Adds one results file's JSON; a malformed file is a UsageError naming `source` and the field.
+// Adds one results file's JSON (read through results_from_json, results.h); a malformed file is
+// a UsageError naming `source` and the field.
 void add_results(ReportData& data, std::string_view json_text, const std::string& source);
+// Adds one campaign's results (`check --html` reports the campaign it ran).
+void add_results(ReportData& data, const CampaignResults& results, const std::string& source);
 // The report as one HTML document.
 std::string render_report(const ReportData& data);
 

@@ -192,14 +192,6 @@ void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view
     if (!in(known, key) && !in(also_known, key)) warnings.push_back(source + ": " + prefix + key + ": unknown key, ignored");
 }
 
-// What the writers put in `verdict`: a verdict name (properties, fuzzers, check's findings) or
-// the metamorphic properties' labels (properties.h).
-bool known_verdict(const std::string& text) {
-  for (unsigned v = 0; v <= 0xff; ++v)  // every value of the enum's underlying type: robust to new verdicts
-    if (name(static_cast<Verdict>(v)) == text && text != "?") return true;
-  return text == std::string(name(Property::scaling)) + "-mismatch" || text == std::string(name(Property::negation)) + "-mismatch";
-}
-
 SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source, std::vector<std::string>& warnings) {
   SparseWorkload s;
   s.format = f;
@@ -319,7 +311,7 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
   if (std::string error; !c.bound.empty() && !parse_bound(c.bound, &error))
     fail(source, "bound", error);
   c.verdict = optional_string(root, "verdict", source);
-  if (!c.verdict.empty() && !known_verdict(c.verdict))
+  if (!c.verdict.empty() && !is_finding_label(c.verdict))
     fail(source, "verdict", echo_token(c.verdict) + " is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
                             "docs/case-format.md)");
   c.found_by = optional_string(root, "found_by", source);

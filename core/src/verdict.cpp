@@ -28,6 +28,17 @@ std::string_view name(Verdict v) {
   return "?";
 }
 
+std::optional<Verdict> parse_verdict(std::string_view text) {
+  for (unsigned v = 0; v <= static_cast<unsigned>(Verdict::backend_failed); ++v)
+    if (name(static_cast<Verdict>(v)) == text) return static_cast<Verdict>(v);
+  return std::nullopt;
+}
+
+bool is_finding_label(std::string_view text) {
+  return parse_verdict(text) || text == "scaling-mismatch" || text == "negation-mismatch" || text == "oracle-disagreement" ||
+         text == "invalid-workload";
+}
+
 bool is_violation(Verdict v) {
   return v != Verdict::ok && v != Verdict::bound_vacuous && v != Verdict::precondition_not_met;
 }

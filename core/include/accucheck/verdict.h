@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "accucheck/bound.h"
@@ -25,7 +26,13 @@ enum class Verdict : std::uint8_t {
 };
 
 std::string_view name(Verdict v);
+std::optional<Verdict> parse_verdict(std::string_view text);  // the inverse of name()
 bool is_violation(Verdict v);
+
+// What a finding's label (a case file's `verdict`) may be: a verdict name, the metamorphic
+// properties' "scaling-mismatch" / "negation-mismatch", "oracle-disagreement" (the exact oracle
+// itself) or "invalid-workload" (a generator). findings.h makes them; case files carry them.
+bool is_finding_label(std::string_view text);
 
 struct ElementVerdict {
   Verdict verdict = Verdict::ok;

@@ -1,7 +1,10 @@
-// The campaign behind `accucheck check` (generated workloads) and `accucheck trace` (workloads
-// read from a training run's gradients): every workload is run on every selected backend of
-// its storage format, judged element by element, re-checked for determinism on a sample, and
-// every violation is shrunk and written at once as a replayable case file.
+// The campaign engine behind `accucheck check` (generated workloads) and `accucheck trace`
+// (workloads read from a training run's gradients), usable from any front end: every workload is
+// run on every selected backend of its storage format through the finding pipeline
+// (findings.h: the stated bound on every element, the further properties on a sample), and every
+// finding is minimized and written at once as a replayable case file, so a campaign killed at
+// any moment keeps what it found. What it measured is a CampaignResults (results.h), the one
+// schema its outputs are written from and `report` reads.
 #pragma once
 
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,9 +22,14 @@
 #include "accucheck/check.h"
 #include "accucheck/families.h"
 #include "accucheck/findings.h"
-#include "accucheck/verdict.h"
+#include "accucheck/results.h"
 
-namespace accucheck::cli {
+namespace accucheck {
+
+// A campaign that cannot start: a glob that matches nothing, no backend of the format, ...
+struct CampaignError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 
 struct CampaignOptions {
   std::vector<std::string> backend_globs;
@@ -32,41 +41,25 @@ struct CampaignOptions {
   std::string findings_dir = "findings";
   std::size_t findings_per_class = 1;  // case files written per backend and verdict class
   GenerationLimits limits;
-  bool quiet = false;
-  bool generate = true;  // false: workloads come from evaluate() (trace), not from the families
+  bool quiet = false;     // no progress lines (FINDING lines are always written to stderr)
+  bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
-  std::string found_by;  // recorded in case files; default "accucheck check --seed S"
-};
-
-// One judged element, kept (sampled) for reports.
-struct Sample {
-  std::string family;
-  std::size_t n;
-  double error, bound, ratio, kappa;
-  double exact;    // S rounded to a double
-  double abs_sum;  // A = sum |x| rounded to a double
-  Verdict verdict;
+  std::string found_by;   // recorded in case files; default "accucheck check --seed S"
 };
 
 struct BackendStats {
   const Backend* backend = nullptr;
-  std::uint64_t cases = 0, addends = 0, determinism_checks = 0;
-  double max_ratio = 0;
-  std::int64_t max_ulps = 0;
-  std::map<Verdict, std::uint64_t> verdicts, violations;
+  BackendResults results;  // what the results say of it
   std::map<Verdict, std::size_t> findings_by_class;
-  std::vector<std::string> findings;
-  std::vector<std::string> failures;  // messages of backend failures (first few)
   static constexpr std::size_t kMaxSamples = 400;
-  std::vector<Sample> samples;
   std::uint64_t samples_seen = 0;
 
-  void add_sample(const Sample& s, ChoiceStream& stream);
-  std::string violation_text() const;
+  void add_sample(const ResultSample& s, ChoiceStream& stream);
 };
 
 class Campaign {
  public:
+  // Throws CampaignError.
   explicit Campaign(CampaignOptions options);
   // Generates and judges cases until the case count or the time is reached.
   void run();
@@ -85,11 +78,11 @@ class Campaign {
     elapsed_seconds_ = seconds;
   }
 
-  void print_table(std::FILE* out) const;
-  std::string json() const;
-  std::string junit() const;
+  // What it measured so far.
+  CampaignResults results() const;
   std::size_t violations() const;
   const std::vector<BackendStats>& stats() const { return stats_; }
+  const CampaignOptions& options() const { return options_; }
   // Ends an open progress line (before other output on stderr).
   void end_progress_line();
 
@@ -98,7 +91,6 @@ class Campaign {
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
   // Minimizes and writes a finding (the first per backend and verdict class).
   void record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id, bool has_seed);
-
   // A time budget ends at deadline_: checked between backends, and plugin calls end by it
   // (PluginCallDeadline), so a slow or hanging plugin cannot stretch the budget.
   bool budget_spent() const;
@@ -117,12 +109,4 @@ class Campaign {
   std::string budget_note_;  // what the end of the budget interrupted, for the summary
 };
 
-// Writes the --json, --junit and --html outputs of a finished campaign (each atomically).
-void write_campaign_outputs(const Campaign& campaign, const std::optional<std::string>& json_path,
-                            const std::optional<std::string>& junit_path, const std::optional<std::string>& html_path);
-
-// XML text with &, <, >, " and ' escaped (and control characters other than tab and newline
-// dropped, which XML 1.0 cannot hold).
-std::string xml_escape(std::string_view text);
-
-}  // namespace accucheck::cli
+}  // namespace accucheck

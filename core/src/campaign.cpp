@@ -1,0 +1,243 @@
+// The campaign engine behind `accucheck check` and `accucheck trace` (campaign.h).
+#include "accucheck/campaign.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "accucheck/plugin_loader.h"
+
+namespace accucheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+  SeededChoiceStream s(seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL));
+  return s.next();
+}
+
+// What the results say of a backend before any case: its declaration.
+BackendResults results_of(const Backend& b) {
+  BackendResults r;
+  r.name = b.name;
+  r.device = std::string(name(b.device));
+  r.storage = b.storage;
+  r.accumulation = std::string(name(b.accumulation));
+  r.bound = b.bound_text();
+  r.determinism = std::string(name(b.determinism));
+  r.origin = b.origin;
+  return r;
+}
+
+
+}  // namespace
+
+Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
+  const Registry& registry = Registry::global();
+  std::set<std::string> chosen;
+  if (options_.backend_globs.empty()) options_.backend_globs.push_back("*");
+  for (const auto& glob : options_.backend_globs) {
+    const auto matched = registry.match(glob);
+    if (matched.empty()) throw CampaignError("--backend '" + glob + "' matches no backend (see accucheck list)");
+    for (const Backend* b : matched) chosen.insert(b->name);
+  }
+  for (const auto& f : options_.families) family_list_.push_back(find_family(f));
+  for (const auto& b : registry.all())
+    if (chosen.count(b.name) && (!options_.format || b.storage == *options_.format)) {
+      stats_.emplace_back();
+      stats_.back().backend = &b;
+      stats_.back().results = results_of(b);
+      for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::product, WorkloadKind::sparse}) {
+        const bool family_allows = family_list_.empty() || std::any_of(family_list_.begin(), family_list_.end(),
+                                                                       [&](const Family* f) { return f->kind == kind; });
+        if (b.supports(kind) && family_allows) streams_.insert({b.storage, kind});
+      }
+    }
+  if (stats_.empty()) throw CampaignError("no selected backend has storage format " + std::string(name(*options_.format)));
+  if (options_.generate && streams_.empty())
+    throw CampaignError("no selected backend runs the workload kinds of the selected families");
+  if (options_.found_by.empty()) options_.found_by = "accucheck check --seed " + std::to_string(options_.seed);
+}
+
+void Campaign::retain(const std::function<bool(const Backend&)>& keep) {
+  std::erase_if(stats_, [&](const BackendStats& s) { return !keep(*s.backend); });
+}
+
+void Campaign::end_progress_line() {
+  if (progress_line_open_) std::fprintf(stderr, "\n");
+  progress_line_open_ = false;
+}
+
+std::size_t Campaign::violations() const {
+  std::size_t total = 0;
+  for (const auto& s : stats_)
+    total += s.results.violation_count();
+  return total;
+}
+
+const Family* Campaign::pick_family(ChoiceStream& s, WorkloadKind kind) const {
+  std::vector<const Family*> of_kind;
+  for (const Family* f : family_list_)
+    if (f->kind == kind) of_kind.push_back(f);
+  if (of_kind.empty()) return nullptr;  // generate() draws among the kind's adversarial families
+  return of_kind[s.pick(of_kind.size())];
+}
+
+void Campaign::record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id,
+                              bool has_seed) {
+  auto& written = stats.findings_by_class[finding.verdict];
+  if (written >= options_.findings_per_class) return;
+  ++written;
+  const Backend& backend = *stats.backend;
+  const Workload minimal = minimize_finding(backend, w, finding);
+  Provenance provenance{options_.found_by, has_seed ? std::optional<std::uint64_t>(case_id) : std::nullopt};
+  const std::string path = write_finding(options_.findings_dir, backend, finding, minimal, provenance);
+  stats.results.findings.push_back(path);
+  end_progress_line();
+  std::fprintf(stderr, "FINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s%s\n", backend.name.c_str(),
+               finding.label.c_str(), finding.detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
+               backend.origin == "builtin" ? "" : (" --plugin " + backend.origin).c_str());
+}
+
+void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) {
+  const std::uint64_t case_seed =
+      mix(options_.seed, 1 + static_cast<std::uint64_t>(f) + 4 * static_cast<std::uint64_t>(kind), case_number);
+  SeededChoiceStream stream(case_seed);
+  const Family* family = pick_family(stream, kind);
+  const Workload w = generate(stream, f, options_.limits, kind, family);
+  const std::string full_family = family_of(w);
+  evaluate(w, full_family.substr(0, full_family.find('/')), case_seed, true, case_number % 8 == 0, stream);
+}
+
+std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std::uint64_t case_id, bool has_seed,
+                               bool check_properties_now, ChoiceStream& sampling) {
+  const Format f = format_of(w);
+  const WorkloadKind kind = kind_of(w);
+  std::vector<ExactSum> exact;
+  const std::size_t terms = max_terms(w);
+  std::size_t ran = 0;
+  // The properties beyond the stated bound re-run the backend several times: on a sample of
+  // the cases (the caller's choice), with the definitions every engine shares (findings.h).
+  FindingPolicy policy;
+  policy.further_properties = check_properties_now;
+  for (auto& stats : stats_) {
+    const Backend& backend = *stats.backend;
+    if (backend.storage != f || !backend.supports(kind)) continue;
+    if (budget_spent()) break;
+    if (exact.empty()) exact = exact_sums(w);  // once per workload, shared by the backends
+    ++ran;
+    const Judgement judgement = find_violations(backend, w, exact, policy);
+    const BackendOutcome& outcome = judgement.outcome;
+    ++stats.results.cases;
+    for (const auto& e : exact) stats.results.addends += e.count;
+    stats.results.max_ratio = std::max(stats.results.max_ratio, outcome.max_ratio);
+    stats.results.max_ulps = std::max(stats.results.max_ulps, outcome.max_abs_ulps);
+    if (!outcome.failure.empty()) {
+      ++stats.results.verdicts[Verdict::backend_failed];
+      if (stats.results.failures.size() < 5) stats.results.failures.push_back(outcome.failure);
+    }
+    for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
+      const ElementVerdict& v = outcome.elements[j];
+      ++stats.results.verdicts[v.verdict];
+      ResultSample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict};
+      stats.add_sample(sample, sampling);
+    }
+    if (check_properties_now && outcome.failure.empty() && property_applies(Property::determinism, backend))
+      ++stats.results.determinism_checks;
+    for (const Finding& finding : judgement.findings) {
+      ++stats.results.violations[finding.verdict];
+      record_finding(stats, w, finding, case_id, has_seed);
+    }
+    report_progress();
+  }
+  return ran;
+}
+
+bool Campaign::budget_spent() const { return deadline_ && Clock::now() >= *deadline_; }
+
+void Campaign::report_progress() {
+  if (options_.quiet || !options_.generate) return;
+  const bool tty = isatty(fileno(stderr));
+  const auto now = Clock::now();
+  if (std::chrono::duration<double>(now - last_report_).count() < (tty ? 0.2 : 5.0)) return;
+  last_report_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double fraction = options_.cases ? double(cases_run_) / double(*options_.cases) : elapsed / options_.seconds;
+  const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
+  if (tty) {
+    std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), elapsed, static_cast<unsigned long long>(cases_run_),
+                 violations());
+    progress_line_open_ = true;
+  } else {
+    std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %zu violations\n", elapsed,
+                 static_cast<unsigned long long>(cases_run_), violations());
+  }
+}
+
+namespace {
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+}  // namespace
+
+void Campaign::run() {
+  start_ = last_report_ = Clock::now();
+  if (!options_.quiet)
+    std::fprintf(stderr, "accucheck check: %zu backends, %zu format x workload streams, seed %llu, %s\n", stats_.size(), streams_.size(),
+                 static_cast<unsigned long long>(options_.seed),
+                 options_.cases ? (std::to_string(*options_.cases) + " cases per stream").c_str() : seconds_text(options_.seconds).c_str());
+  std::optional<PluginCallDeadline> plugin_deadline;
+  if (!options_.cases) {
+    deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.seconds));
+    plugin_deadline.emplace(*deadline_);
+  }
+  try {
+    for (std::uint64_t case_number = 0;; ++case_number) {
+      if (options_.cases && case_number >= *options_.cases) break;
+      if (budget_spent()) break;
+      for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
+      cases_run_ = case_number + 1;
+      report_progress();
+    }
+  } catch (const PluginDeadlineReached& cut) {
+    // The budget ended inside a plugin call: that call's case is not judged (every finding
+    // before it is written).
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", cut.running_seconds);
+    budget_note_ = "the time budget ended during a call of " + cut.call + " (running for " + seconds +
+                   " s, under its time-out): that case was not judged";
+  }
+  elapsed_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
+  if (progress_line_open_) std::fprintf(stderr, "\n");
+  progress_line_open_ = false;
+}
+
+void BackendStats::add_sample(const ResultSample& s, ChoiceStream& stream) {
+  // Reservoir sampling keeps a uniform sample of bounded size for reports.
+  ++samples_seen;
+  auto& samples = results.samples;
+  if (samples.size() < kMaxSamples) samples.push_back(s);
+  else if (auto k = stream.draw(samples_seen - 1); k < kMaxSamples) samples[k] = s;
+}
+
+
+CampaignResults Campaign::results() const {
+  CampaignResults r;
+  r.tool = options_.tool;
+  r.seed = options_.seed;
+  r.cases_per_stream = cases_run_;
+  r.seconds = elapsed_seconds_;
+  r.notes = plugin_warnings();
+  if (!budget_note_.empty()) r.notes.push_back(budget_note_);
+  for (const auto& s : stats_) r.backends.push_back(s.results);
+  return r;
+}
+
+}  // namespace accucheck

@@ -1,0 +1,245 @@
+#include "accucheck/results.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "accucheck/json.h"
+#include "accucheck/number_parse.h"
+
+namespace accucheck {
+
+std::uint64_t BackendResults::violation_count() const {
+  std::uint64_t total = 0;
+  for (const auto& [verdict, count] : violations) total += count;
+  return total;
+}
+
+std::string BackendResults::violation_text() const {
+  std::string text;
+  for (const auto& [verdict, count] : violations)
+    text += (text.empty() ? "" : ", ") + std::string(accucheck::name(verdict)) + " " + std::to_string(count);
+  return text.empty() ? "0" : text;
+}
+
+std::uint64_t CampaignResults::violation_count() const {
+  std::uint64_t total = 0;
+  for (const auto& b : backends) total += b.violation_count();
+  return total;
+}
+
+std::string results_to_json(const CampaignResults& r) {
+  JsonWriter w;
+  w.begin_object()
+      .field("tool", r.tool)
+      .field("format_version", kResultsFormatVersion)
+      .field("seed", r.seed)
+      .field("cases_per_stream", r.cases_per_stream)
+      .field("seconds", r.seconds)
+      .field("violations", r.violation_count());
+  w.key("notes").begin_array();  // plugin warnings (e.g. one changed the FP environment), the budget's end
+  for (const auto& note : r.notes) w.value(note);
+  w.end_array();
+  w.key("backends").begin_array();
+  for (const auto& b : r.backends) {
+    w.begin_object()
+        .field("name", b.name)
+        .field("device", b.device)
+        .field("storage", name(b.storage))
+        .field("precision", traits(b.storage).precision)
+        .field("accumulation", b.accumulation)
+        .field("bound", b.bound)
+        .field("determinism", b.determinism)
+        .field("origin", b.origin)
+        .field("cases", b.cases)
+        .field("addends", b.addends)
+        .field("max_ratio", b.max_ratio)
+        .field("max_ulps", b.max_ulps)
+        .field("determinism_checks", b.determinism_checks);
+    for (const auto* counts : {&b.verdicts, &b.violations}) {
+      w.key(counts == &b.verdicts ? "verdicts" : "violations").begin_object();
+      for (const auto& [verdict, count] : *counts) w.field(name(verdict), count);
+      w.end_object();
+    }
+    for (const auto* list : {&b.findings, &b.failures}) {
+      w.key(list == &b.findings ? "findings" : "failures").begin_array();
+      for (const auto& text : *list) w.value(text);
+      w.end_array();
+    }
+    w.key("samples").begin_array();
+    for (const auto& s : b.samples)
+      w.begin_object()
+          .field("family", s.family)
+          .field("n", s.n)
+          .field("error", s.error)
+          .field("bound", s.bound)
+          .field("ratio", s.ratio)
+          .field("kappa", s.kappa)
+          .field("exact", s.exact)
+          .field("abs_sum", s.abs_sum)
+          .field("verdict", name(s.verdict))
+          .end_object();
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
+}
+
+namespace {
+
+// Field access with errors that name the file and the field.
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw ResultsError(source_ + ": " + field + ": " + what);
+  }
+  const JsonValue& member(const JsonValue& object, std::string_view key, const std::string& path) const {
+    const JsonValue* v = object.find(key);
+    if (!v) fail(path + std::string(key), "missing");
+    return *v;
+  }
+  const JsonValue* optional(const JsonValue& object, std::string_view key) const {
+    const JsonValue* v = object.find(key);
+    return v && v->type != JsonValue::Type::null ? v : nullptr;
+  }
+  std::string string(const JsonValue& v, const std::string& field) const {
+    if (v.type != JsonValue::Type::string) fail(field, "must be a string, not " + std::string(v.type_name()));
+    return v.text;
+  }
+  double number(const JsonValue& v, const std::string& field) const {
+    if (v.type == JsonValue::Type::string) {  // JsonWriter writes non-finite doubles as strings
+      if (v.text == "nan") return NAN;
+      if (v.text == "inf") return INFINITY;
+      if (v.text == "-inf") return -INFINITY;
+      fail(field, "must be a number, not the string '" + v.text + "'");
+    }
+    if (v.type != JsonValue::Type::number) fail(field, "must be a number, not " + std::string(v.type_name()));
+    return std::strtod(v.text.c_str(), nullptr);
+  }
+  std::uint64_t count(const JsonValue& v, const std::string& field) const {
+    bool too_large = false;
+    const auto value = v.type == JsonValue::Type::number ? parse_u64(v.text, &too_large) : std::nullopt;
+    if (too_large) fail(field, v.text + " is too large (at most " + kU64MaxText + ")");
+    if (!value) fail(field, "must be a non-negative integer");
+    return *value;
+  }
+  // An integer exactly, sign included: through a double, 2^63-1 (the saturated max ulps of an f64
+  // backend) became 2^63, and its conversion back to int64 overflowed to -2^63.
+  std::int64_t integer(const JsonValue& v, const std::string& field) const {
+    const bool negative = v.type == JsonValue::Type::number && !v.text.empty() && v.text[0] == '-';
+    const auto magnitude = v.type == JsonValue::Type::number ? parse_u64(std::string_view(v.text).substr(negative)) : std::nullopt;
+    const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+    if (!magnitude || *magnitude > limit)
+      fail(field, "must be an integer of 64 bits, not " + (v.text.empty() ? std::string(v.type_name()) : echo_token(v.text)));
+    return negative ? static_cast<std::int64_t>(0 - *magnitude) : static_cast<std::int64_t>(*magnitude);
+  }
+  const JsonValue& array(const JsonValue& v, const std::string& field) const {
+    if (v.type != JsonValue::Type::array) fail(field, "must be an array, not " + std::string(v.type_name()));
+    return v;
+  }
+  const JsonValue& object(const JsonValue& v, const std::string& field) const {
+    if (v.type != JsonValue::Type::object) fail(field, "must be an object, not " + std::string(v.type_name()));
+    return v;
+  }
+  Verdict verdict(std::string_view text, const std::string& field) const {
+    const auto v = parse_verdict(text);
+    if (!v) fail(field, echo_token(std::string(text)) + " is not a verdict (ok, bound-exceeded, overflow, ...)");
+    return *v;
+  }
+  std::vector<std::string> strings(const JsonValue& object, std::string_view key, const std::string& at) const {
+    std::vector<std::string> out;
+    if (auto* v = optional(object, key)) {
+      array(*v, at + std::string(key));
+      for (std::size_t k = 0; k < v->items.size(); ++k)
+        out.push_back(string(v->items[k], at + std::string(key) + "[" + std::to_string(k) + "]"));
+    }
+    return out;
+  }
+  std::map<Verdict, std::uint64_t> counts(const JsonValue& object, std::string_view key, const std::string& at) const {
+    std::map<Verdict, std::uint64_t> out;
+    if (auto* v = optional(object, key)) {
+      this->object(*v, at + std::string(key));
+      for (const auto& [verdict_name, count] : v->members) {
+        const std::string field = at + std::string(key) + "." + verdict_name;
+        out[verdict(verdict_name, field)] += this->count(count, field);
+      }
+    }
+    return out;
+  }
+
+ private:
+  const std::string& source_;
+};
+
+ResultSample read_sample(const Reader& r, const JsonValue& js, const std::string& at) {
+  ResultSample s;
+  s.family = r.string(r.member(js, "family", at), at + "family");
+  s.n = static_cast<std::uint64_t>(r.number(r.member(js, "n", at), at + "n"));
+  s.error = r.number(r.member(js, "error", at), at + "error");
+  s.bound = r.number(r.member(js, "bound", at), at + "bound");
+  s.ratio = r.number(r.member(js, "ratio", at), at + "ratio");
+  s.kappa = r.number(r.member(js, "kappa", at), at + "kappa");
+  s.verdict = r.verdict(r.string(r.member(js, "verdict", at), at + "verdict"), at + "verdict");
+  s.exact = NAN;
+  s.abs_sum = NAN;
+  if (auto* e = r.optional(js, "exact")) s.exact = r.number(*e, at + "exact");
+  if (auto* a = r.optional(js, "abs_sum")) s.abs_sum = r.number(*a, at + "abs_sum");
+  return s;
+}
+
+BackendResults read_backend(const Reader& r, const JsonValue& jb, const std::string& at) {
+  BackendResults b;
+  b.name = r.string(r.member(jb, "name", at), at + "name");
+  const std::string storage = r.string(r.member(jb, "storage", at), at + "storage");
+  const auto format = parse_format(storage);
+  if (!format) r.fail(at + "storage", "'" + storage + "' is not a format (f64, f32, f16, bf16)");
+  b.storage = *format;
+  b.bound = r.string(r.member(jb, "bound", at), at + "bound");
+  b.cases = r.count(r.member(jb, "cases", at), at + "cases");
+  b.max_ratio = r.number(r.member(jb, "max_ratio", at), at + "max_ratio");
+  if (auto* v = r.optional(jb, "device")) b.device = r.string(*v, at + "device");
+  if (auto* v = r.optional(jb, "accumulation")) b.accumulation = r.string(*v, at + "accumulation");
+  if (auto* v = r.optional(jb, "determinism")) b.determinism = r.string(*v, at + "determinism");
+  if (auto* v = r.optional(jb, "origin")) b.origin = r.string(*v, at + "origin");
+  if (auto* v = r.optional(jb, "addends")) b.addends = r.count(*v, at + "addends");
+  if (auto* v = r.optional(jb, "determinism_checks")) b.determinism_checks = r.count(*v, at + "determinism_checks");
+  if (auto* v = r.optional(jb, "max_ulps")) b.max_ulps = r.integer(*v, at + "max_ulps");
+  b.verdicts = r.counts(jb, "verdicts", at);
+  b.violations = r.counts(jb, "violations", at);
+  b.findings = r.strings(jb, "findings", at);
+  b.failures = r.strings(jb, "failures", at);
+  if (auto* v = r.optional(jb, "samples")) {
+    r.array(*v, at + "samples");
+    for (std::size_t k = 0; k < v->items.size(); ++k) {
+      const std::string sat = at + "samples[" + std::to_string(k) + "]";
+      b.samples.push_back(read_sample(r, r.object(v->items[k], sat), sat + "."));
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+CampaignResults results_from_json(std::string_view json_text, const std::string& source) {
+  const JsonParseResult parsed = parse_json(json_text);
+  if (!parsed.ok()) throw ResultsError(source + ": not valid JSON: " + parsed.error);
+  Reader r(source);
+  const JsonValue& root = r.object(parsed.value, "(top level)");
+  CampaignResults results;
+  results.tool = r.string(r.member(root, "tool", ""), "tool");
+  if (results.tool.rfind("accucheck", 0) != 0) r.fail("tool", "'" + results.tool + "' is not an accucheck results file");
+  if (auto* v = r.optional(root, "seed")) results.seed = r.count(*v, "seed");
+  if (auto* v = r.optional(root, "cases_per_stream")) results.cases_per_stream = r.count(*v, "cases_per_stream");
+  if (auto* v = r.optional(root, "seconds")) results.seconds = r.number(*v, "seconds");
+  results.notes = r.strings(root, "notes", "");
+  const JsonValue& backends = r.array(r.member(root, "backends", ""), "backends");
+  for (std::size_t i = 0; i < backends.items.size(); ++i) {
+    const std::string at = "backends[" + std::to_string(i) + "]";
+    results.backends.push_back(read_backend(r, r.object(backends.items[i], at), at + "."));
+  }
+  return results;
+}
+
+}  // namespace accucheck
