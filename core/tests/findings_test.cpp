@@ -1,0 +1,163 @@
+// The finding pipeline (findings.h): one list of properties, the stated bound first, policies
+// that choose what is checked, the minimizer and the case writer. Backends are defined here
+// (no registry), each wrong in one known way.
+#include "accucheck/findings.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+
+#include "accucheck/case_file.h"
+
+namespace accucheck {
+namespace {
+
+DenseWorkload dense(std::size_t elements, std::size_t steps, double value) {
+  DenseWorkload w;
+  w.format = Format::f32;
+  w.elements = elements;
+  w.steps = steps;
+  w.initial.assign(elements, value);
+  w.addends.assign(elements * steps, value);
+  return w;
+}
+
+using ElementSum = std::function<double(const DenseWorkload&, std::size_t element, double naive)>;
+
+// A sequential f32 sum, changed by `change` (which sees the workload, the element and the right sum).
+Backend f32_sum(std::string name, const char* bound, Determinism determinism, ElementSum change) {
+  return dense_backend(std::move(name), Format::f32, Format::f32, bound, determinism, "test",
+                       [change](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+                         std::vector<double> x;
+                         for (std::size_t j = 0; j < w.elements; ++j) {
+                           w.column(j, x);
+                           float acc = 0;
+                           for (double v : x) acc += static_cast<float>(v);
+                           result[j] = change(w, j, acc);
+                         }
+                       });
+}
+
+TEST(Findings, TheStatedBoundNamesItsElementAndTheMinimizerStartsThere) {
+  // Wrong by 1 on an element that starts at 3 (element 2 here) once there are 3 steps or more.
+  const Backend b = f32_sum("test_off_by_one", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [](const DenseWorkload& w, std::size_t j, double sum) {
+                              return w.initial[j] == 3 && w.steps >= 3 ? sum + 1 : sum;
+                            });
+  DenseWorkload w = dense(4, 6, 0.25);
+  w.initial[2] = 3;
+  const Judgement j = find_violations(b, w, exact_sums(w));
+  ASSERT_TRUE(j.violated());
+  const Finding& f = j.findings.front();
+  EXPECT_EQ(f.property, Property::stated_bound);
+  EXPECT_EQ(f.label, "bound-exceeded");
+  EXPECT_EQ(f.element, std::optional<std::size_t>(2));
+  const Workload minimal = minimize_finding(b, w, f);
+  const auto& d = std::get<DenseWorkload>(minimal);
+  EXPECT_EQ(d.elements, 1u) << "started from the failing element alone";
+  EXPECT_EQ(d.steps, 3u) << "no step can go without losing the failure";
+  EXPECT_TRUE(still_shows(b, minimal, f));
+}
+
+TEST(Findings, FurtherPropertiesAreOneListThatPoliciesChooseFrom) {
+  std::atomic<int> runs{0};
+  // Deterministic by claim, but every other run adds the smallest f32 step.
+  const Backend b = f32_sum("test_flaky", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [&runs](const DenseWorkload&, std::size_t j, double sum) {
+                              const bool odd = j == 0 && (runs++ % 2 == 1);
+                              return odd ? static_cast<double>(std::nextafter(static_cast<float>(sum), 1e30f)) : sum;
+                            });
+  const std::vector<Property> expected = {Property::determinism, Property::scaling, Property::negation};
+  EXPECT_EQ(further_properties(b), expected) << "recursive(f32), deterministic: not correctly_rounded";
+  const Workload w = dense(1, 2, 0.5);
+  FindingPolicy bound_only;
+  bound_only.further_properties = false;
+  EXPECT_FALSE(find_violations(b, w, exact_sums(w), bound_only).violated()) << "the stated bound holds";
+  const Judgement every = find_violations(b, w, exact_sums(w));
+  ASSERT_TRUE(every.violated());
+  EXPECT_EQ(every.findings.front().property, Property::determinism);
+  EXPECT_EQ(every.findings.front().label, "nondeterministic");
+}
+
+TEST(Findings, OnlyChecksTheOneProperty) {
+  // |sum|: right for positive sums, so only negation sees it.
+  const Backend b = f32_sum("test_abs", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [](const DenseWorkload&, std::size_t, double sum) { return std::fabs(sum); });
+  const Workload w = dense(2, 3, 0.75);
+  FindingPolicy negation;
+  negation.only = Property::negation;
+  const Judgement j = find_violations(b, w, exact_sums(w), negation);
+  ASSERT_EQ(j.findings.size(), 1u);
+  EXPECT_EQ(j.findings[0].label, "negation-mismatch");
+  FindingPolicy bound;
+  bound.only = Property::stated_bound;
+  EXPECT_FALSE(find_violations(b, w, exact_sums(w), bound).violated());
+}
+
+TEST(Findings, ExemptionsAreRegisteredWithTheBackend) {
+  const Backend b = exempt_from(f32_sum("test_exempt", "recursive(f32)", Determinism::bitwise_deterministic,
+                                        [](const DenseWorkload&, std::size_t, double sum) { return sum; }),
+                                Property::scaling, "rounds at a position set by |S|");
+  EXPECT_EQ(property_exclusion(Property::scaling, b), "rounds at a position set by |S|");
+  const std::vector<Property> expected = {Property::determinism, Property::negation};
+  EXPECT_EQ(further_properties(b), expected);
+}
+
+TEST(Findings, ATimedOutBackendIsNotRerunToShrink) {
+  std::atomic<int> runs{0};
+  const Backend b = f32_sum("test_counted", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [&runs](const DenseWorkload&, std::size_t, double sum) {
+                              ++runs;
+                              return sum;
+                            });
+  Finding hung;
+  hung.label = "backend-failed";
+  hung.verdict = Verdict::backend_failed;
+  hung.failure = FailureKind::timeout;
+  const Workload w = dense(3, 5, 1.0);
+  EXPECT_EQ(std::get<DenseWorkload>(minimize_finding(b, w, hung)).addends, std::get<DenseWorkload>(w).addends);
+  EXPECT_EQ(runs.load(), 0);
+}
+
+TEST(Findings, TheOracleIsCheckedFirstWhenAsked) {
+  const Backend b = f32_sum("test_right", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [](const DenseWorkload&, std::size_t, double sum) { return sum; });
+  const Workload w = dense(1, 2, 0.5);
+  std::vector<ExactSum> wrong = exact_sums(w);
+  wrong[0].sum += 1;  // one unit of 2^-1074 off
+  EXPECT_FALSE(oracle_finding(w, exact_sums(w)).has_value());
+  FindingPolicy policy;
+  policy.cross_check_oracle = true;
+  const Judgement j = find_violations(b, w, wrong, policy);
+  ASSERT_EQ(j.findings.size(), 1u);
+  EXPECT_EQ(j.findings[0].label, "oracle-disagreement");
+  EXPECT_NE(j.findings[0].detail.find("differ in S"), std::string::npos) << j.findings[0].detail;
+}
+
+TEST(Findings, TheCaseWriterNamesFilesByLabelAndContent) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "findings_test";
+  std::filesystem::remove_all(dir);
+  const Backend b = f32_sum("test_written", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [](const DenseWorkload&, std::size_t, double sum) { return sum; });
+  Finding f;
+  f.property = Property::scaling;
+  f.verdict = Verdict::metamorphic_mismatch;
+  f.label = "scaling-mismatch";
+  f.detail = "the report\n";
+  f.backend_output = "'hello\\n'";
+  const Workload one = dense(1, 1, 1.0), other = dense(1, 1, 2.0);
+  const std::string a = write_finding(dir.string(), b, f, one, {"findings_test", 7});
+  EXPECT_EQ(write_finding(dir.string(), b, f, one, {"findings_test", 7}), a) << "the same finding, the same file";
+  EXPECT_NE(write_finding(dir.string(), b, f, other, {"findings_test", 7}), a);
+  EXPECT_EQ(std::filesystem::path(a).filename().string().rfind("test_written_scaling-mismatch_", 0), 0u) << a;
+  const CaseFile c = read_case_file(a);
+  EXPECT_EQ(c.verdict, "scaling-mismatch");
+  EXPECT_EQ(c.seed, std::optional<std::uint64_t>(7));
+  EXPECT_EQ(c.note, "property scaling: the report\n  the backend wrote to its output: 'hello\\n'\n");
+  EXPECT_EQ(std::get<DenseWorkload>(c.workload).initial, std::get<DenseWorkload>(one).initial);
+}
+
+}  // namespace
+}  // namespace accucheck
