@@ -10,9 +10,12 @@ seconds each) with libFuzzer's -fork=J on J cores (-ignore_crashes, -ignore_time
 
   * findings: each new crash-/leak-/timeout-/oom- artifact is minimized (-minimize_crash=1),
     replayed to get its report, summarized in one line, and filed into
-    corpora/<target>/regressions/<sha1> with <sha1>.summary beside it (the replay main skips
-    *.summary). A finding whose key (backend and verdict, or the sanitizer's SUMMARY line)
-    is already filed goes to DIR/<target>/duplicates/ instead;
+    corpora/<target>/regressions/ as a case file (docs/case-format.md) <sha1>.json, its note
+    the summary and the dedup key: the workload the target's report printed, or, for a
+    sanitizer's crash in a workload target, the input decoded by accucheck_fuzz_tool (from
+    --tool-build). Inputs that are no workload (fuzz_oracle, fuzz_inputs, or when no tool is
+    built) are filed as <sha1> with <sha1>.summary beside it. A finding whose key (backend and
+    verdict, or the sanitizer's SUMMARY line) is already filed goes to DIR/<target>/duplicates/;
   * every --merge-every slices the corpus is minimized (-merge=1) into a new directory that
     replaces the old one by rename, only once the merge has finished;
   * DIR/summary.json and DIR/summary.md: execs, execs/s, corpus size, coverage, findings and
@@ -38,6 +41,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["fuzz_dense", "fuzz_sparse", "fuzz_product", "fuzz_maxerr", "fuzz_oracle", "fuzz_inputs"]
+# The workload kind of each workload target's inputs (fuzzers/common/fuzz_input.h), for decoding.
+WORKLOAD_KIND = {"fuzz_dense": "dense", "fuzz_maxerr": "dense", "fuzz_sparse": "sparse", "fuzz_product": "product"}
+CASE_IN_REPORT = re.compile(r"---- the workload as a case file \(accucheck replay CASE\) ----\n(\{.*?\n\})\n", re.S)
 FINDING_PREFIXES = ("crash-", "leak-", "timeout-", "oom-")
 
 
@@ -273,15 +279,43 @@ class Campaign:
         return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
 
     def filed_keys(self, t):
+        """Dedup keys of what is filed: the `key:` line of a case file's note or of a .summary."""
         keys = {}
         d = self.regressions_dir(t)
         if os.path.isdir(d):
             for name in os.listdir(d):
-                if name.endswith(".summary"):
-                    for line in open(os.path.join(d, name), errors="replace"):
-                        if line.startswith("key: "):
-                            keys[line[5:].strip()] = name[:-len(".summary")]
+                path = os.path.join(d, name)
+                if name.endswith(".json"):
+                    try:
+                        lines = json.load(open(path, errors="replace")).get("note", "").split("\n")
+                    except (ValueError, AttributeError):
+                        continue
+                elif name.endswith(".summary"):
+                    lines = open(path, errors="replace").read().split("\n")
+                else:
+                    continue
+                for line in lines:
+                    if line.startswith("key: "):
+                        keys[line[5:].strip()] = name
         return keys
+
+    def case_of(self, t, input_path, report):
+        """The finding as a case file's JSON object: from the report, else decoded by the tool."""
+        m = CASE_IN_REPORT.search(report)
+        if m:
+            try:
+                return json.loads(m.group(1))
+            except ValueError:
+                pass
+        tool = os.path.join(self.args.tool_build, "fuzzers", "accucheck_fuzz_tool")
+        kind = WORKLOAD_KIND.get(t.replace("_mutants", ""))
+        if not kind or not os.path.exists(tool):
+            return None
+        out = subprocess.run([tool, "decode", kind, input_path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+        try:
+            return json.loads(out.stdout.decode()) if out.returncode == 0 else None
+        except ValueError:
+            return None
 
     def process_findings(self, t):
         st = self.state["targets"][t]
@@ -323,16 +357,24 @@ class Campaign:
             sha = hashlib.sha1(data).hexdigest()
             dest_dir = self.regressions_dir(t)
             os.makedirs(dest_dir, exist_ok=True)
-            write_atomically(os.path.join(dest_dir, sha), data)
-            write_atomically(os.path.join(dest_dir, sha + ".summary"),
-                             "%s\nkey: %s\nfound: %s by ci/fuzz-overnight.sh (%s, %d bytes minimized from %d)\n"
-                             "replay: build/fuzzers/%s %s\n" %
-                             (summary, key, now(), name, len(data), os.path.getsize(src), t, self.shown(dest_dir, sha)))
+            found = "%s by ci/fuzz-overnight.sh (%s, %d bytes minimized from %d)" % (now(), name, len(data), os.path.getsize(src))
+            case = self.case_of(t, minimized, report)
+            if case is not None:  # the one regression format: a case file (replayed by ctest and libFuzzer)
+                filed = sha + ".json"
+                case["found_by"] = "%s: %s" % (t, found)
+                case["note"] = "%s\nkey: %s\n" % (summary, key)
+                write_atomically(os.path.join(dest_dir, filed), json.dumps(case, indent=1) + "\n")
+            else:  # an input that is no workload (fuzz_oracle, fuzz_inputs)
+                filed = sha
+                write_atomically(os.path.join(dest_dir, sha), data)
+                write_atomically(os.path.join(dest_dir, sha + ".summary"),
+                                 "%s\nkey: %s\nfound: %s\nreplay: build/fuzzers/%s %s\n" %
+                                 (summary, key, found, t, self.shown(dest_dir, sha)))
             write_atomically(self.tdir(t, "logs", "report-" + sha + ".txt"), report)
-            st["findings"].append({"file": self.shown(dest_dir, sha), "summary": summary, "key": key, "artifact": name})
+            st["findings"].append({"file": self.shown(dest_dir, filed), "summary": summary, "key": key, "artifact": name})
             st["processed"].append(name)
             self.save_state()
-            self.log("%s: FINDING filed as %s: %s" % (t, self.shown(dest_dir, sha), summary))
+            self.log("%s: FINDING filed as %s: %s" % (t, self.shown(dest_dir, filed), summary))
 
     # ---- summary ---------------------------------------------------------------------------
     def worst_ratios(self):
@@ -438,6 +480,8 @@ def main():
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--state", default=os.path.join(ROOT, "build-fuzz", "campaign"))
     p.add_argument("--build", default=os.path.join(ROOT, "build-fuzz"))
+    p.add_argument("--tool-build", default=os.path.join(ROOT, "build"),
+                   help="an ordinary build with fuzzers/accucheck_fuzz_tool, to file sanitizer crashes as case files")
     p.add_argument("--targets", nargs="+", default=TARGETS)
     p.add_argument("--corpora", default=os.path.join(ROOT, "corpora"),
                    help="where findings are filed (<corpora>/<target>/regressions); default the repository's corpora/")

@@ -15,8 +15,7 @@
 using namespace accucheck;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
-  const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::dense);
+  const fuzz::DecodedInput input = fuzz::decode_input(std::span<const std::uint8_t>(data, size), WorkloadKind::dense);
   fuzz::judge_all("fuzz_dense", input.workload, /*every_property=*/true);
   return 0;
 }

@@ -45,8 +45,7 @@ void use_gpu_backends() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   use_gpu_backends();
-  ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
-  const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::dense);
+  const fuzz::DecodedInput input = fuzz::decode_input(std::span<const std::uint8_t>(data, size), WorkloadKind::dense);
   fuzz::judge_all("fuzz_dense_gpu", input.workload, /*every_property=*/true);
   return 0;
 }

@@ -128,8 +128,7 @@ std::size_t backend_index(const Backend* b) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
-  const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::dense);
+  const fuzz::DecodedInput input = fuzz::decode_input(std::span<const std::uint8_t>(data, size), WorkloadKind::dense);
   const auto judged = fuzz::judge_all("fuzz_maxerr", input.workload, /*every_property=*/false);
   for (const auto& j : judged) {
     if (!(j.outcome.max_ratio > 0)) continue;

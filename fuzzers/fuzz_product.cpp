@@ -13,8 +13,7 @@
 using namespace accucheck;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
-  const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::product);
+  const fuzz::DecodedInput input = fuzz::decode_input(std::span<const std::uint8_t>(data, size), WorkloadKind::product);
   const Workload& w = input.workload;
   // The product paths of exact_sums are checked against the Boost.Multiprecision reference too.
   fuzz::judge_all("fuzz_product", w, /*every_property=*/true, /*cross_check_oracle=*/true);

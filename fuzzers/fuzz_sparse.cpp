@@ -14,8 +14,7 @@
 using namespace accucheck;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ByteChoiceStream stream(std::span<const std::uint8_t>(data, size));
-  const fuzz::DecodedInput input = fuzz::decode_input(stream, WorkloadKind::sparse);
+  const fuzz::DecodedInput input = fuzz::decode_input(std::span<const std::uint8_t>(data, size), WorkloadKind::sparse);
   const Workload& w = input.workload;
   // The sparse paths of exact_sums are checked against the Boost.Multiprecision reference too.
   fuzz::judge_all("fuzz_sparse", w, /*every_property=*/true, /*cross_check_oracle=*/true);

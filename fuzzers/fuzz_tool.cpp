@@ -3,9 +3,11 @@
 //   accucheck_fuzz_tool seeds CORPORA_DIR      writes corpora/<target>/seed/ for every target
 //                                              (fuzzers/make-seeds.sh calls it)
 //   accucheck_fuzz_tool dicts DIR              writes <target>.dict with each format's special
-//                                              bit patterns (raw slots) and the readers' tokens
+//                                              values (explicit encoding; raw bits for fuzz_oracle)
+//                                              and the readers' tokens
 //   accucheck_fuzz_tool encode CASE.json OUT   a case file (from `accucheck check`,
-//                                              fuzz_maxerr, a property) as a fuzz input
+//                                              fuzz_maxerr, a property) as an explicit-mode fuzz
+//                                              input (the targets also read case files as they are)
 //   accucheck_fuzz_tool decode KIND INPUT [OUT.json]
 //                                              a fuzz_dense / fuzz_maxerr (KIND dense), fuzz_sparse
 //                                              (sparse) or fuzz_product (product) input as a case
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "accucheck/case_file.h"
+#include "accucheck/workload_encoding.h"
 #include "accucheck/exact.h"
 #include "accucheck/families.h"
 #include "accucheck/float_gen.h"
@@ -111,25 +114,25 @@ DenseWorkload dense_of(Format f, std::vector<std::vector<double>> columns) {
   return w;
 }
 
-// Hand-written raw-mode dense workloads: the known hard cases of BOUNDS.md and INCIDENTS.md.
+// Hand-written explicit-mode dense workloads: the known hard cases of BOUNDS.md and INCIDENTS.md.
 std::vector<std::pair<std::string, Workload>> raw_dense_cases() {
   std::vector<std::pair<std::string, Workload>> out;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   // Kahan's counterexample (Hallman & Ipsen): 2.2u*A for the value Kahan's loop returns.
-  out.push_back({"raw-kahan-counterexample", dense_of(Format::f64, {{-22.0, -(std::ldexp(1.0, 54) + 4), -(std::ldexp(1.0, 56) - 8), 8.0}})});
+  out.push_back({"explicit-kahan-counterexample", dense_of(Format::f64, {{-22.0, -(std::ldexp(1.0, 54) + 4), -(std::ldexp(1.0, 56) - 8), 8.0}})});
   for (Format f : all_formats) {
     const std::string fn(name(f));
     const double big = largest_finite(f), tiny = smallest_subnormal(f);
-    out.push_back({"raw-overflow-partials-" + fn, dense_of(f, {{big, big, -big, -big, 1.0}})});
-    out.push_back({"raw-specials-" + fn, dense_of(f, {{1.0, inf, 2.0}, {nan, 1.0, 1.0}, {inf, -inf, 0.0}, {-0.0, -0.0, -0.0}})});
-    out.push_back({"raw-subnormals-" + fn, dense_of(f, {{tiny, -tiny, tiny * 3, smallest_normal(f) - tiny}})});
+    out.push_back({"explicit-overflow-partials-" + fn, dense_of(f, {{big, big, -big, -big, 1.0}})});
+    out.push_back({"explicit-specials-" + fn, dense_of(f, {{1.0, inf, 2.0}, {nan, 1.0, 1.0}, {inf, -inf, 0.0}, {-0.0, -0.0, -0.0}})});
+    out.push_back({"explicit-subnormals-" + fn, dense_of(f, {{tiny, -tiny, tiny * 3, smallest_normal(f) - tiny}})});
     const double p2 = std::ldexp(1.0, traits(f).precision);
     std::vector<double> stagnation(64, 0.5);
     stagnation[0] = p2;
-    out.push_back({"raw-stagnation-" + fn, dense_of(f, {stagnation})});
+    out.push_back({"explicit-stagnation-" + fn, dense_of(f, {stagnation})});
     std::vector<double> ties(40, 1.0);
     ties[0] = p2;
-    out.push_back({"raw-ties-" + fn, dense_of(f, {ties})});
+    out.push_back({"explicit-ties-" + fn, dense_of(f, {ties})});
   }
   return out;
 }
@@ -166,6 +169,12 @@ ProductWorkload raw_product_case(Format f) {
   return p;
 }
 
+// The low storage_bits bits: a raw bit pattern of f (fuzz_oracle's raw addends, its dictionary).
+std::uint64_t storage_mask(Format f) {
+  const int bits = traits(f).storage_bits;
+  return bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
 // fuzz_oracle's input: format, encoding, count, repeat, direct limit, span, midway, addends.
 std::vector<std::uint8_t> oracle_input(Format f, bool raw, const std::vector<double>& values, std::size_t repeat,
                                        std::uint64_t limit_choice, std::size_t span, std::size_t midway) {
@@ -177,7 +186,7 @@ std::vector<std::uint8_t> oracle_input(Format f, bool raw, const std::vector<dou
   w.put(limit_choice, 2);
   w.put(span, 255);
   w.put(midway, 255);
-  for (std::size_t i = 0; i < values.size() && i < 255; ++i) w.put(encode(values[i], f) & slot_mask(f), slot_mask(f));
+  for (std::size_t i = 0; i < values.size() && i < 255; ++i) w.put(encode(values[i], f) & storage_mask(f), storage_mask(f));
   return w.bytes();
 }
 
@@ -211,7 +220,7 @@ void write_seeds(const fs::path& root) {
         for (std::uint64_t k = 0; k < seeds_per_family; ++k)
           write_seed(dir, std::string(dense[i]->name) + "-" + std::string(name(f)),
                      family_input(WorkloadKind::dense, f, i, 1000 * (i + 1) + 10 * format_index(f) + k));
-    for (const auto& [label, w] : raw_dense_cases()) write_seed(dir, label, encode_raw(w));
+    for (const auto& [label, w] : raw_dense_cases()) write_seed(dir, label, encode_input(w));
   }
   {
     const fs::path dir = root / "fuzz_sparse" / "seed";
@@ -221,7 +230,7 @@ void write_seeds(const fs::path& root) {
         for (std::uint64_t k = 0; k < seeds_per_family; ++k)
           write_seed(dir, std::string(sparse[i]->name) + "-" + std::string(name(f)),
                      family_input(WorkloadKind::sparse, f, i, 5000 * (i + 1) + 10 * format_index(f) + k));
-      write_seed(dir, "raw-sparse-" + std::string(name(f)), encode_raw(raw_sparse_case(f)));
+      write_seed(dir, "explicit-sparse-" + std::string(name(f)), encode_input(raw_sparse_case(f)));
     }
   }
   {
@@ -232,7 +241,7 @@ void write_seeds(const fs::path& root) {
         for (std::uint64_t k = 0; k < seeds_per_family; ++k)
           write_seed(dir, std::string(product[i]->name) + "-" + std::string(name(f)),
                      family_input(WorkloadKind::product, f, i, 7000 * (i + 1) + 10 * format_index(f) + k));
-      write_seed(dir, "raw-product-" + std::string(name(f)), encode_raw(raw_product_case(f)));
+      write_seed(dir, "explicit-product-" + std::string(name(f)), encode_input(raw_product_case(f)));
     }
   }
   {
@@ -320,22 +329,35 @@ std::vector<std::uint8_t> big_endian(std::uint64_t bits, int bytes) {
 
 void write_dicts(const fs::path& dir) {
   fs::create_directories(dir);
-  // Raw slots: each format's special values and their negations, as big-endian bit patterns.
-  std::string raw = "# Special values of each format as raw-slot bit patterns (big-endian), both signs.\n"
-                    "# Written by `accucheck_fuzz_tool dicts` (fuzzers/make-seeds.sh); do not edit.\n";
-  for (Format f : all_formats) {
-    for (double v : special_values(f, true))
-      for (double s : {v, -v}) {
-        const std::uint64_t bits = encode(s, f) & slot_mask(f);
-        char label[64];
-        std::snprintf(label, sizeof label, "%s_%s", std::string(name(f)).c_str(), hex_float(s).c_str());
-        std::string key;
-        for (char ch : std::string(label)) key += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-        raw += key + "=\"" + escaped(big_endian(bits, slot_bytes(f))) + "\"\n";
-      }
-  }
-  for (const char* target : {"fuzz_dense", "fuzz_maxerr", "fuzz_sparse", "fuzz_product", "fuzz_oracle"})
-    write_file_atomically((dir / (std::string(target) + ".dict")).string(), raw);
+  // Each format's special values and their negations: for the workload targets in the explicit
+  // encoding (workload_encoding.h: what a value is in their inputs), for fuzz_oracle as raw
+  // big-endian bit patterns (its raw addends).
+  const auto dictionary = [](bool raw) {
+    std::string d = raw ? "# Special values of each format as raw bit patterns (big-endian), both signs.\n"
+                        : "# Special values of each format in the explicit encoding (workload_encoding.h), both signs.\n";
+    d += "# Written by `accucheck_fuzz_tool dicts` (fuzzers/make-seeds.sh); do not edit.\n";
+    for (Format f : all_formats)
+      for (double v : special_values(f, true))
+        for (double x : {v, -v}) {
+          std::vector<std::uint8_t> bytes;
+          if (raw) {
+            bytes = big_endian(encode(x, f) & storage_mask(f), traits(f).storage_bits / 8);
+          } else {
+            ChoiceWriter w;
+            encode_value(w, x, f);
+            bytes = w.bytes();
+          }
+          char label[64];
+          std::snprintf(label, sizeof label, "%s_%s", std::string(name(f)).c_str(), hex_float(x).c_str());
+          std::string key;
+          for (char ch : std::string(label)) key += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+          d += key + "=\"" + escaped(bytes) + "\"\n";
+        }
+    return d;
+  };
+  for (const char* target : {"fuzz_dense", "fuzz_maxerr", "fuzz_sparse", "fuzz_product"})
+    write_file_atomically((dir / (std::string(target) + ".dict")).string(), dictionary(false));
+  write_file_atomically((dir / "fuzz_oracle.dict").string(), dictionary(true));
   std::string text = "# Tokens of the readers fuzz_inputs exercises.\n# Written by `accucheck_fuzz_tool dicts`; do not edit.\n";
   auto token = [&](const std::string& t) {  // libFuzzer's dictionary syntax: \\, \", \xNN
     std::string q;
@@ -383,7 +405,7 @@ int selftest() {
           std::vector<std::uint8_t> bytes = family_input(kind, f, i, seed);
           Workload w = decode_input(bytes, kind).workload;
           // raw encoding round trip
-          if (!same_workload(w, decode_input(encode_raw(w), kind).workload)) {
+          if (!same_workload(w, decode_input(encode_input(w), kind).workload)) {
             std::fprintf(stderr, "selftest: encode_raw does not round-trip %s/%s seed %llu\n", std::string(fams[i]->name).c_str(),
                          std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
             return 1;
@@ -396,7 +418,7 @@ int selftest() {
               std::fprintf(stderr, "selftest: mutation '%s' made an invalid workload: %s\n", what, bad.c_str());
               return 1;
             }
-            const Workload back = decode_input(encode_raw(w), kind).workload;
+            const Workload back = decode_input(encode_input(w), kind).workload;
             if (!same_workload(w, back)) {
               std::fprintf(stderr, "selftest: after mutation '%s' the workload does not round-trip\n", what);
               return 1;
@@ -444,7 +466,7 @@ int main(int argc, char** argv) {
     if (command == "selftest") return selftest();
     if (command == "encode" && argc == 4) {
       const CaseFile c = read_case_file(argv[2]);
-      const auto bytes = encode_raw(c.workload);
+      const auto bytes = encode_input(c.workload);
       if (!same_workload(c.workload, decode_input(bytes, kind_of(c.workload)).workload))
         std::fprintf(stderr, "%s: note: the workload exceeds the fuzz limits and was clamped\n", argv[2]);
       write_file_atomically(argv[3], std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));

@@ -50,7 +50,7 @@ cp -a "$state/$target/corpus/." "$scratch/before/corpus/"
 cp -a "$state/$target/artifacts/." "$scratch/before/artifacts/"
 before_artifacts=$(ls "$scratch/before/artifacts" | grep -E '^(crash|leak|timeout|oom)-' | sort)
 echo "   before the resume: $(echo "$before_artifacts" | grep -c . || true) artifacts, $(ls "$scratch/before/corpus" | wc -l) corpus files,"\
-     "$(ls "$corpora/$target/regressions" 2>/dev/null | grep -c '\.summary$' || true) findings filed"
+     "$(ls "$corpora/$target/regressions" 2>/dev/null | grep -c '\.json$' || true) findings filed"
 
 echo "== 3. resume: the same command"
 "${campaign[@]}" >"$scratch/run2.log" 2>&1 || true
@@ -62,7 +62,7 @@ check() { if eval "$2"; then echo "   ok:   $1"; else echo "   FAIL: $1"; fail=1
 processed=$(python3 -c "import json; print('\n'.join(json.load(open('$state/state.json'))['targets']['$target']['processed']))" | sort)
 missing=$(comm -23 <(echo "$before_artifacts") <(echo "$processed") | grep -c . || true)
 check "every artifact from before the kill was processed ($missing missing)" '[ "$missing" -eq 0 ]'
-filed=$(ls "$corpora/$target/regressions" | grep -c '\.summary$' || true)
+filed=$(ls "$corpora/$target/regressions" | grep -c '\.json$' || true)
 check "findings filed in $corpora/$target/regressions ($filed)" '[ "$filed" -ge 1 ]'
 resumes=$(python3 -c "import json; print(json.load(open('$state/state.json'))['resumes'])")
 check "state.json records the resume (resumes = $resumes)" '[ "$resumes" -ge 1 ]'

@@ -24,6 +24,11 @@ std::uint64_t ByteChoiceStream::draw(std::uint64_t bound) {
   return bound == ~std::uint64_t{0} ? value : value % (bound + 1);
 }
 
+void ChoiceWriter::put(std::uint64_t value, std::uint64_t bound) {
+  const int count = bytes_for_bound(bound);
+  for (int i = count - 1; i >= 0; --i) bytes_.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+}
+
 std::uint64_t SeededChoiceStream::next() {
   std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -1,6 +1,10 @@
 #include "fuzz_input.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "accucheck/case_file.h"
+#include "accucheck/workload_encoding.h"
 
 namespace accucheck::fuzz {
 
@@ -25,6 +29,9 @@ GenerationLimits product_limits() {
   GenerationLimits l;
   l.max_elements = 4;
   l.max_batch = 32;
+  l.max_product_rows = 4;
+  l.max_product_cols = 8;
+  l.max_product_steps = 4;
   return l;
 }
 
@@ -34,18 +41,6 @@ GenerationLimits limits_for(WorkloadKind kind) {
     case WorkloadKind::product: return product_limits();
     default: return dense_limits();
   }
-}
-
-int slot_bytes(Format f) { return traits(f).storage_bits / 8; }
-
-std::uint64_t slot_mask(Format f) {
-  const int bits = traits(f).storage_bits;
-  return bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-}
-
-void ChoiceWriter::put(std::uint64_t value, std::uint64_t bound) {
-  const int count = bytes_for_bound(bound);
-  for (int i = count - 1; i >= 0; --i) bytes_.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
 }
 
 namespace {
@@ -68,51 +63,74 @@ Format draw_format(ChoiceStream& s, WorkloadKind kind) {
   return kind == WorkloadKind::product ? kProductFormats[s.draw(2)] : kFormats[s.draw(3)];
 }
 
-double raw_value(ChoiceStream& s, Format f) { return decode(s.draw(slot_mask(f)), f); }
-
-void decode_dense_raw(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  w.format = f;
-  w.elements = 1 + s.draw(l.max_elements - 1);
-  w.steps = s.draw(l.max_steps);
-  w.initial.resize(w.elements);
-  w.addends.resize(w.elements * w.steps);
-  for (double& x : w.initial) x = raw_value(s, f);
-  for (double& x : w.addends) x = raw_value(s, f);
-  w.family = "raw";
-}
-
-void decode_sparse_raw(ChoiceStream& s, Format f, const GenerationLimits& l, SparseWorkload& w) {
-  w.format = f;
-  w.rows = 1 + s.draw(l.max_table_rows - 1);
-  w.dim = 1 + s.draw(l.max_dim - 1);
-  w.steps = 1 + s.draw(l.max_steps - 1);
-  const std::size_t pairs = s.draw(l.max_pairs);
-  w.initial.resize(w.rows * w.dim);
-  for (double& x : w.initial) x = raw_value(s, f);
-  w.row_index.resize(pairs);
-  w.values.resize(pairs * w.dim);
-  for (std::size_t q = 0; q < pairs; ++q) {
-    w.row_index[q] = static_cast<std::uint32_t>(s.draw(w.rows - 1));
-    for (std::size_t d = 0; d < w.dim; ++d) w.values[q * w.dim + d] = raw_value(s, f);
+// The workload cut to the limits (the custom mutator's results may grow past them): sizes
+// clamped, values beyond the cut dropped, row indices kept inside the table.
+Workload fit_to_limits(const Workload& workload, const GenerationLimits& l) {
+  if (const auto* d = std::get_if<DenseWorkload>(&workload)) {
+    DenseWorkload w = *d;
+    w.elements = std::clamp<std::size_t>(d->elements, 1, l.max_elements);
+    w.steps = std::min(d->steps, std::max(l.max_steps, l.max_long_steps));
+    w.initial.assign(w.elements, 0.0);
+    w.addends.assign(w.elements * w.steps, 0.0);
+    for (std::size_t j = 0; j < std::min(w.elements, d->elements); ++j) {
+      w.initial[j] = d->initial[j];
+      for (std::size_t t = 0; t < w.steps; ++t) w.addends[t * w.elements + j] = d->addend(t, j);
+    }
+    return w;
   }
-  w.step_offsets.assign(1, 0);
-  for (std::size_t t = 1; t <= w.steps; ++t) w.step_offsets.push_back(pairs * t / w.steps);
-  w.family = "raw";
+  if (const auto* sp = std::get_if<SparseWorkload>(&workload)) {
+    SparseWorkload w = *sp;
+    w.rows = std::clamp<std::size_t>(sp->rows, 1, l.max_table_rows);
+    w.dim = std::clamp<std::size_t>(sp->dim, 1, l.max_dim);
+    w.steps = std::min(sp->steps, std::max(l.max_steps, l.max_long_steps));
+    w.initial.assign(w.rows * w.dim, 0.0);
+    for (std::size_t r = 0; r < std::min(w.rows, sp->rows); ++r)
+      for (std::size_t c = 0; c < std::min(w.dim, sp->dim); ++c) w.initial[r * w.dim + c] = sp->initial[r * sp->dim + c];
+    w.row_index.clear();
+    w.values.clear();
+    w.step_offsets.assign(1, 0);
+    const std::size_t max_pairs = std::max(l.max_pairs, l.max_row_hits);
+    for (std::size_t t = 0; t < w.steps; ++t) {
+      for (std::size_t q = sp->step_offsets[t]; q < sp->step_offsets[t + 1] && w.row_index.size() < max_pairs; ++q) {
+        w.row_index.push_back(std::min<std::uint32_t>(sp->row_index[q], static_cast<std::uint32_t>(w.rows - 1)));
+        for (std::size_t c = 0; c < w.dim; ++c) w.values.push_back(c < sp->dim ? sp->values[q * sp->dim + c] : 0.0);
+      }
+      w.step_offsets.push_back(w.row_index.size());
+    }
+    return w;
+  }
+  const auto& p = std::get<ProductWorkload>(workload);
+  ProductWorkload w = p;
+  w.rows = std::clamp<std::size_t>(p.rows, 1, l.max_product_rows);
+  w.cols = std::clamp<std::size_t>(p.cols, 1, l.max_product_cols);
+  w.batch = std::clamp<std::size_t>(p.batch, 1, l.max_batch);
+  w.steps = std::clamp<std::size_t>(p.steps, 1, l.max_product_steps);
+  const bool inside = p.batch > 0 && p.steps > 0;
+  w.initial.assign(w.rows * w.cols, 0.0);
+  w.a.assign(w.steps * w.rows * w.batch, 0.0);
+  w.b.assign(w.steps * w.batch * w.cols, 0.0);
+  for (std::size_t m = 0; m < std::min(w.rows, p.rows); ++m)
+    for (std::size_t n = 0; n < std::min(w.cols, p.cols); ++n) w.initial[m * w.cols + n] = p.initial[m * p.cols + n];
+  if (inside)
+    for (std::size_t t = 0; t < std::min(w.steps, p.steps); ++t)
+      for (std::size_t k = 0; k < std::min(w.batch, p.batch); ++k) {
+        for (std::size_t m = 0; m < std::min(w.rows, p.rows); ++m) w.a[(t * w.rows + m) * w.batch + k] = p.a_at(t, m, k);
+        for (std::size_t n = 0; n < std::min(w.cols, p.cols); ++n) w.b[(t * w.batch + k) * w.cols + n] = p.b_at(t, k, n);
+      }
+  return w;
 }
 
-void decode_product_raw(ChoiceStream& s, Format f, ProductWorkload& w) {
-  const ProductShapeLimits l;
-  w.format = f;
-  w.rows = 1 + s.draw(l.rows - 1);
-  w.cols = 1 + s.draw(l.cols - 1);
-  w.batch = 1 + s.draw(l.batch - 1);
-  w.steps = 1 + s.draw(l.steps - 1);
-  w.initial.resize(w.rows * w.cols);
-  w.a.resize(w.steps * w.rows * w.batch);
-  w.b.resize(w.steps * w.batch * w.cols);
-  for (auto* v : {&w.initial, &w.a, &w.b})
-    for (double& x : *v) x = raw_value(s, f);
-  w.family = "raw";
+// A case file given as the input (a committed regression, or one passed by hand): its
+// workload, whatever its size, when it is one of this kind.
+std::optional<Workload> case_file_input(std::span<const std::uint8_t> bytes, WorkloadKind kind) {
+  if (bytes.empty() || bytes[0] != '{') return std::nullopt;
+  try {
+    CaseFile c = parse_case(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), "fuzz input");
+    if (kind_of(c.workload) != kind) return std::nullopt;
+    return std::move(c.workload);
+  } catch (const std::exception&) {
+    return std::nullopt;  // bytes that merely start with '{': a choice stream like any other
+  }
 }
 
 }  // namespace
@@ -125,80 +143,26 @@ DecodedInput decode_input(ByteChoiceStream& s, WorkloadKind kind) {
   const auto candidates = families_of(kind);
   const std::uint64_t mode = s.draw(candidates.size());
   DecodedInput out{DenseWorkload{}, mode == 0, 0};
-  if (mode == 0) {
-    if (kind == WorkloadKind::sparse) {
-      SparseWorkload w;
-      decode_sparse_raw(s, f, limits, w);
-      out.workload = std::move(w);
-    } else if (kind == WorkloadKind::product) {
-      ProductWorkload w;
-      decode_product_raw(s, f, w);
-      out.workload = std::move(w);
-    } else {
-      DenseWorkload w;
-      decode_dense_raw(s, f, limits, w);
-      out.workload = std::move(w);
-    }
-  } else {
-    out.workload = generate(s, f, limits, kind, candidates[mode - 1]);
-  }
+  if (mode == 0) out.workload = decode_workload(s, kind, f, limits);
+  else out.workload = generate(s, f, limits, kind, candidates[mode - 1]);
   out.consumed = s.consumed();
   return out;
 }
 
-std::vector<std::uint8_t> encode_raw(const Workload& workload) {
+DecodedInput decode_input(std::span<const std::uint8_t> bytes, WorkloadKind kind) {
+  if (auto from_case = case_file_input(bytes, kind)) return DecodedInput{std::move(*from_case), true, bytes.size()};
+  ByteChoiceStream s(bytes);
+  return decode_input(s, kind);
+}
+
+std::vector<std::uint8_t> encode_input(const Workload& workload) {
   ChoiceWriter out;
   const Format f = format_of(workload);
   const WorkloadKind kind = kind_of(workload);
-  const GenerationLimits l = limits_for(kind);
+  const GenerationLimits limits = limits_for(kind);
   out.put(format_index(f, kind), kind == WorkloadKind::product ? 2 : 3);
   out.put(0, families_of(kind).size());
-  const std::uint64_t mask = slot_mask(f);
-  auto value = [&](double x) { out.put(encode(x, f) & mask, mask); };
-  if (const auto* d = std::get_if<DenseWorkload>(&workload)) {
-    const std::size_t elements = std::clamp<std::size_t>(d->elements, 1, l.max_elements);
-    const std::size_t steps = std::min<std::size_t>(d->steps, l.max_steps);
-    out.put(elements - 1, l.max_elements - 1);
-    out.put(steps, l.max_steps);
-    for (std::size_t j = 0; j < elements; ++j) value(j < d->elements ? d->initial[j] : 0.0);
-    for (std::size_t t = 0; t < steps; ++t)
-      for (std::size_t j = 0; j < elements; ++j) value(j < d->elements ? d->addend(t, j) : 0.0);
-  } else if (const auto* sw = std::get_if<SparseWorkload>(&workload)) {
-    const std::size_t rows = std::clamp<std::size_t>(sw->rows, 1, l.max_table_rows);
-    const std::size_t dim = std::clamp<std::size_t>(sw->dim, 1, l.max_dim);
-    const std::size_t steps = std::clamp<std::size_t>(sw->steps, 1, l.max_steps);
-    std::size_t pairs = std::min<std::size_t>(sw->pairs(), l.max_pairs);
-    out.put(rows - 1, l.max_table_rows - 1);
-    out.put(dim - 1, l.max_dim - 1);
-    out.put(steps - 1, l.max_steps - 1);
-    out.put(pairs, l.max_pairs);
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t d = 0; d < dim; ++d)
-        value(r < sw->rows && d < sw->dim ? sw->initial[r * sw->dim + d] : 0.0);
-    for (std::size_t q = 0; q < pairs; ++q) {
-      out.put(std::min<std::size_t>(sw->row_index[q], rows - 1), rows - 1);
-      for (std::size_t d = 0; d < dim; ++d) value(d < sw->dim ? sw->values[q * sw->dim + d] : 0.0);
-    }
-  } else if (const auto* p = std::get_if<ProductWorkload>(&workload)) {
-    const ProductShapeLimits pl;
-    const std::size_t rows = std::clamp<std::size_t>(p->rows, 1, pl.rows), cols = std::clamp<std::size_t>(p->cols, 1, pl.cols);
-    const std::size_t batch = std::clamp<std::size_t>(p->batch, 1, pl.batch), steps = std::clamp<std::size_t>(p->steps, 1, pl.steps);
-    out.put(rows - 1, pl.rows - 1);
-    out.put(cols - 1, pl.cols - 1);
-    out.put(batch - 1, pl.batch - 1);
-    out.put(steps - 1, pl.steps - 1);
-    const bool inside = p->batch > 0 && p->steps > 0;
-    for (std::size_t m = 0; m < rows; ++m)
-      for (std::size_t n = 0; n < cols; ++n) value(m < p->rows && n < p->cols ? p->initial[m * p->cols + n] : 0.0);
-    for (std::size_t t = 0; t < steps; ++t)
-      for (std::size_t m = 0; m < rows; ++m)
-        for (std::size_t k = 0; k < batch; ++k)
-          value(inside && t < p->steps && m < p->rows && k < p->batch ? p->a_at(t, m, k) : 0.0);
-    for (std::size_t t = 0; t < steps; ++t)
-      for (std::size_t k = 0; k < batch; ++k)
-        for (std::size_t n = 0; n < cols; ++n)
-          value(inside && t < p->steps && k < p->batch && n < p->cols ? p->b_at(t, k, n) : 0.0);
-  }
+  encode_workload(out, fit_to_limits(workload, limits), limits);
   return std::move(out.bytes());
 }
 

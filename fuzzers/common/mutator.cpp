@@ -350,7 +350,7 @@ const char* mutate_sparse(SparseWorkload& w, MutationRng& r) {
       break;
     }
   }
-  // Keep the step offsets consistent with the raw layout (pairs spread evenly).
+  // Spread the pairs over the steps evenly (any split is a valid workload; this one is simple).
   w.step_offsets.assign(1, 0);
   for (std::size_t t = 1; t <= w.steps; ++t) w.step_offsets.push_back(w.pairs() * t / w.steps);
   return "pairs";
@@ -430,7 +430,7 @@ std::size_t mutate_input(std::uint8_t* data, std::size_t size, std::size_t max_s
   Workload w = decode_input(std::span<const std::uint8_t>(data, size), kind).workload;
   for (int k = 0, count = 1 + static_cast<int>(rng.below(3) == 0 ? rng.below(4) : 0); k <= count; ++k)
     mutate_workload(w, rng);
-  const std::vector<std::uint8_t> bytes = encode_raw(w);
+  const std::vector<std::uint8_t> bytes = encode_input(w);
   if (bytes.size() > max_size) return fallback(data, size, max_size);
   std::memcpy(data, bytes.data(), bytes.size());
   return bytes.size();
@@ -459,7 +459,7 @@ std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, cons
       x->a.resize(keep * x->rows * x->batch);
       x->b.resize(keep * x->batch * x->cols);
       x->steps = keep;
-      for (std::size_t t = from; t < y.steps && x->steps < ProductShapeLimits{}.steps; ++t, ++x->steps) {
+      for (std::size_t t = from; t < y.steps && x->steps < product_limits().max_product_steps; ++t, ++x->steps) {
         for (std::size_t i = 0; i < y.rows * y.batch; ++i) x->a.push_back(round_to_format(y.a[t * y.rows * y.batch + i], f));
         for (std::size_t i = 0; i < y.batch * y.cols; ++i) x->b.push_back(round_to_format(y.b[t * y.batch * y.cols + i], f));
       }
@@ -476,7 +476,7 @@ std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, cons
     x->step_offsets.assign(1, 0);
     for (std::size_t t = 1; t <= x->steps; ++t) x->step_offsets.push_back(x->pairs() * t / x->steps);
   }
-  const std::vector<std::uint8_t> bytes = encode_raw(a);
+  const std::vector<std::uint8_t> bytes = encode_input(a);
   const std::size_t n = std::min(bytes.size(), max_out_size);
   std::memcpy(out, bytes.data(), n);
   return n;

@@ -46,6 +46,18 @@ class ByteChoiceStream final : public ChoiceStream {
   std::size_t position_ = 0;
 };
 
+// Writes draws as ByteChoiceStream reads them: put(v, bound) then draw(bound) gives v back
+// (v <= bound), so a workload written as choices decodes to itself (workload_encoding.h).
+class ChoiceWriter {
+ public:
+  void put(std::uint64_t value, std::uint64_t bound);
+  const std::vector<std::uint8_t>& bytes() const { return bytes_; }
+  std::vector<std::uint8_t>& bytes() { return bytes_; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+};
+
 // A seeded PRNG (SplitMix64, Steele, Lea & Flood, OOPSLA 2014): a case regenerates from its seed.
 class SeededChoiceStream final : public ChoiceStream {
  public:

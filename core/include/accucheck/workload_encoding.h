@@ -1,0 +1,44 @@
+// An invertible choice encoding of workloads, after Hypothesis: every workload within the limits
+// can be written as choices (ChoiceWriter) that decode (ChoiceStream) back to the same workload,
+// value for value and bit for bit (a NaN's payload excepted), and a lexicographically smaller
+// choice sequence is a simpler workload (fewer elements and steps, simpler floats), so that
+// shrinking bytes shrinks the workload. Fuzzer bytes, RapidCheck values and case files are three
+// views of one thing: the fuzzers' "explicit" mode is this encoding (fuzzers/common/fuzz_input.h).
+//
+// A value of format f (precision p, k exponent bits, bias b):
+//   choice 0, then n (p bits), then the sign: the integer +-n, n < 2^p (0 is the simplest float,
+//   then 1, 2, ...; -0 is 0 with the sign);
+//   choice 1, then the exponent's rank (k bits), the mantissa with its bits reversed (p-1 bits),
+//   the sign: biased exponents in the order b, b+1, ..., 2^k-1 (infinity and NaN), b-1, ..., 0
+//   (subnormals), so magnitudes near 1 come first; reversed mantissa bits make short binary
+//   fractions small choices.
+// Shapes come first (elements - 1, steps, ...: each bounded by the limits), then the values in
+// the workload's own layout (workload.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "accucheck/choice.h"
+#include "accucheck/families.h"
+#include "accucheck/workload.h"
+
+namespace accucheck {
+
+void encode_value(ChoiceWriter& out, double x, Format f);  // x must be a value of f
+double decode_value(ChoiceStream& s, Format f);
+
+// The bounds every size is drawn with (so encoder and decoder agree): from a kind's
+// GenerationLimits (steps: the larger of max_steps and max_long_steps; pairs: of max_pairs and
+// max_row_hits).
+// Throws std::invalid_argument naming the size when w does not fit the limits.
+void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits);
+// The workload of `kind` in format f the choices describe (the family is "explicit"). Never
+// fails: every choice sequence is a workload within the limits.
+Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const GenerationLimits& limits);
+
+// The limits that hold every workload a case file may hold (case_file.h's cap of 2^28 values):
+// for encoding any case file.
+GenerationLimits unbounded_limits();
+
+}  // namespace accucheck

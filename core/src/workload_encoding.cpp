@@ -1,0 +1,186 @@
+#include "accucheck/workload_encoding.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "accucheck/case_file.h"
+
+namespace accucheck {
+namespace {
+
+std::uint64_t low_bits(int n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
+
+// The lowest `width` bits of v in reverse order.
+std::uint64_t reversed(std::uint64_t v, int width) {
+  std::uint64_t r = 0;
+  for (int i = 0; i < width; ++i) r |= ((v >> i) & 1) << (width - 1 - i);
+  return r;
+}
+
+struct Layout {  // of a format's bit pattern
+  int mantissa_bits, exponent_bits;
+  std::uint64_t bias, max_exponent;
+  explicit Layout(Format f)
+      : mantissa_bits(traits(f).precision - 1),
+        exponent_bits(traits(f).exponent_bits),
+        bias(low_bits(traits(f).exponent_bits - 1)),
+        max_exponent(low_bits(traits(f).exponent_bits)) {}
+  // Exponents near 1 first: b, b+1, ..., max (infinity, NaN), then b-1 down to 0 (subnormals).
+  std::uint64_t exponent_of_rank(std::uint64_t rank) const {
+    return rank <= max_exponent - bias ? bias + rank : bias - (rank - (max_exponent - bias));
+  }
+  std::uint64_t rank_of_exponent(std::uint64_t e) const { return e >= bias ? e - bias : (max_exponent - bias) + (bias - e); }
+};
+
+std::size_t size_at_least_one(ChoiceStream& s, std::size_t limit) { return 1 + s.draw(std::max<std::size_t>(limit, 1) - 1); }
+
+void put_size_at_least_one(ChoiceWriter& out, std::size_t n, std::size_t limit, const char* what) {
+  if (n < 1 || n > std::max<std::size_t>(limit, 1))
+    throw std::invalid_argument(std::string(what) + " " + std::to_string(n) + " is outside the encoding's limits (1.." +
+                                std::to_string(std::max<std::size_t>(limit, 1)) + ")");
+  out.put(n - 1, std::max<std::size_t>(limit, 1) - 1);
+}
+
+void put_size(ChoiceWriter& out, std::size_t n, std::size_t limit, const char* what) {
+  if (n > limit)
+    throw std::invalid_argument(std::string(what) + " " + std::to_string(n) + " is beyond the encoding's limit " + std::to_string(limit));
+  out.put(n, limit);
+}
+
+std::size_t step_limit(const GenerationLimits& l) { return std::max(l.max_steps, l.max_long_steps); }
+std::size_t pair_limit(const GenerationLimits& l) { return std::max(l.max_pairs, l.max_row_hits); }
+
+void values(ChoiceWriter& out, const std::vector<double>& xs, Format f) {
+  for (double x : xs) encode_value(out, x, f);
+}
+
+void values(ChoiceStream& s, std::vector<double>& xs, std::size_t count, Format f) {
+  xs.resize(count);
+  for (double& x : xs) x = decode_value(s, f);
+}
+
+}  // namespace
+
+void encode_value(ChoiceWriter& out, double x, Format f) {
+  const Layout l(f);
+  const int p = traits(f).precision;
+  if (std::isfinite(x) && std::trunc(x) == x && std::fabs(x) < std::ldexp(1.0, p)) {
+    out.put(0, 1);
+    out.put(static_cast<std::uint64_t>(std::fabs(x)), low_bits(p));
+    out.put(std::signbit(x) ? 1 : 0, 1);
+    return;
+  }
+  const std::uint64_t bits = encode(x, f);
+  const std::uint64_t mantissa = bits & low_bits(l.mantissa_bits);
+  const std::uint64_t exponent = (bits >> l.mantissa_bits) & l.max_exponent;
+  const std::uint64_t sign = (bits >> (l.mantissa_bits + l.exponent_bits)) & 1;
+  out.put(1, 1);
+  out.put(l.rank_of_exponent(exponent), l.max_exponent);
+  out.put(reversed(mantissa, l.mantissa_bits), low_bits(l.mantissa_bits));
+  out.put(sign, 1);
+}
+
+double decode_value(ChoiceStream& s, Format f) {
+  const Layout l(f);
+  const int p = traits(f).precision;
+  if (s.draw(1) == 0) {
+    const double n = static_cast<double>(s.draw(low_bits(p)));
+    return s.draw(1) ? -n : n;
+  }
+  const std::uint64_t exponent = l.exponent_of_rank(s.draw(l.max_exponent));
+  const std::uint64_t mantissa = reversed(s.draw(low_bits(l.mantissa_bits)), l.mantissa_bits);
+  const std::uint64_t sign = s.draw(1);
+  return decode((sign << (l.mantissa_bits + l.exponent_bits)) | (exponent << l.mantissa_bits) | mantissa, f);
+}
+
+void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits) {
+  const Format f = format_of(w);
+  if (const auto* d = std::get_if<DenseWorkload>(&w)) {
+    put_size_at_least_one(out, d->elements, limits.max_elements, "elements");
+    put_size(out, d->steps, step_limit(limits), "steps");
+    values(out, d->initial, f);
+    values(out, d->addends, f);
+  } else if (const auto* p = std::get_if<ProductWorkload>(&w)) {
+    put_size_at_least_one(out, p->rows, limits.max_product_rows, "rows");
+    put_size_at_least_one(out, p->cols, limits.max_product_cols, "cols");
+    put_size_at_least_one(out, p->batch, limits.max_batch, "batch");
+    put_size_at_least_one(out, p->steps, limits.max_product_steps, "steps");
+    values(out, p->initial, f);
+    values(out, p->a, f);
+    values(out, p->b, f);
+  } else {
+    const auto& sp = std::get<SparseWorkload>(w);
+    put_size_at_least_one(out, sp.rows, limits.max_table_rows, "rows");
+    put_size_at_least_one(out, sp.dim, limits.max_dim, "dim");
+    put_size(out, sp.steps, step_limit(limits), "steps");
+    values(out, sp.initial, f);
+    std::size_t left = pair_limit(limits);
+    for (std::size_t t = 0; t < sp.steps; ++t) {  // each step: its pair count, then its pairs
+      const std::size_t pairs = sp.step_offsets[t + 1] - sp.step_offsets[t];
+      put_size(out, pairs, left, "pairs");
+      left -= pairs;
+      for (std::size_t q = sp.step_offsets[t]; q < sp.step_offsets[t + 1]; ++q) {
+        out.put(sp.row_index[q], sp.rows - 1);
+        for (std::size_t c = 0; c < sp.dim; ++c) encode_value(out, sp.values[q * sp.dim + c], f);
+      }
+    }
+  }
+}
+
+Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const GenerationLimits& limits) {
+  if (kind == WorkloadKind::dense) {
+    DenseWorkload d;
+    d.format = f;
+    d.family = "explicit";
+    d.elements = size_at_least_one(s, limits.max_elements);
+    d.steps = s.draw(step_limit(limits));
+    values(s, d.initial, d.elements, f);
+    values(s, d.addends, d.elements * d.steps, f);
+    return d;
+  }
+  if (kind == WorkloadKind::product) {
+    ProductWorkload p;
+    p.format = f;
+    p.family = "explicit";
+    p.rows = size_at_least_one(s, limits.max_product_rows);
+    p.cols = size_at_least_one(s, limits.max_product_cols);
+    p.batch = size_at_least_one(s, limits.max_batch);
+    p.steps = size_at_least_one(s, limits.max_product_steps);
+    values(s, p.initial, p.rows * p.cols, f);
+    values(s, p.a, p.steps * p.rows * p.batch, f);
+    values(s, p.b, p.steps * p.batch * p.cols, f);
+    return p;
+  }
+  SparseWorkload sp;
+  sp.format = f;
+  sp.family = "explicit";
+  sp.rows = size_at_least_one(s, limits.max_table_rows);
+  sp.dim = size_at_least_one(s, limits.max_dim);
+  sp.steps = s.draw(step_limit(limits));
+  values(s, sp.initial, sp.rows * sp.dim, f);
+  sp.step_offsets.assign(1, 0);
+  std::size_t left = pair_limit(limits);
+  for (std::size_t t = 0; t < sp.steps; ++t) {
+    const std::size_t pairs = s.draw(left);
+    left -= pairs;
+    for (std::size_t q = 0; q < pairs; ++q) {
+      sp.row_index.push_back(static_cast<std::uint32_t>(s.draw(sp.rows - 1)));
+      for (std::size_t c = 0; c < sp.dim; ++c) sp.values.push_back(decode_value(s, f));
+    }
+    sp.step_offsets.push_back(sp.row_index.size());
+  }
+  return sp;
+}
+
+GenerationLimits unbounded_limits() {
+  GenerationLimits l;
+  l.max_elements = l.max_steps = l.max_long_steps = kMaxCaseValues;
+  l.max_batch = l.max_product_steps = l.max_product_rows = l.max_product_cols = kMaxCaseValues;
+  l.max_table_rows = l.max_dim = l.max_pairs = kMaxCaseValues;
+  return l;
+}
+
+}  // namespace accucheck

@@ -1,0 +1,159 @@
+// The invertible choice encoding (workload_encoding.h): every value of every format and every
+// generated workload decodes back to itself, bit for bit; any bytes decode to a workload that
+// round-trips; simpler floats have smaller encodings.
+#include "accucheck/workload_encoding.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "accucheck/float_gen.h"
+
+namespace accucheck {
+namespace {
+
+bool identical(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  std::uint64_t x, y;
+  std::memcpy(&x, &a, 8);
+  std::memcpy(&y, &b, 8);
+  return x == y;
+}
+
+std::vector<std::uint8_t> encoded(double x, Format f) {
+  ChoiceWriter out;
+  encode_value(out, x, f);
+  return out.bytes();
+}
+
+double round_trip(double x, Format f) {
+  const auto bytes = encoded(x, f);
+  ByteChoiceStream s(bytes);
+  const double back = decode_value(s, f);
+  EXPECT_EQ(s.consumed(), bytes.size()) << x;
+  return back;
+}
+
+TEST(WorkloadEncoding, EveryValueOfTheSmallFormatsRoundTrips) {
+  for (Format f : {Format::f16, Format::bf16})
+    for (std::uint64_t bits = 0; bits <= 0xffff; ++bits) {
+      const double x = decode(bits, f);
+      ASSERT_TRUE(identical(round_trip(x, f), x)) << name(f) << " bits " << bits;
+    }
+}
+
+TEST(WorkloadEncoding, SpecialAndRandomValuesOfTheWideFormatsRoundTrip) {
+  std::mt19937_64 rng(20261201);
+  for (Format f : {Format::f64, Format::f32}) {
+    for (double x : special_values(f, true)) {
+      EXPECT_TRUE(identical(round_trip(x, f), x)) << x;
+      EXPECT_TRUE(identical(round_trip(-x, f), -x)) << -x;
+    }
+    for (int i = 0; i < 200000; ++i) {
+      const std::uint64_t bits = f == Format::f64 ? rng() : rng() & 0xffffffffu;
+      const double x = decode(bits, f);
+      ASSERT_TRUE(identical(round_trip(x, f), x)) << name(f) << " bits " << bits;
+    }
+  }
+}
+
+TEST(WorkloadEncoding, SimplerFloatsHaveSmallerEncodings) {
+  for (Format f : all_formats) {
+    const std::vector<double> simplest_first = {0.0, -0.0, 1.0, -1.0, 2.0, 3.0, 1.5, 1.25, 1.75, 1.125, 0.5, 0.25};
+    for (std::size_t i = 1; i < simplest_first.size(); ++i)
+      EXPECT_LT(encoded(simplest_first[i - 1], f), encoded(simplest_first[i], f))
+          << name(f) << ": " << simplest_first[i - 1] << " before " << simplest_first[i];
+    EXPECT_EQ(encoded(0.0, f), std::vector<std::uint8_t>(encoded(0.0, f).size(), 0)) << "+0 is all zeros";
+    EXPECT_LT(encoded(0.5, f), encoded(smallest_subnormal(f), f));
+  }
+}
+
+void expect_same(const std::vector<double>& a, const std::vector<double>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(identical(a[i], b[i])) << what << "[" << i << "]";
+}
+
+void expect_same(const Workload& a, const Workload& b) {
+  ASSERT_EQ(a.index(), b.index());
+  if (auto* x = std::get_if<DenseWorkload>(&a)) {
+    const auto& y = std::get<DenseWorkload>(b);
+    EXPECT_EQ(x->elements, y.elements);
+    EXPECT_EQ(x->steps, y.steps);
+    expect_same(x->initial, y.initial, "initial");
+    expect_same(x->addends, y.addends, "addends");
+  } else if (auto* x = std::get_if<ProductWorkload>(&a)) {
+    const auto& y = std::get<ProductWorkload>(b);
+    EXPECT_EQ(std::vector<std::size_t>({x->rows, x->cols, x->batch, x->steps}), std::vector<std::size_t>({y.rows, y.cols, y.batch, y.steps}));
+    expect_same(x->initial, y.initial, "C");
+    expect_same(x->a, y.a, "A");
+    expect_same(x->b, y.b, "B");
+  } else {
+    const auto& x2 = std::get<SparseWorkload>(a);
+    const auto& y = std::get<SparseWorkload>(b);
+    EXPECT_EQ(std::vector<std::size_t>({x2.rows, x2.dim, x2.steps}), std::vector<std::size_t>({y.rows, y.dim, y.steps}));
+    EXPECT_EQ(x2.step_offsets, y.step_offsets);
+    EXPECT_EQ(x2.row_index, y.row_index);
+    expect_same(x2.initial, y.initial, "initial");
+    expect_same(x2.values, y.values, "values");
+  }
+}
+
+Workload decoded(const std::vector<std::uint8_t>& bytes, WorkloadKind kind, Format f, const GenerationLimits& l) {
+  ByteChoiceStream s(bytes);
+  return decode_workload(s, kind, f, l);
+}
+
+TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
+  GenerationLimits limits;
+  limits.max_long_steps = 200;
+  for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::sparse, WorkloadKind::product})
+    for (Format f : all_formats) {
+      if (kind == WorkloadKind::product && f == Format::f64) continue;
+      for (std::uint64_t seed = 0; seed < 150; ++seed) {
+        SeededChoiceStream s(seed * 4 + static_cast<std::uint64_t>(f));
+        const Workload w = generate(s, f, limits, kind);
+        ChoiceWriter out;
+        encode_workload(out, w, limits);
+        expect_same(decoded(out.bytes(), kind, f, limits), w);
+        if (HasFatalFailure()) FAIL() << name(kind) << " " << name(f) << " seed " << seed << " (" << family_of(w) << ")";
+      }
+    }
+}
+
+TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
+  std::mt19937_64 rng(7);
+  const GenerationLimits limits;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::uint8_t> bytes(rng() % 300);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+    const auto kind = static_cast<WorkloadKind>(i % 3);
+    const Format f = kind == WorkloadKind::product ? Format::f32 : all_formats[i % 4];
+    const Workload w = decoded(bytes, kind, f, limits);
+    ASSERT_EQ(validate(w), "") << i;
+    ChoiceWriter out;
+    encode_workload(out, w, limits);
+    expect_same(decoded(out.bytes(), kind, f, limits), w);
+    if (HasFatalFailure()) FAIL() << "input " << i;
+  }
+  const Workload empty = decoded({}, WorkloadKind::dense, Format::f32, limits);
+  const auto& d = std::get<DenseWorkload>(empty);
+  EXPECT_EQ(d.elements, 1u);
+  EXPECT_EQ(d.steps, 0u);
+  EXPECT_TRUE(identical(d.initial[0], 0.0)) << "no bytes: the simplest workload";
+}
+
+TEST(WorkloadEncoding, SizesBeyondTheLimitsAreRefused) {
+  DenseWorkload w;
+  w.format = Format::f32;
+  w.elements = 5;
+  w.steps = 0;
+  w.initial.assign(5, 0.0);
+  ChoiceWriter out;
+  EXPECT_THROW(encode_workload(out, w, GenerationLimits{}), std::invalid_argument) << "4 elements at most";
+  EXPECT_NO_THROW(encode_workload(out, w, unbounded_limits()));
+}
+
+}  // namespace
+}  // namespace accucheck
