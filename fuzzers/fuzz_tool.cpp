@@ -31,6 +31,7 @@
 #include "accucheck/exact.h"
 #include "accucheck/families.h"
 #include "accucheck/float_gen.h"
+#include "accucheck/hash.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
 #ifdef ACCUCHECK_FUZZ_HAVE_NPY
@@ -42,12 +43,6 @@ using namespace accucheck::fuzz;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::uint64_t fnv1a(const std::vector<std::uint8_t>& bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ULL;
-  return h;
-}
 
 // Seeds are named by content (like libFuzzer's corpus files), with a readable prefix.
 void write_seed(const fs::path& dir, const std::string& label, const std::vector<std::uint8_t>& bytes) {

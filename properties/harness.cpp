@@ -7,6 +7,7 @@
 
 #include "accucheck/case_file.h"
 #include "accucheck/check.h"
+#include "accucheck/hash.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck::props {
@@ -14,12 +15,6 @@ namespace accucheck::props {
 namespace {
 
 constexpr int kBytesPerSize = 8;
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
 
 std::size_t environment_count(const char* variable, std::size_t fallback) {
   const char* text = std::getenv(variable);
