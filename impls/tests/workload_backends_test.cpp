@@ -25,25 +25,20 @@
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/families.h"
+#include "accucheck/testing/backends.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/workloads.h"
 #include "common/counter_rng.h"
 #include "common/stochastic_round.h"
 
 namespace accucheck {
 namespace {
 
-const Backend& backend(const char* name) {
-  const Backend* b = Registry::global().find(name);
-  if (!b) throw std::runtime_error(std::string(name) + " is not registered");
-  return *b;
-}
+using test::random_product;
+using test::same_bits;
 
-std::vector<double> run(const Backend& b, const Workload& w, RunOptions options = {}) {
-  std::vector<double> out(element_count(w));
-  b.run(w, out, options);
-  return out;
-}
-
-bool same_bits(double a, double b) { return same_result_bits(a, b); }
+const Backend& backend(const char* name) { return test::registered_backend(name); }
+std::vector<double> run(const Backend& b, const Workload& w, RunOptions options = {}) { return test::results_of(b, w, options); }
 
 // Workloads of `kind` in format f from every adversarial family of the kind (and `extra`).
 std::vector<Workload> generated(WorkloadKind kind, Format f, int per_family, GenerationLimits limits = {}) {
@@ -221,26 +216,6 @@ TEST(Products, AnyTreeBoundSurvivesAnAdversarialSearchInToyPrecisions) {
 // OpenBLAS
 
 #ifdef ACCUCHECK_HAVE_OPENBLAS
-ProductWorkload random_product(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, std::uint64_t seed,
-                               bool cancelling) {
-  ProductWorkload p;
-  p.format = Format::f32;
-  p.rows = rows;
-  p.cols = cols;
-  p.batch = batch;
-  p.steps = steps;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  auto f32 = [](double x) { return static_cast<double>(static_cast<float>(x)); };
-  p.initial.resize(rows * cols);
-  for (double& x : p.initial) x = f32(u(rng));
-  p.a.resize(steps * rows * batch);
-  p.b.resize(steps * batch * cols);
-  for (double& x : p.a) x = f32(u(rng));
-  for (std::size_t i = 0; i < p.b.size(); ++i) p.b[i] = f32(cancelling && i % 2 ? -p.b[i - 1] * 1.0000001 : u(rng));
-  return p;
-}
-
 TEST(OpenBlas, WithinProductsBoundWithKSplitIntoBlocks) {
   // K = 1000 exceeds every x86 sgemm kernel's K blocking (GEMM_Q <= 768 in OpenBLAS 0.3.21):
   // each element is then a sum of block chains added into C.
