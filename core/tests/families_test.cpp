@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <type_traits>
+#include <variant>
 
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/exact.h"
 #include "accucheck/families.h"
 #include "accucheck/float_gen.h"
+#include "accucheck/testing/bits.h"
 
 namespace accucheck {
 namespace {
@@ -22,24 +25,20 @@ std::vector<Format> formats_for(const Family& family) {
   return {Format::f64, Format::f32, Format::f16, Format::bf16};
 }
 
-bool same_bits(double a, double b) { return same_result_bits(a, b); }
+using test::same_bits;
 
 // Every value a workload holds (initial values, addends, A and B, sparse vectors).
 std::vector<double> all_values(const Workload& w) {
+  const auto arrays = std::visit(
+      [](const auto& x) -> std::vector<const std::vector<double>*> {
+        using W = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<W, DenseWorkload>) return {&x.initial, &x.addends};
+        else if constexpr (std::is_same_v<W, ProductWorkload>) return {&x.initial, &x.a, &x.b};
+        else return {&x.initial, &x.values};
+      },
+      w);
   std::vector<double> v;
-  auto add = [&](const std::vector<double>& x) { v.insert(v.end(), x.begin(), x.end()); };
-  if (auto* d = std::get_if<DenseWorkload>(&w)) {
-    add(d->initial);
-    add(d->addends);
-  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
-    add(p->initial);
-    add(p->a);
-    add(p->b);
-  } else {
-    const auto& s = std::get<SparseWorkload>(w);
-    add(s.initial);
-    add(s.values);
-  }
+  for (const std::vector<double>* values : arrays) v.insert(v.end(), values->begin(), values->end());
   return v;
 }
 

@@ -17,6 +17,7 @@
 
 #include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
+#include "accucheck/testing/bits.h"
 #include "cuda/exact/superacc.h"
 
 namespace accucheck {
@@ -36,10 +37,7 @@ hd::Target target(Format f) {
   return hd::kF64;
 }
 
-bool same(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using test::same_bits;
 
 // Deposits every value through the double path (and, when every value is a float, separately
 // through the float path) and compares each rounding with the oracle's.
@@ -58,11 +56,11 @@ void expect_matches_oracle(const std::vector<double>& xs, const std::string& wha
   for (Format f : kFormats) {
     const double want = oracle.rounded(f);
     const double got = by_double.rounded(target(f));
-    EXPECT_TRUE(same(got, want)) << what << ": " << name(f) << " via double deposits: got " << hex_float(got) << ", oracle "
+    EXPECT_TRUE(same_bits(got, want)) << what << ": " << name(f) << " via double deposits: got " << hex_float(got) << ", oracle "
                                  << hex_float(want) << " (" << xs.size() << " addends)";
     if (all_float) {
       const double got_float = by_float.rounded(target(f));
-      EXPECT_TRUE(same(got_float, want)) << what << ": " << name(f) << " via float deposits: got " << hex_float(got_float)
+      EXPECT_TRUE(same_bits(got_float, want)) << what << ": " << name(f) << " via float deposits: got " << hex_float(got_float)
                                          << ", oracle " << hex_float(want);
     }
   }
@@ -212,7 +210,7 @@ TEST(SuperAccumulator, MergeEqualsOneAccumulator) {
     left.merge(right);
     hd::normalize(whole.cell, 1);
     for (int c = 0; c < hd::kChunks; ++c) ASSERT_EQ(left.cell[c], whole.cell[c]) << "cell " << c;
-    for (Format f : kFormats) EXPECT_TRUE(same(left.rounded(target(f)), whole.rounded(target(f))));
+    for (Format f : kFormats) EXPECT_TRUE(same_bits(left.rounded(target(f)), whole.rounded(target(f))));
   }
 }
 
@@ -233,7 +231,7 @@ TEST(SuperAccumulator, IntegerDepositsAtEveryAlignment) {
     oracle.add(low);
     acc.flags |= hd::kNotAllNegZero;  // the oracle's addends are +0 at worst, never all -0
     for (Format f : kFormats)
-      ASSERT_TRUE(same(acc.rounded(target(f)), oracle.rounded(f))) << "v=" << v << " pos=" << pos << " " << name(f);
+      ASSERT_TRUE(same_bits(acc.rounded(target(f)), oracle.rounded(f))) << "v=" << v << " pos=" << pos << " " << name(f);
   }
 }
 
