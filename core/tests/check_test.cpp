@@ -12,6 +12,7 @@
 #include "accucheck/families.h"
 #include "accucheck/properties.h"
 #include "accucheck/testing/seed.h"
+#include "accucheck/testing/workloads.h"
 
 namespace accucheck {
 namespace {
@@ -147,12 +148,7 @@ TEST(RunAndSummarize, BackendFailuresAreVerdictsButOutOfMemoryIsNot) {
 // 16783752 (the tie, to even). The report marks the double with `~` and gives S exactly:
 // 16783751 * 2^118 - 1 = 0x400661bf...f (python3 -c "print(hex((16783751<<118)-1))").
 TEST(DescribeViolation, ShowsSExactlyWhenTheDoubleIsNotS) {
-  DenseWorkload w;
-  w.format = Format::f32;
-  w.elements = 1;
-  w.steps = 2;
-  w.initial = {16783752};
-  w.addends = {-1, -0x1p-118};
+  DenseWorkload w = test::column_workload(Format::f32, {16783752, -1, -0x1p-118});
   const Backend double_rounding = dense_backend(
       "test_double_rounding_f32", Format::f32, Format::f64, "correctly_rounded", Determinism::bitwise_deterministic, "test",
       [](const DenseWorkload& x, std::span<double> result, const RunOptions&) {

@@ -55,40 +55,42 @@ std::vector<Workload> generated(WorkloadKind kind, Format f, int per_family, Gen
 // ---------------------------------------------------------------------------------------------
 // Products
 
-TEST(Products, GemmBeta1IsOneFmaChainFromC) {
-  const Backend& b = backend("gemm_beta1_f32");
+// The backend's result for every element (m, n) of generated f32 product workloads equals
+// model(p, m, n) bit for bit.
+template <class Model>
+void expect_products_model(const Backend& b, Model model) {
   for (const Workload& w : generated(WorkloadKind::product, Format::f32, 20)) {
     const auto& p = std::get<ProductWorkload>(w);
     const auto got = run(b, w);
     for (std::size_t m = 0; m < p.rows; ++m)
-      for (std::size_t n = 0; n < p.cols; ++n) {
-        float c = static_cast<float>(p.initial[m * p.cols + n]);
-        for (std::size_t t = 0; t < p.steps; ++t)
-          for (std::size_t k = 0; k < p.batch; ++k)
-            c = std::fmaf(static_cast<float>(p.a_at(t, m, k)), static_cast<float>(p.b_at(t, k, n)), c);
-        ASSERT_TRUE(same_bits(got[m * p.cols + n], c)) << p.family;
-      }
+      for (std::size_t n = 0; n < p.cols; ++n)
+        ASSERT_TRUE(same_bits(got[m * p.cols + n], model(p, m, n))) << p.family << " element (" << m << ", " << n << ")";
   }
 }
 
+float a_f32(const ProductWorkload& p, std::size_t t, std::size_t m, std::size_t k) { return static_cast<float>(p.a_at(t, m, k)); }
+float b_f32(const ProductWorkload& p, std::size_t t, std::size_t k, std::size_t n) { return static_cast<float>(p.b_at(t, k, n)); }
+
+TEST(Products, GemmBeta1IsOneFmaChainFromC) {
+  expect_products_model(backend("gemm_beta1_f32"), [](const ProductWorkload& p, std::size_t m, std::size_t n) {
+    float c = static_cast<float>(p.initial[m * p.cols + n]);
+    for (std::size_t t = 0; t < p.steps; ++t)
+      for (std::size_t k = 0; k < p.batch; ++k) c = std::fmaf(a_f32(p, t, m, k), b_f32(p, t, k, n), c);
+    return c;
+  });
+}
+
 TEST(Products, ManualPathIsADotProductThenAnAdd) {
-  const Backend& b = backend("manual_dot_then_add_f32");
-  for (const Workload& w : generated(WorkloadKind::product, Format::f32, 20)) {
-    const auto& p = std::get<ProductWorkload>(w);
-    const auto got = run(b, w);
-    for (std::size_t m = 0; m < p.rows; ++m)
-      for (std::size_t n = 0; n < p.cols; ++n) {
-        float acc = static_cast<float>(p.initial[m * p.cols + n]);
-        for (std::size_t t = 0; t < p.steps; ++t) {
-          float g = 0.0f;
-          for (std::size_t k = 0; k < p.batch; ++k)
-            g = k == 0 ? static_cast<float>(p.a_at(t, m, 0)) * static_cast<float>(p.b_at(t, 0, n))
-                       : std::fmaf(static_cast<float>(p.a_at(t, m, k)), static_cast<float>(p.b_at(t, k, n)), g);
-          if (p.batch) acc = acc + g;
-        }
-        ASSERT_TRUE(same_bits(got[m * p.cols + n], acc)) << p.family;
-      }
-  }
+  expect_products_model(backend("manual_dot_then_add_f32"), [](const ProductWorkload& p, std::size_t m, std::size_t n) {
+    float acc = static_cast<float>(p.initial[m * p.cols + n]);
+    for (std::size_t t = 0; t < p.steps; ++t) {
+      float g = 0.0f;
+      for (std::size_t k = 0; k < p.batch; ++k)
+        g = k == 0 ? a_f32(p, t, m, 0) * b_f32(p, t, 0, n) : std::fmaf(a_f32(p, t, m, k), b_f32(p, t, k, n), g);
+      if (p.batch) acc = acc + g;
+    }
+    return acc;
+  });
 }
 
 // Round to nearest even with p significant bits and an unbounded exponent (the toy formats of
@@ -443,12 +445,9 @@ TEST(StochasticRounding, CandidatesAndProbabilitiesInBf16) {
 TEST(StochasticRounding, StagnationIsBrokenOnAverage) {
   // bf16 from 256, 64 steps of +1: round to nearest stays at 256 (every step a tie to even);
   // SR's mean over independent seeds is the exact 320.
-  DenseWorkload w;
-  w.format = Format::bf16;
-  w.elements = 1;
-  w.steps = 64;
-  w.initial = {256};
-  w.addends.assign(64, 1.0);
+  std::vector<double> column(65, 1.0);
+  column[0] = 256;
+  const DenseWorkload w = test::column_workload(Format::bf16, column);
   EXPECT_EQ(run(backend("naive_bf16"), w)[0], 256);
   double mean = 0;
   constexpr int kSeeds = 2000;
