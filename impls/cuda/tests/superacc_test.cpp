@@ -18,6 +18,7 @@
 #include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
 #include "accucheck/testing/bits.h"
+#include "accucheck/testing/seed.h"
 #include "cuda/exact/superacc.h"
 
 namespace accucheck {
@@ -99,7 +100,7 @@ TEST(SuperAccumulator, SingleValuesRoundLikeTheOracle) {
 }
 
 TEST(SuperAccumulator, RandomSumsAcrossTheWholeRange) {
-  std::mt19937_64 rng(20240601);
+  std::mt19937_64 rng(test::test_seed(20240601));
   for (int trial = 0; trial < 400; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 60);
     const int lo = -1074 + static_cast<int>(rng() % 1000), hi = lo + static_cast<int>(rng() % 1000);
@@ -110,7 +111,7 @@ TEST(SuperAccumulator, RandomSumsAcrossTheWholeRange) {
 }
 
 TEST(SuperAccumulator, FloatsOfEveryExponent) {
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(test::test_seed(7));
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<double> xs;
     const int n = 1 + static_cast<int>(rng() % 40);
@@ -126,7 +127,7 @@ TEST(SuperAccumulator, FloatsOfEveryExponent) {
 }
 
 TEST(SuperAccumulator, MassiveCancellationLeavesTheTinyRemainder) {
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(test::test_seed(11));
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<double> xs;
     const int n = 2 + static_cast<int>(rng() % 30);
@@ -186,7 +187,7 @@ TEST(SuperAccumulator, SpecialValuesAndZeroSigns) {
 }
 
 TEST(SuperAccumulator, LongSumsCrossTheNormalizationInterval) {
-  std::mt19937_64 rng(3);
+  std::mt19937_64 rng(test::test_seed(3));
   for (int n : {hd::kMaxDeposits - 1, hd::kMaxDeposits, hd::kMaxDeposits + 1, 5000, 70000}) {
     std::vector<double> xs;
     for (int i = 0; i < n; ++i) xs.push_back(i % 3 == 0 ? DBL_MAX / 4 : random_double(rng, -1074, 1000));
@@ -198,7 +199,7 @@ TEST(SuperAccumulator, LongSumsCrossTheNormalizationInterval) {
 }
 
 TEST(SuperAccumulator, MergeEqualsOneAccumulator) {
-  std::mt19937_64 rng(5);
+  std::mt19937_64 rng(test::test_seed(5));
   for (int trial = 0; trial < 50; ++trial) {
     std::vector<double> xs;
     for (int i = 0; i < 3000; ++i) xs.push_back(random_double(rng, -1074, 1000));
@@ -217,7 +218,7 @@ TEST(SuperAccumulator, MergeEqualsOneAccumulator) {
 TEST(SuperAccumulator, IntegerDepositsAtEveryAlignment) {
   // The device reductions fold per-block integers (bins of u_k = 2^(pos - 1074)) in with
   // deposit_integer; v 2^(pos-1074) is the exact sum of its two 32-bit halves as doubles.
-  std::mt19937_64 rng(9);
+  std::mt19937_64 rng(test::test_seed(9));
   for (int trial = 0; trial < 2000; ++trial) {
     const auto v = static_cast<std::int64_t>(rng());
     const int pos = static_cast<int>(rng() % (32 * (hd::kChunks - 3) - 1100));
