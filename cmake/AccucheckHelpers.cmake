@@ -18,21 +18,36 @@ function(accucheck_library)
   target_link_libraries(accucheck_${ARG_NAME} PUBLIC ${ARG_DEPS})
 endfunction()
 
-# accucheck_test(NAME <name> SOURCES ... [DEPS ...] [LABELS ...] [ENV ...])
-#   A GoogleTest executable; each test case becomes one ctest test with the labels.
-function(accucheck_test)
+# The arguments every test helper takes (NAME, LABELS: default unit, TIMEOUT: default 600 s,
+# ENV) and its own lists: sets ARG_* in the caller, and returns from it when tests are not built.
+macro(_accucheck_test_arguments multi_value)
   if(NOT ACCUCHECK_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "LABELS;ENV;${multi_value}" ${ARGN})
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
+endmacro()
+
+# accucheck_test(NAME <name> SOURCES ... [DEPS ...] [LABELS ...] [ENV ...] [TIMEOUT s]
+#                [DEFINES ...] [INCLUDES ...] [DEPENDS ...])
+#   A GoogleTest executable linked with accucheck::testing (testing/: the helpers tests share)
+#   and DEPS; each test case becomes one ctest test with the labels. DEFINES and INCLUDES are
+#   its private compile definitions and include directories; DEPENDS, targets that must be
+#   built before it runs (plugins it loads by path, a program it starts).
+function(accucheck_test)
+  _accucheck_test_arguments("SOURCES;DEPS;DEFINES;INCLUDES;DEPENDS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
-  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} accucheck::testing GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
+  target_include_directories(${ARG_NAME} PRIVATE ${ARG_INCLUDES})
+  if(ARG_DEPENDS)
+    add_dependencies(${ARG_NAME} ${ARG_DEPENDS})
+  endif()
   # gtest_discover_tests(PROPERTIES ...) flattens list values (a second label or environment
   # variable would become a property name), so the properties are set by a script that ctest
   # includes after the discovered tests, with the lists kept whole in bracket arguments.
@@ -46,22 +61,36 @@ function(accucheck_test)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${properties_script}")
 endfunction()
 
-# accucheck_script_test(NAME <name> COMMAND ... [LABELS ...])
+# accucheck_script_test(NAME <name> COMMAND ... [LABELS ...] [ENV ...] [TIMEOUT s])
 #   A test that runs a command (a Python cross-check, a CLI run).
 function(accucheck_script_test)
-  if(NOT ACCUCHECK_BUILD_TESTS)
-    return()
-  endif()
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
-  if(NOT ARG_LABELS)
-    set(ARG_LABELS unit)
-  endif()
-  if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT 600)
-  endif()
+  _accucheck_test_arguments("COMMAND" ${ARGN})
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_COMMAND})
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        ENVIRONMENT "${ARG_ENV}")
+endfunction()
+
+# accucheck_test_plugins(FAMILY <name> SOURCE <file.c> VARIANTS <v>... [OPTIONS ...])
+#   Test fixtures: one plugin (accucheck_plugin) per variant, compiled from SOURCE with
+#   -DVARIANT_<v>, as target accucheck_<name>_<v> and file ${CMAKE_BINARY_DIR}/<name>s/lib<name>_<v>.so;
+#   the target accucheck_<name>s builds them all (for a test's DEPENDS). OPTIONS go to every
+#   variant of the call: declare variants that need other options in a call of their own.
+function(accucheck_test_plugins)
+  if(NOT ACCUCHECK_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "FAMILY;SOURCE" "VARIANTS;OPTIONS" ${ARGN})
+  set(family accucheck_${ARG_FAMILY}s)
+  if(NOT TARGET ${family})
+    add_custom_target(${family})
+  endif()
+  foreach(variant ${ARG_VARIANTS})
+    set(target accucheck_${ARG_FAMILY}_${variant})
+    accucheck_plugin(NAME ${target} OUTPUT_NAME ${ARG_FAMILY}_${variant}
+      SOURCES ${ARG_SOURCE} DEFINES VARIANT_${variant} OPTIONS ${ARG_OPTIONS})
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_FAMILY}s)
+    add_dependencies(${family} ${target})
+  endforeach()
 endfunction()
 
 include(GoogleTest OPTIONAL)

@@ -24,6 +24,7 @@
 
 #include "accucheck/bound.h"
 #include "accucheck/case_file.h"
+#include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
@@ -45,35 +46,6 @@ namespace {
   std::abort();
 }
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return a == b && std::signbit(a) == std::signbit(b);
-}
-
-bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!same_bits(a[i], b[i])) return false;
-  return true;
-}
-
-bool same_workload(const Workload& a, const Workload& b) {
-  if (kind_of(a) != kind_of(b) || format_of(a) != format_of(b)) return false;
-  if (auto* x = std::get_if<DenseWorkload>(&a)) {
-    const auto& y = std::get<DenseWorkload>(b);
-    return x->elements == y.elements && x->steps == y.steps && same_values(x->initial, y.initial) &&
-           same_values(x->addends, y.addends);
-  }
-  if (auto* x = std::get_if<ProductWorkload>(&a)) {
-    const auto& y = std::get<ProductWorkload>(b);
-    return x->rows == y.rows && x->cols == y.cols && x->batch == y.batch && x->steps == y.steps &&
-           same_values(x->initial, y.initial) && same_values(x->a, y.a) && same_values(x->b, y.b);
-  }
-  const auto& x = std::get<SparseWorkload>(a);
-  const auto& y = std::get<SparseWorkload>(b);
-  return x.rows == y.rows && x.dim == y.dim && x.steps == y.steps && x.step_offsets == y.step_offsets &&
-         x.row_index == y.row_index && same_values(x.initial, y.initial) && same_values(x.values, y.values);
-}
 
 void case_reader(std::string_view text) {
   CaseFile c;
@@ -91,7 +63,7 @@ void case_reader(std::string_view text) {
   try {
     again = case_to_json(c);
     const CaseFile d = parse_case(again, "round-trip.json");
-    if (!same_workload(c.workload, d.workload) || d.backend != c.backend || d.bound != c.bound || d.verdict != c.verdict ||
+    if (c.workload != d.workload || d.backend != c.backend || d.bound != c.bound || d.verdict != c.verdict ||
         d.found_by != c.found_by || d.note != c.note || d.seed != c.seed)
       finding("case file", "case_to_json -> parse_case does not give the same case back:\n" + again, text);
   } catch (const std::exception& e) {
@@ -109,7 +81,7 @@ void number_reader(std::string_view text) {
     const auto exact = exact_value_in(parsed.number, f);
     const double rounded = round_parsed_to_format(parsed.number, f);
     if (!representable(rounded, f)) finding("number", "round_parsed_to_format gave a value outside " + std::string(name(f)), text);
-    if (exact && !same_bits(*exact, rounded))
+    if (exact && !same_result_bits(*exact, rounded))
       finding("number",
               "exact_value_in(" + std::string(name(f)) + ") = " + hex_float(*exact) + " but round_parsed_to_format = " +
                   hex_float(rounded),
@@ -122,7 +94,7 @@ void number_reader(std::string_view text) {
   const double expected = std::strtod(token.c_str(), &end);
   if (end != token.c_str() + token.size()) return;
   const double got = round_parsed_to_format(parsed.number, Format::f64);
-  if (!same_bits(expected, got))
+  if (!same_result_bits(expected, got))
     finding("number", "round_parsed_to_format(f64) = " + hex_float(got) + ", strtod = " + hex_float(expected), text);
 }
 

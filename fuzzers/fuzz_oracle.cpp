@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/exact.h"
 #include "accucheck/fast_exact.h"
@@ -39,11 +40,6 @@ using namespace accucheck;
 namespace {
 
 constexpr mpfr_prec_t kExactPrecision = 2300;
-
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return a == b && std::signbit(a) == std::signbit(b);
-}
 
 [[noreturn]] void disagree(const std::string& what, const std::vector<double>& addends, std::size_t tiled_from) {
   std::fprintf(stderr, "\n==== accucheck fuzz_oracle: DISAGREEMENT ====\n%s\n", what.c_str());
@@ -67,7 +63,7 @@ std::string describe(const ExactSum& s) {
 void compare_summaries(const char* who, const ExactSum& fast, const ExactSum& boost, const std::vector<double>& addends,
                        std::size_t tiled_from) {
   if (fast.special != boost.special || fast.count != boost.count || fast.all_negative_zero != boost.all_negative_zero ||
-      !same_bits(fast.max_abs, boost.max_abs) || fast.sum != boost.sum || fast.abs_sum != boost.abs_sum)
+      !same_result_bits(fast.max_abs, boost.max_abs) || fast.sum != boost.sum || fast.abs_sum != boost.abs_sum)
     disagree(std::string(who) + " differs from BoostExactAccumulator:\n  " + who + ": " + describe(fast) +
                  "\n  boost: " + describe(boost),
              addends, tiled_from);
@@ -219,7 +215,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double from_boost = boost.rounded(g);
     const double from_fast = fast.rounded(g);
     const double from_mpfr = mpfr_rounded_sum(m.ops, g);
-    if (!same_bits(from_boost, from_mpfr) || !same_bits(from_fast, from_mpfr)) {
+    if (!same_result_bits(from_boost, from_mpfr) || !same_result_bits(from_fast, from_mpfr)) {
       char text[512];
       std::snprintf(text, sizeof text,
                     "RNE(S) in %s: ExactSum::rounded %s, FastExactAccumulator::rounded %s, MPFR (mpfr_sum + subnormalize) %s\n"

@@ -10,6 +10,7 @@
 
 #include "accucheck/check.h"
 #include "accucheck/families.h"
+#include "accucheck/hash.h"
 #include "cli.h"
 
 namespace accucheck::cli {
@@ -32,7 +33,7 @@ Reach reach(const Backend& b, std::size_t n, const std::vector<const Family*>& f
   limits.max_long_steps = std::max<std::size_t>(limits.max_long_steps, n - 1);
   Reach r;
   for (std::uint64_t k = 0; r.cases < cases && k < 20 * cases; ++k) {
-    SeededChoiceStream s(seed ^ (0x9e3779b97f4a7c15ULL * (k + 1)) ^ (n << 20));
+    SeededChoiceStream s(seed ^ (kSplitMix64Gamma * (k + 1)) ^ (n << 20));
     const Family* family = families[s.pick(families.size())];
     const Workload w = generate(s, b.storage, limits, WorkloadKind::dense, family);
     if (max_terms(w) != n) continue;  // near_cancelling and overflow_partials keep their shape

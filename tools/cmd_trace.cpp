@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 
+#include "accucheck/hash.h"
 #include "accucheck/memory.h"
 #include "accucheck/npy.h"
 #include "accucheck/plugin_loader.h"
@@ -26,12 +27,7 @@ namespace {
 
 constexpr std::uint64_t kMaxTableValues = std::uint64_t{1} << 28;
 
-std::uint64_t fnv1a(std::string_view text, std::uint64_t extra) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  for (int i = 0; i < 8; ++i) h = (h ^ ((extra >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
-  return h;
-}
+std::uint64_t fnv1a(std::string_view text, std::uint64_t extra) { return fnv1a_le64(extra, accucheck::fnv1a(text)); }
 
 NpyArray read(const std::string& path) {
   // The file's bytes and their values as doubles (at least twice as many bytes) must fit.

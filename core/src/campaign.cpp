@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <set>
 
+#include "accucheck/hash.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck {
@@ -16,7 +17,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
-  SeededChoiceStream s(seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL));
+  SeededChoiceStream s(seed ^ (a * kSplitMix64Gamma) ^ (b * 0xc2b2ae3d27d4eb4fULL));
   return s.next();
 }
 

@@ -29,13 +29,6 @@ void ChoiceWriter::put(std::uint64_t value, std::uint64_t bound) {
   for (int i = count - 1; i >= 0; --i) bytes_.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
 }
 
-std::uint64_t SeededChoiceStream::next() {
-  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 std::uint64_t SeededChoiceStream::draw(std::uint64_t bound) {
   const std::uint64_t x = next();
   if (bound == ~std::uint64_t{0}) return x;

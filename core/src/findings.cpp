@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "accucheck/case_file.h"
+#include "accucheck/hash.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck {
@@ -30,12 +31,6 @@ std::vector<double> computed_values(const BackendOutcome& outcome) {
   result.reserve(outcome.elements.size());
   for (const ElementVerdict& v : outcome.elements) result.push_back(v.computed);
   return result;
-}
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
 }
 
 }  // namespace

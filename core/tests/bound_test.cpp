@@ -16,13 +16,18 @@
 #include <tuple>
 #include <vector>
 
-#include "accucheck/backend.h"
 #include "accucheck/bound.h"
 #include "accucheck/exact.h"
 #include "accucheck/fast_exact.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/order_models.h"
+#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
+
+using test::mpfr_to_fixed;
+using test::test_seed;
 
 using Big = boost::multiprecision::cpp_int;
 
@@ -55,7 +60,7 @@ TEST(BoundText, RoundTripOfEveryKind) {
 
 // The printed lambda parses back to the same double (case files store the bound as text).
 TEST(BoundText, StochasticLambdaSurvivesRoundTrip) {
-  std::mt19937_64 rng(8);
+  std::mt19937_64 rng(test_seed(8));
   std::vector<double> lambdas = {2.123456789, 6.0, 0.1, 1e-300, 64.0, 3.0000000000000004, 0x1.fffffffffffffp-1};
   for (int i = 0; i < 1000; ++i) lambdas.push_back(std::ldexp(static_cast<double>(rng() >> 11), -53) * 64);
   for (double lambda : lambdas) {
@@ -136,73 +141,14 @@ TEST(BoundText, ClearErrorsOnBadText) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Tree heights: models of the backends' summation orders, instrumented to count roundings.
+// Tree heights: models of the backends' summation orders (testing/order_models.h), on a type
+// that counts roundings.
 
-// The number of roundings on the longest leaf-to-root path. Adding an empty value (the -0
-// identity of the lanes backend) is exact, so it does not count.
-struct Depth {
-  int depth = 0;
-  bool empty = false;
-  friend Depth operator+(Depth a, Depth b) {
-    if (a.empty) return b;
-    if (b.empty) return a;
-    return {std::max(a.depth, b.depth) + 1, false};
-  }
-};
-template <class T> T identity();
-template <> float identity<float>() { return -0.0f; }
-template <> Depth identity<Depth>() { return {0, true}; }
-
-// impls/cpu/pairwise.cpp's order (NumPy pairwise_sum), restated.
-template <class T>
-T model_numpy(const T* a, std::size_t n) {
-  if (n < 8) {
-    T res = a[0];
-    for (std::size_t i = 1; i < n; ++i) res = res + a[i];
-    return res;
-  }
-  if (n <= 128) {
-    T r[8];
-    for (int k = 0; k < 8; ++k) r[k] = a[k];
-    std::size_t i = 8;
-    for (; i < n - (n % 8); i += 8)
-      for (int k = 0; k < 8; ++k) r[k] = r[k] + a[i + k];
-    T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) res = res + a[i];
-    return res;
-  }
-  std::size_t half = n / 2;
-  half -= half % 8;
-  return model_numpy(a, half) + model_numpy(a + half, n - half);
-}
-
-// impls/cpu/blocked.cpp's order.
-template <class T>
-T model_blocked(const T* x, std::size_t n, std::size_t b) {
-  T total{};
-  for (std::size_t start = 0; start < n; start += b) {
-    const std::size_t end = std::min(n, start + b);
-    T block = x[start];
-    for (std::size_t i = start + 1; i < end; ++i) block = block + x[i];
-    total = start == 0 ? block : total + block;
-  }
-  return total;
-}
-
-// impls/cpu/lanes.cpp's order (8 lanes, balanced tree).
-template <class T>
-T model_lanes8(const T* x, std::size_t n) {
-  T lane[8];
-  for (auto& l : lane) l = identity<T>();
-  for (std::size_t i = 0; i < n; ++i) lane[i % 8] = i < 8 ? x[i] : lane[i % 8] + x[i];
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
-// Recursive halving (the textbook pairwise tree).
-Depth model_halving(std::size_t n) {
-  if (n == 1) return {0, false};
-  return model_halving(n / 2) + model_halving(n - n / 2);
-}
+using test::Depth;
+using test::model_blocked;
+using test::model_halving;
+using test::model_lanes8;
+using test::model_numpy;
 
 TEST(TreeHeight, MatchesInstrumentedModels) {
   for (std::size_t n = 1; n <= 3000; ++n) {
@@ -246,38 +192,6 @@ TEST(TreeHeight, LongSumsAreFast) {
   EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, std::uint64_t{1} << 62), 62u);
   EXPECT_EQ(tree_height({TreeShape::Kind::blocked, 64}, std::uint64_t{1} << 40), 63u + (std::uint64_t{1} << 34) - 1);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
-}
-
-// The models above are the real backends' orders: bit-identical results on f32 data.
-TEST(TreeHeight, ModelsAreTheBackendsOrders) {
-  const Backend* pairwise = Registry::global().find("pairwise_f32");
-  const Backend* blocked = Registry::global().find("blocked64_f32");
-  const Backend* lanes = Registry::global().find("lanes8_f32");
-  ASSERT_TRUE(pairwise && blocked && lanes);
-  EXPECT_EQ(to_string(pairwise->bound), "tree(numpy,f32)");
-  EXPECT_EQ(to_string(blocked->bound), "tree(blocked:64,f32)");
-  EXPECT_EQ(to_string(lanes->bound), "tree(lanes:8,f32)");
-  std::mt19937_64 rng(41);
-  for (std::size_t n : {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 1000, 4097}) {
-    for (int trial = 0; trial < 5; ++trial) {
-      std::vector<float> x(n);
-      for (auto& v : x) v = std::ldexp(static_cast<float>(rng() >> 40) + 1.0f, static_cast<int>(rng() % 40) - 30) *
-                            ((rng() & 1) ? -1.0f : 1.0f);
-      DenseWorkload w;
-      w.format = Format::f32;
-      w.elements = 1;
-      w.steps = n - 1;
-      w.initial = {x[0]};
-      for (std::size_t i = 1; i < n; ++i) w.addends.push_back(x[i]);
-      double result[1];
-      pairwise->run_dense(w, result, RunOptions{});
-      EXPECT_EQ(result[0], model_numpy(x.data(), n)) << "pairwise n=" << n;
-      blocked->run_dense(w, result, RunOptions{});
-      EXPECT_EQ(result[0], model_blocked(x.data(), n, 64)) << "blocked n=" << n;
-      lanes->run_dense(w, result, RunOptions{});
-      EXPECT_EQ(result[0], model_lanes8(x.data(), n)) << "lanes n=" << n;
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -432,22 +346,6 @@ TEST(BoundEval, NeumaierWidenedFtzProductsByHand) {
   expect_exact_threshold("products(f32)", Format::f32, summary(3, pow2(0), pow2(0)), 3 * pow2(-24) + 6 * pow2(-150));
 }
 
-// MPFR helpers for the bounds with sqrt and exp: the value at 300 bits, rounded down / up.
-FixedInt mpfr_to_fixed(mpfr_t x, mpfr_rnd_t rounding) {
-  mpfr_t scaled;
-  mpfr_init2(scaled, mpfr_get_prec(x));
-  mpfr_mul_2si(scaled, x, fixed_scale, MPFR_RNDN);  // exact
-  mpz_t z;
-  mpz_init(z);
-  mpfr_get_z(z, scaled, rounding);
-  char* text = mpz_get_str(nullptr, 10, z);
-  const FixedInt result(text);
-  free(text);
-  mpz_clear(z);
-  mpfr_clear(scaled);
-  return result;
-}
-
 TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
   // (1 + c) n max(2^(W(1-K)) max|x|, 2^(emin-1)) + c |S|, c = 7e / (1 - 6 sqrt(e)), e = 2^-53.
   // n = 10, max|x| = 2^100, S = 2^100, A = 5 * 2^100 (K = 3, W = 40: 2^-80 max|x| = 2^20).
@@ -589,7 +487,7 @@ TEST(BoundEval, NearestValuesAgreeWithTheExactError) {
       check_both(text, output, e, error);
   // Random short sums (n = 2 to 5, values of the format over a wide exponent range) and errors
   // at, next to and around the interval bound's double.
-  std::mt19937_64 rng(5);
+  std::mt19937_64 rng(test_seed(5));
   const std::vector<std::pair<std::string, Format>> bounds = {{"recursive(f32)", Format::f32}, {"anyorder(f16)", Format::f16},
                                                               {"tree(pairwise,bf16)", Format::bf16}, {"kahan(f64)", Format::f64},
                                                               {"neumaier(f32)", Format::f32}, {"products(f32)", Format::f32}};
@@ -605,47 +503,6 @@ TEST(BoundEval, NearestValuesAgreeWithTheExactError) {
       for (int extra : {0, 1})
         check_both(text, f, e, to_fixed(error) + extra);
   }
-}
-
-// BOUNDS.md's counterexample: Kahan's loop on (-22, -(2^54+4), -(2^56-8), 8) in binary64 errs
-// by 22 = 2.2 u A, more than the textbook 2u A, but within kahan(f64) = (3u + 70u^2) A.
-TEST(BoundEval, KahanCounterexample) {
-  const std::vector<double> x = {-22.0, -(0x1p54 + 4), -(0x1p56 - 8), 8.0};
-  // Kahan's loop written here, in plain double.
-  volatile double s = x[0], c = 0.0;
-  for (std::size_t i = 1; i < x.size(); ++i) {
-    const double y = x[i] - c;
-    const double t = s + y;
-    c = (t - s) - y;
-    s = t;
-  }
-  const Backend* kahan = Registry::global().find("kahan_f64");
-  ASSERT_TRUE(kahan);
-  EXPECT_EQ(to_string(kahan->bound), "kahan(f64)");
-  DenseWorkload w;
-  w.format = Format::f64;
-  w.elements = 1;
-  w.steps = 3;
-  w.initial = {x[0]};
-  w.addends = {x[1], x[2], x[3]};
-  double result[1];
-  kahan->run_dense(w, result, RunOptions{});
-  EXPECT_EQ(result[0], s);
-  const ExactSum exact = boost_exact_sum(x);
-  // S = -(2^56 + 2^54) - 10, A = 2^56 + 2^54 + 26 (by hand).
-  EXPECT_EQ(exact.sum, -(pow2(56) + pow2(54) + 10 * pow2(0)));
-  EXPECT_EQ(exact.abs_sum, pow2(56) + pow2(54) + 26 * pow2(0));
-  FixedInt error = to_fixed(result[0]) - exact.sum;
-  if (error < 0) error = -error;
-  EXPECT_EQ(error, 22 * pow2(0));
-  // 2 u A = A / 2^52 = 20.000000000000004 < 22.
-  EXPECT_GT(error * (FixedInt(1) << 52), exact.abs_sum);
-  const BoundCheck check = check_error_bound(kahan->bound, Format::f64, exact, error);
-  EXPECT_TRUE(check.within);
-  EXPECT_TRUE(check.precondition_met);
-  EXPECT_FALSE(check.vacuous);
-  EXPECT_GT(check.bound, 30.0);
-  EXPECT_LT(check.bound, 30.000001);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include "accucheck/check.h"
 #include "accucheck/families.h"
 #include "accucheck/properties.h"
+#include "accucheck/testing/seed.h"
+#include "accucheck/testing/workloads.h"
 
 namespace accucheck {
 namespace {
@@ -44,7 +46,7 @@ DenseWorkload ones(std::size_t elements) {
 // the Boost reference gives for each element (exact_sums_disagreement) and what exact_sums gives.
 TEST(ExactSumRanges, EveryRangeAgreesWithTheReference) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-    SeededChoiceStream s(seed);
+    SeededChoiceStream s(test::test_seed(seed));
     const auto kind = static_cast<WorkloadKind>(seed % 3);
     GenerationLimits limits;
     limits.max_elements = 9;
@@ -71,16 +73,10 @@ TEST(ExactSumRanges, EveryRangeAgreesWithTheReference) {
 // A sparse table whose rows are touched out of order, some twice, some never: each element's
 // sum is worked out by hand.
 TEST(ExactSumRanges, SparseRowsGatherTheirPairsInOrder) {
-  SparseWorkload w;
-  w.format = Format::f64;
-  w.rows = 4;
-  w.dim = 2;
-  w.steps = 2;
-  w.initial = {1, 2, 3, 4, 5, 6, 7, 8};
-  w.step_offsets = {0, 2, 3};
-  w.row_index = {2, 0, 2};
-  w.values = {0x1p-60, 10, 100, 200, 0x1p60, 20};
-  const Workload table = w;  // ExactSumRanges keeps a reference: not to a temporary
+  const Workload table = SparseWorkload{.format = Format::f64, .rows = 4, .dim = 2, .steps = 2,
+                                        .initial = {1, 2, 3, 4, 5, 6, 7, 8}, .step_offsets = {0, 2, 3},
+                                        .row_index = {2, 0, 2}, .values = {0x1p-60, 10, 100, 200, 0x1p60, 20}};
+  // ExactSumRanges keeps a reference: to `table`, not to a temporary.
   const ExactSumRanges ranges(table);
   std::vector<ExactSum> sums;
   ranges.sums(0, 8, sums);
@@ -152,12 +148,7 @@ TEST(RunAndSummarize, BackendFailuresAreVerdictsButOutOfMemoryIsNot) {
 // 16783752 (the tie, to even). The report marks the double with `~` and gives S exactly:
 // 16783751 * 2^118 - 1 = 0x400661bf...f (python3 -c "print(hex((16783751<<118)-1))").
 TEST(DescribeViolation, ShowsSExactlyWhenTheDoubleIsNotS) {
-  DenseWorkload w;
-  w.format = Format::f32;
-  w.elements = 1;
-  w.steps = 2;
-  w.initial = {16783752};
-  w.addends = {-1, -0x1p-118};
+  DenseWorkload w = test::column_workload(Format::f32, {16783752, -1, -0x1p-118});
   const Backend double_rounding = dense_backend(
       "test_double_rounding_f32", Format::f32, Format::f64, "correctly_rounded", Determinism::bitwise_deterministic, "test",
       [](const DenseWorkload& x, std::span<double> result, const RunOptions&) {
@@ -184,30 +175,6 @@ TEST(DescribeViolation, ShowsSExactlyWhenTheDoubleIsNotS) {
   const BackendOutcome exact = run_and_judge(double_rounding, w);
   EXPECT_FALSE(exact.elements[0].exact_is_rounded);
   EXPECT_EQ(describe_violation(double_rounding, w, exact).find("~"), std::string::npos);
-}
-
-// The properties that replay runs give the same answers without the exact sums (computed a
-// block at a time where needed) as with them; so does the scaling range.
-TEST(CheckProperty, WithoutExactSumsAgreesWithThem) {
-  const Registry& registry = Registry::global();
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    SeededChoiceStream s(seed);
-    const auto kind = static_cast<WorkloadKind>(seed % 3);
-    GenerationLimits limits;
-    limits.max_long_steps = 200;
-    const Workload w = generate(s, Format::f32, limits, kind);
-    const auto exact = exact_sums(w);
-    for (const Backend& b : registry.all()) {
-      if (b.storage != Format::f32 || !b.supports(kind)) continue;
-      const auto with = exact_scaling_range(b, w, exact), without = exact_scaling_range(b, w);
-      ASSERT_EQ(with.has_value(), without.has_value()) << b.name << " on " << describe_shape(w);
-      if (with) EXPECT_TRUE(with->low == without->low && with->high == without->high) << b.name << " on " << describe_shape(w);
-      for (Property p : {Property::determinism, Property::scaling, Property::negation})
-        if (property_applies(p, b))
-          EXPECT_EQ(check_property(p, b, w, exact).has_value(), check_property(p, b, w).has_value())
-              << name(p) << ", " << b.name << " on " << describe_shape(w);
-    }
-  }
 }
 
 }  // namespace

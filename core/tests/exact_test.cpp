@@ -17,6 +17,9 @@
 #include "accucheck/exact.h"
 #include "accucheck/format.h"
 #include "accucheck/number_parse.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
@@ -24,10 +27,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using test::same_bits;
+using test::test_seed;
 
 ExactSum sum_of(const std::vector<double>& xs) { return boost_exact_sum(xs); }
 
@@ -113,7 +114,7 @@ TEST(ExactOracle, TelescopingSums) {
 
   // t0 - t1 + t1 - t2 + ... - tN, intermediates arbitrary values of the format, shuffled:
   // the exact sum is t0 - tN.
-  std::mt19937_64 rng(5);
+  std::mt19937_64 rng(test_seed(5));
   for (Format f : all_formats) {
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<double> xs = {1.5};
@@ -215,19 +216,14 @@ TEST(ExactOracle, SpecialValues) {
 
 // MPFR's correctly rounded A / |S| from the exact fixed-point integers.
 double mpfr_ratio(const FixedInt& a, const FixedInt& s) {
-  mpz_t za, zs;
-  mpz_init_set_str(za, FixedInt(a).str().c_str(), 10);
-  mpz_init_set_str(zs, FixedInt(s < 0 ? FixedInt(-s) : s).str().c_str(), 10);
   mpfr_t fa, fs, q;
-  mpfr_inits2(4000, fa, fs, static_cast<mpfr_ptr>(nullptr));
+  mpfr_inits2(4000, fa, fs, static_cast<mpfr_ptr>(nullptr));  // exact: both scale by 2^-1074
   mpfr_init2(q, 53);
-  mpfr_set_z(fa, za, MPFR_RNDN);
-  mpfr_set_z(fs, zs, MPFR_RNDN);
+  test::set_mpfr(fa, a);
+  test::set_mpfr(fs, s < 0 ? FixedInt(-s) : s);
   mpfr_div(q, fa, fs, MPFR_RNDN);
   const double result = mpfr_get_d(q, MPFR_RNDN);
   mpfr_clears(fa, fs, q, static_cast<mpfr_ptr>(nullptr));
-  mpz_clear(za);
-  mpz_clear(zs);
   return result;
 }
 
@@ -255,7 +251,7 @@ TEST(ExactOracle, ConditionNumber) {
   hand.abs_sum -= 2;  // now just below the midpoint
   EXPECT_EQ(hand.condition_number(), 1.0);
   // Random cancelling sums against MPFR's correctly rounded quotient.
-  std::mt19937_64 rng(17);
+  std::mt19937_64 rng(test_seed(17));
   for (int trial = 0; trial < 3000; ++trial) {
     std::vector<double> xs;
     const int n = 2 + static_cast<int>(rng() % 6);
@@ -304,7 +300,7 @@ TEST(ExactOracle, FixedHex) {
   EXPECT_EQ(fixed_hex(pow2(1024) - FixedInt(1)), "0x3" + std::string(2098 / 4, 'f') + "p-1074");
   for (const FixedInt& v : {FixedInt(1), FixedInt(-1), pow2(1100), -pow2(1100) - 1, to_fixed(0.1), to_fixed(-1e-310)})
     expect_fixed_hex_round_trip(v);
-  std::mt19937_64 rng(23);
+  std::mt19937_64 rng(test_seed(23));
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<double> xs;
     for (int i = 0; i < 5; ++i) {
@@ -337,7 +333,7 @@ TEST(ExactOracle, AbsSumCountMaxAbs) {
 // multiples of a fixed quantum, so __int128 sums are exact; rounding through round_to_format
 // when the integer is exactly a double.
 TEST(ExactOracle, NarrowFormatsAgainstIntegerSums) {
-  std::mt19937_64 rng(29);
+  std::mt19937_64 rng(test_seed(29));
   struct Range { Format f; int lo, hi; };
   for (const Range r : {Range{Format::f16, -24, 15}, Range{Format::bf16, -40, 40}, Range{Format::f32, -40, 40},
                         Range{Format::f64, -20, 20}}) {

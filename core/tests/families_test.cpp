@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <type_traits>
+#include <variant>
 
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/exact.h"
 #include "accucheck/families.h"
 #include "accucheck/float_gen.h"
+#include "accucheck/testing/bits.h"
 
 namespace accucheck {
 namespace {
@@ -22,39 +25,20 @@ std::vector<Format> formats_for(const Family& family) {
   return {Format::f64, Format::f32, Format::f16, Format::bf16};
 }
 
-bool same_bits(double a, double b) { return same_result_bits(a, b); }
-
-bool identical(const Workload& a, const Workload& b) {
-  if (a.index() != b.index() || family_of(a) != family_of(b) || format_of(a) != format_of(b)) return false;
-  std::vector<double> ta, tb;
-  if (element_count(a) != element_count(b)) return false;
-  for (std::size_t e = 0; e < element_count(a); ++e) {
-    element_terms(a, e, ta);
-    element_terms(b, e, tb);
-    if (ta.size() != tb.size()) return false;
-    for (std::size_t i = 0; i < ta.size(); ++i)
-      if (!same_bits(ta[i], tb[i])) return false;
-  }
-  if (auto* d = std::get_if<DenseWorkload>(&a)) return d->steps == std::get<DenseWorkload>(b).steps;
-  return true;
-}
+using test::same_bits;
 
 // Every value a workload holds (initial values, addends, A and B, sparse vectors).
 std::vector<double> all_values(const Workload& w) {
+  const auto arrays = std::visit(
+      [](const auto& x) -> std::vector<const std::vector<double>*> {
+        using W = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<W, DenseWorkload>) return {&x.initial, &x.addends};
+        else if constexpr (std::is_same_v<W, ProductWorkload>) return {&x.initial, &x.a, &x.b};
+        else return {&x.initial, &x.values};
+      },
+      w);
   std::vector<double> v;
-  auto add = [&](const std::vector<double>& x) { v.insert(v.end(), x.begin(), x.end()); };
-  if (auto* d = std::get_if<DenseWorkload>(&w)) {
-    add(d->initial);
-    add(d->addends);
-  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
-    add(p->initial);
-    add(p->a);
-    add(p->b);
-  } else {
-    const auto& s = std::get<SparseWorkload>(w);
-    add(s.initial);
-    add(s.values);
-  }
+  for (const std::vector<double>* values : arrays) v.insert(v.end(), values->begin(), values->end());
   return v;
 }
 
@@ -85,14 +69,14 @@ TEST(Families, RegenerateIdenticallyFromASeedAndFromRecordedBytes) {
       for (std::uint64_t seed = 1; seed <= 10; ++seed) {
         SeededChoiceStream a(seed), b(seed);
         const Workload first = generate(a, f, limits, family.kind, &family);
-        EXPECT_TRUE(identical(first, generate(b, f, limits, family.kind, &family))) << family.name;
+        EXPECT_TRUE(first == generate(b, f, limits, family.kind, &family)) << family.name;
         // A seeded case recorded as bytes replays through ByteChoiceStream (fuzzer corpora).
         SeededChoiceStream c(seed);
         RecordingChoiceStream recording(c);
         const Workload recorded = generate(recording, f, limits, family.kind, &family);
         ByteChoiceStream bytes(recording.bytes());
-        EXPECT_TRUE(identical(recorded, generate(bytes, f, limits, family.kind, &family))) << family.name;
-        EXPECT_TRUE(identical(first, recorded)) << family.name;
+        EXPECT_TRUE(recorded == generate(bytes, f, limits, family.kind, &family)) << family.name;
+        EXPECT_TRUE(first == recorded) << family.name;
       }
 }
 

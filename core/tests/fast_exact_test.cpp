@@ -20,6 +20,9 @@
 #include "accucheck/exact.h"
 #include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
@@ -30,10 +33,8 @@ constexpr double kMax = std::numeric_limits<double>::max();
 constexpr double kMinSub = std::numeric_limits<double>::denorm_min();
 constexpr double kMinNormal = std::numeric_limits<double>::min();
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using test::same_bits;
+using test::test_seed;
 
 std::string describe(const std::vector<double>& xs) {
   std::string s = std::to_string(xs.size()) + " addends:";
@@ -137,13 +138,6 @@ void check(const std::vector<double>& xs, const std::string& label = "") {
 
 // ---------------------------------------------------------------- MPFR, the second reference
 
-// The FixedInt as a GMP integer (magnitude through the limbs, then the sign).
-void to_mpz(const FixedInt& x, mpz_t out) {
-  const auto& b = x.backend();
-  mpz_import(out, b.size(), -1, sizeof(mp::limb_type), 0, 0, b.limbs());
-  if (x < 0) mpz_neg(out, out);
-}
-
 struct MpfrSums {
   bool sum_matches = false, abs_matches = false;
   double nearest_f64 = 0;  // mpfr_get_d of the exact sum, round to nearest
@@ -154,22 +148,12 @@ struct MpfrSums {
 // sum of fewer than 2^100 doubles exactly; compared as integers in units of 2^-1074.
 MpfrSums mpfr_check(const std::vector<double>& xs, const ExactSum& fast) {
   constexpr mpfr_prec_t kPrec = 2300;
-  std::vector<mpfr_t> values(xs.size()), magnitudes(xs.size());
-  std::vector<mpfr_ptr> value_ptrs, magnitude_ptrs;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    mpfr_init2(values[i], 53);
-    mpfr_init2(magnitudes[i], 53);
-    if (!std::isfinite(xs[i])) continue;
-    mpfr_set_d(values[i], xs[i], MPFR_RNDN);
-    mpfr_set_d(magnitudes[i], std::fabs(xs[i]), MPFR_RNDN);
-    value_ptrs.push_back(values[i]);
-    magnitude_ptrs.push_back(magnitudes[i]);
-  }
+  test::MpfrValues values(xs, {.finite_only = true}), magnitudes(xs, {.magnitudes = true, .finite_only = true});
   mpfr_t sum, abs_sum;
   mpfr_init2(sum, kPrec);
   mpfr_init2(abs_sum, kPrec);
-  const int inexact_sum = mpfr_sum(sum, value_ptrs.data(), value_ptrs.size(), MPFR_RNDN);
-  const int inexact_abs = mpfr_sum(abs_sum, magnitude_ptrs.data(), magnitude_ptrs.size(), MPFR_RNDN);
+  const int inexact_sum = mpfr_sum(sum, values.data(), values.size(), MPFR_RNDN);
+  const int inexact_abs = mpfr_sum(abs_sum, magnitudes.data(), magnitudes.size(), MPFR_RNDN);
   EXPECT_EQ(inexact_sum, 0) << "mpfr_sum not exact";
   EXPECT_EQ(inexact_abs, 0) << "mpfr_sum not exact";
   MpfrSums out;
@@ -180,20 +164,16 @@ MpfrSums mpfr_check(const std::vector<double>& xs, const ExactSum& fast) {
   mpz_init(got);
   mpfr_mul_2si(sum, sum, fixed_scale, MPFR_RNDN);  // exact: a power of two
   mpfr_get_z(expected, sum, MPFR_RNDN);            // exact: an integer
-  to_mpz(fast.sum, got);
+  test::set_mpz(got, fast.sum);
   out.sum_matches = mpz_cmp(expected, got) == 0;
   mpfr_mul_2si(abs_sum, abs_sum, fixed_scale, MPFR_RNDN);
   mpfr_get_z(expected, abs_sum, MPFR_RNDN);
-  to_mpz(fast.abs_sum, got);
+  test::set_mpz(got, fast.abs_sum);
   out.abs_matches = mpz_cmp(expected, got) == 0;
   mpz_clear(expected);
   mpz_clear(got);
   mpfr_clear(sum);
   mpfr_clear(abs_sum);
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    mpfr_clear(values[i]);
-    mpfr_clear(magnitudes[i]);
-  }
   return out;
 }
 
@@ -300,7 +280,7 @@ TEST(FastExact, CancellationToZero) {
   check({kMax, kMinSub, -kMax, -kMinSub});
   check({1e300, 1.0, -1e300}, "big + small - big");
   check({1e300, 1.0, -1e300, -1.0});
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(test_seed(7));
   std::vector<double> xs;
   for (int i = 0; i < 3000; ++i) {
     const double x = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 2000) - 1100);
@@ -499,7 +479,7 @@ class Generator {
 };
 
 TEST(FastExact, RandomAgainstBoost) {
-  Generator gen(20240917);
+  Generator gen(test_seed(20240917));
   int inputs = 0;
   for (Format f : all_formats)
     for (int family = -1; family < 5; ++family)
@@ -531,7 +511,7 @@ TEST(FastExact, HandAndRandomAgainstMpfr) {
   std::vector<double> ladder;
   for (int e = -1074; e <= 1023; ++e) ladder.push_back(std::ldexp(e % 2 ? -1.0 : 1.0, e));
   check_mpfr(ladder);
-  Generator gen(99);
+  Generator gen(test_seed(99));
   for (Format f : all_formats)
     for (int family = -1; family < 5; ++family)
       for (int i = 0; i < 120; ++i) {
@@ -547,7 +527,7 @@ TEST(FastExact, HandAndRandomAgainstMpfr) {
 TEST(FastExact, ContinuesAfterResult) {
   FastExactAccumulator acc(0);
   BoostExactAccumulator ref;
-  std::mt19937_64 rng(3);
+  std::mt19937_64 rng(test_seed(3));
   for (int round = 0; round < 50; ++round) {
     for (int i = 0; i < 500; ++i) {
       const double x = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 200) - 100) *

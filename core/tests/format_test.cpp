@@ -19,33 +19,22 @@
 #include "accucheck/format.h"
 #include "accucheck/number_parse.h"
 #include "accucheck/soft_float.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using test::mpfr_round_to_format;
+using test::same_bits;
+using test::test_seed;
 
 // Round-to-nearest-even of a double into f, by MPFR with the format's exponent range.
-// MPFR writes x = m * 2^e with 1/2 <= m < 1, so IEEE emin/emax map to emin-p+2 / emax+1.
 double mpfr_reference_round(double x, Format f) {
-  const auto& t = traits(f);
-  const mpfr_exp_t saved_emin = mpfr_get_emin(), saved_emax = mpfr_get_emax();
-  mpfr_set_emin(t.emin - t.precision + 2);
-  mpfr_set_emax(t.emax + 1);
-  mpfr_t r;
-  mpfr_init2(r, t.precision);
-  int inexact = mpfr_set_d(r, x, MPFR_RNDN);
-  inexact = mpfr_subnormalize(r, inexact, MPFR_RNDN);
-  const double result = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_clear(r);
-  mpfr_set_emin(saved_emin);
-  mpfr_set_emax(saved_emax);
-  return result;
+  return mpfr_round_to_format(f, [x](mpfr_ptr r) { return mpfr_set_d(r, x, MPFR_RNDN); });
 }
 
 // The oracle's own rounding path, for finite x; the sign of a zero result follows x.
@@ -165,7 +154,7 @@ TEST(FormatExhaustive, DecodeEncodeClassify) {
 }
 
 TEST(FormatExhaustive, F32AndF64EncodeDecode) {
-  std::mt19937_64 rng(1);
+  std::mt19937_64 rng(test_seed(1));
   for (int i = 0; i < 100000; ++i) {
     const std::uint32_t b32 = static_cast<std::uint32_t>(rng());
     const float x32 = std::bit_cast<float>(b32);
@@ -280,7 +269,7 @@ double random_double(std::mt19937_64& rng, int lo, int hi) {
 }
 
 TEST(FormatRounding, RandomDoublesAgreeWithMpfrAndOracle) {
-  std::mt19937_64 rng(20240601);
+  std::mt19937_64 rng(test_seed(20240601));
   for (Format f : {Format::f32, Format::f16, Format::bf16}) {
     const auto& t = traits(f);
     for (int i = 0; i < 40000; ++i) {
@@ -316,7 +305,7 @@ TEST(FormatRounding, BitPathMatchesReference) {
                                             << " reference " << describe(reference);
     ASSERT_TRUE(same_bits(round_to_format(x, f), reference)) << name(f) << " x=" << describe(x);
   };
-  std::mt19937_64 rng(77);
+  std::mt19937_64 rng(test_seed(77));
   for (Format f : kNarrow) {
     const auto values = positive_values_and_inf(f);
     for (std::size_t i = 0; i + 1 < values.size(); ++i) {
@@ -390,7 +379,7 @@ TEST(FormatSpacing, UlpNextUpNextDownExhaustive) {
 }
 
 TEST(FormatSpacing, F32AndF64AgainstNextafter) {
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(test_seed(7));
   std::vector<double> samples = {0.0, -0.0, 0x1p-1074, -0x1p-1074, DBL_MIN, DBL_MAX, -DBL_MAX, 1.0, -1.0};
   for (int i = 0; i < 20000; ++i) samples.push_back(std::bit_cast<double>(rng()));
   for (double x : samples) {
@@ -429,7 +418,7 @@ TEST(FormatText, HexFloat) {
   EXPECT_EQ(hex_float(-kInf), "-inf");
   EXPECT_EQ(hex_float(std::nan("")), "nan");
   EXPECT_EQ(hex_float(0x1p-1074), "0x0.0000000000001p-1022");
-  std::mt19937_64 rng(3);
+  std::mt19937_64 rng(test_seed(3));
   for (int i = 0; i < 5000; ++i) {
     const double x = std::bit_cast<double>(rng());
     if (std::isnan(x)) continue;
@@ -518,7 +507,7 @@ TEST(FormatText, ShortestDecimalExhaustive16) {
 }
 
 TEST(FormatText, ShortestDecimalRandomF32F64) {
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(test_seed(11));
   for (int i = 0; i < 4000; ++i) {
     const float y = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
     if (!std::isnan(y)) expect_shortest_round_trip(y, Format::f32, i < 1500);
@@ -538,35 +527,28 @@ TEST(FormatText, ShortestDecimalRandomF32F64) {
 enum class Op { add, sub, mul, fma };
 
 double mpfr_operation(Op op, double a, double b, double c, Format f) {
-  const auto& t = traits(f);
-  const mpfr_exp_t saved_emin = mpfr_get_emin(), saved_emax = mpfr_get_emax();
-  mpfr_t x, y, z, r;
+  mpfr_t x, y, z;
   mpfr_inits2(64, x, y, z, static_cast<mpfr_ptr>(nullptr));  // operands are exact (set before the range shrinks)
   mpfr_set_d(x, a, MPFR_RNDN);
   mpfr_set_d(y, b, MPFR_RNDN);
   mpfr_set_d(z, c, MPFR_RNDN);
-  mpfr_set_emin(t.emin - t.precision + 2);
-  mpfr_set_emax(t.emax + 1);
-  mpfr_init2(r, t.precision);
-  int inexact = 0;
-  switch (op) {
-    case Op::add: inexact = mpfr_add(r, x, y, MPFR_RNDN); break;
-    case Op::sub: inexact = mpfr_sub(r, x, y, MPFR_RNDN); break;
-    case Op::mul: inexact = mpfr_mul(r, x, y, MPFR_RNDN); break;
-    case Op::fma: inexact = mpfr_fma(r, x, y, z, MPFR_RNDN); break;
-  }
-  inexact = mpfr_subnormalize(r, inexact, MPFR_RNDN);
-  const double result = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_clears(x, y, z, r, static_cast<mpfr_ptr>(nullptr));
-  mpfr_set_emin(saved_emin);
-  mpfr_set_emax(saved_emax);
+  const double result = mpfr_round_to_format(f, [&](mpfr_ptr r) {
+    switch (op) {
+      case Op::add: return mpfr_add(r, x, y, MPFR_RNDN);
+      case Op::sub: return mpfr_sub(r, x, y, MPFR_RNDN);
+      case Op::mul: return mpfr_mul(r, x, y, MPFR_RNDN);
+      case Op::fma: return mpfr_fma(r, x, y, z, MPFR_RNDN);
+    }
+    return 0;
+  });
+  mpfr_clears(x, y, z, static_cast<mpfr_ptr>(nullptr));
   return result;
 }
 
 template <class T>
 void check_soft_float(std::uint64_t seed) {
   constexpr Format f = T::format;
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(test_seed(seed));
   auto draw = [&]() {
     for (;;) {
       // Bit patterns (all classes) or values close to 1 (carries, cancellations, ties).

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "accucheck/check.h"
+#include "accucheck/testing/workloads.h"
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -45,16 +46,6 @@ TEST(FpEnvironment, RoundingModeChangesAreNamed) {
   EXPECT_EQ(std::fegetround(), FE_TONEAREST);
 }
 
-DenseWorkload one_step(double a, double b) {
-  DenseWorkload w;
-  w.format = Format::f64;
-  w.elements = 1;
-  w.steps = 1;
-  w.initial = {a};
-  w.addends = {b};
-  return w;
-}
-
 // A backend that rounds upward and leaves it so: its result is not judged, and the next
 // backend runs in the default environment again.
 TEST(FpEnvironment, ABackendThatLeavesItChangedFailsAndIsRestored) {
@@ -65,7 +56,7 @@ TEST(FpEnvironment, ABackendThatLeavesItChangedFailsAndIsRestored) {
                                           volatile double sum = w.initial[0] + w.addends[0];
                                           out[0] = sum;
                                         });
-  const auto outcome = run_and_judge(changes, one_step(1.0, 0x1p-60));
+  const auto outcome = run_and_judge(changes, test::column_workload(Format::f64, {1.0, 0x1p-60}));
   EXPECT_EQ(outcome.worst, Verdict::backend_failed);
   EXPECT_NE(outcome.failure.find("test_rounds_up_f64 changed the floating-point environment and left it changed"),
             std::string::npos)

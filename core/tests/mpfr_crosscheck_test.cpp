@@ -18,53 +18,22 @@
 
 #include "accucheck/exact.h"
 #include "accucheck/format.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 #include "accucheck/workload.h"
 
 namespace accucheck {
 namespace {
 
+using test::mpfr_round_to_format;
+using test::MpfrValues;
+using test::same_bits;
+using test::set_mpfr;
+using test::test_seed;
+
 constexpr mpfr_prec_t kExactBits = 2300;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-
-// MPFR numbers holding the addends exactly (53 bits hold any double).
-class MpfrVector {
- public:
-  explicit MpfrVector(const std::vector<double>& xs, bool absolute = false) : values_(xs.size()) {
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      mpfr_init2(&values_[i], 53);
-      mpfr_set_d(&values_[i], absolute ? std::fabs(xs[i]) : xs[i], MPFR_RNDN);
-      pointers_.push_back(&values_[i]);
-    }
-  }
-  ~MpfrVector() {
-    for (auto& v : values_) mpfr_clear(&v);
-  }
-  MpfrVector(const MpfrVector&) = delete;
-  MpfrVector& operator=(const MpfrVector&) = delete;
-  mpfr_ptr* data() { return pointers_.data(); }
-  unsigned long size() const { return pointers_.size(); }
-
- private:
-  std::vector<__mpfr_struct> values_;
-  std::vector<mpfr_ptr> pointers_;
-};
-
-// FixedInt * 2^-1074 as an exact MPFR number.
-void set_fixed(mpfr_t out, const FixedInt& value) {
-  mpz_t z;
-  const bool negative = value < 0;
-  const FixedInt magnitude = negative ? FixedInt(-value) : value;
-  mpz_init_set_str(z, magnitude.str().c_str(), 10);
-  if (negative) mpz_neg(z, z);
-  const int inexact = mpfr_set_z_2exp(out, z, -fixed_scale, MPFR_RNDN);
-  EXPECT_EQ(inexact, 0);
-  mpz_clear(z);
-}
 
 // The exact sum by MPFR, compared with the oracle's sum and abs_sum.
 void expect_exact_agrees(const std::vector<double>& xs, const ExactSum& oracle) {
@@ -72,17 +41,17 @@ void expect_exact_agrees(const std::vector<double>& xs, const ExactSum& oracle) 
   mpfr_init2(mpfr_sum_value, kExactBits);
   mpfr_init2(fixed_value, kExactBits);
   {
-    MpfrVector v(xs);
+    MpfrValues v(xs);
     const int inexact = mpfr_sum(mpfr_sum_value, v.data(), v.size(), MPFR_RNDN);
     ASSERT_EQ(inexact, 0) << "mpfr_sum at " << kExactBits << " bits is not exact";
-    set_fixed(fixed_value, oracle.sum);
+    ASSERT_EQ(set_mpfr(fixed_value, oracle.sum), 0);
     ASSERT_TRUE(mpfr_equal_p(mpfr_sum_value, fixed_value) || (mpfr_zero_p(mpfr_sum_value) && oracle.sum == 0))
         << "sum differs: oracle " << fixed_hex(oracle.sum);
   }
   {
-    MpfrVector v(xs, true);
+    MpfrValues v(xs, {.magnitudes = true});
     ASSERT_EQ(mpfr_sum(mpfr_sum_value, v.data(), v.size(), MPFR_RNDN), 0);
-    set_fixed(fixed_value, oracle.abs_sum);
+    ASSERT_EQ(set_mpfr(fixed_value, oracle.abs_sum), 0);
     ASSERT_TRUE(mpfr_equal_p(mpfr_sum_value, fixed_value) || (mpfr_zero_p(mpfr_sum_value) && oracle.abs_sum == 0))
         << "abs_sum differs: oracle " << fixed_hex(oracle.abs_sum);
   }
@@ -92,20 +61,8 @@ void expect_exact_agrees(const std::vector<double>& xs, const ExactSum& oracle) 
 
 // The correctly rounded sum in f by mpfr_sum with f's precision and exponent range.
 double mpfr_rounded_sum(const std::vector<double>& xs, Format f) {
-  const auto& t = traits(f);
-  MpfrVector v(xs);
-  const mpfr_exp_t saved_emin = mpfr_get_emin(), saved_emax = mpfr_get_emax();
-  mpfr_set_emin(t.emin - t.precision + 2);
-  mpfr_set_emax(t.emax + 1);
-  mpfr_t r;
-  mpfr_init2(r, t.precision);
-  int inexact = mpfr_sum(r, v.data(), v.size(), MPFR_RNDN);
-  inexact = mpfr_subnormalize(r, inexact, MPFR_RNDN);
-  const double result = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_clear(r);
-  mpfr_set_emin(saved_emin);
-  mpfr_set_emax(saved_emax);
-  return result;
+  MpfrValues v(xs);
+  return mpfr_round_to_format(f, [&](mpfr_ptr r) { return mpfr_sum(r, v.data(), v.size(), MPFR_RNDN); });
 }
 
 void check_vector(const std::vector<double>& xs, Format f) {
@@ -153,7 +110,7 @@ double random_value(std::mt19937_64& rng, Format f, int band_lo, int band_hi) {
 }
 
 TEST(MpfrCrossCheck, RandomVectorsEveryFormat) {
-  std::mt19937_64 rng(1234);
+  std::mt19937_64 rng(test_seed(1234));
   for (Format f : all_formats) {
     const auto& t = traits(f);
     for (int trial = 0; trial < 700; ++trial) {
@@ -170,7 +127,7 @@ TEST(MpfrCrossCheck, RandomVectorsEveryFormat) {
 }
 
 TEST(MpfrCrossCheck, AdversarialVectors) {
-  std::mt19937_64 rng(99);
+  std::mt19937_64 rng(test_seed(99));
   std::vector<std::pair<std::vector<double>, Format>> cases = {
       {{DBL_MAX, DBL_MAX, -DBL_MAX, 0x1p-1074}, Format::f64},
       {{DBL_MAX, 0x1p970}, Format::f64},
@@ -245,7 +202,7 @@ TEST(MpfrCrossCheck, AdversarialVectors) {
 // The oracle the backends test through (exact_element over a dense workload) agrees with
 // MPFR too.
 TEST(MpfrCrossCheck, ExactElementOfDenseWorkloads) {
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(test_seed(7));
   for (Format f : all_formats) {
     const auto& t = traits(f);
     DenseWorkload w;

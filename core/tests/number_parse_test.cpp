@@ -14,16 +14,16 @@
 #include <string>
 
 #include "accucheck/number_parse.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using test::same_bits;
 
 double parse_rounded(const std::string& text, Format f) {
   const auto parsed = parse_number(text);
@@ -39,21 +39,12 @@ std::optional<double> parse_exact(const std::string& text, Format f) {
 
 // MPFR's correctly rounded conversion of the text into f (base 0: decimal or 0x hex).
 double mpfr_parse(const std::string& text, Format f) {
-  const auto& t = traits(f);
-  const mpfr_exp_t saved_emin = mpfr_get_emin(), saved_emax = mpfr_get_emax();
-  mpfr_set_emin(t.emin - t.precision + 2);
-  mpfr_set_emax(t.emax + 1);
-  mpfr_t r;
-  mpfr_init2(r, t.precision);
-  char* end = nullptr;
-  int inexact = mpfr_strtofr(r, text.c_str(), &end, 0, MPFR_RNDN);
-  EXPECT_EQ(*end, '\0') << text;
-  inexact = mpfr_subnormalize(r, inexact, MPFR_RNDN);
-  const double result = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_clear(r);
-  mpfr_set_emin(saved_emin);
-  mpfr_set_emax(saved_emax);
-  return result;
+  return test::mpfr_round_to_format(f, [&text](mpfr_ptr r) {
+    char* end = nullptr;
+    const int inexact = mpfr_strtofr(r, text.c_str(), &end, 0, MPFR_RNDN);
+    EXPECT_EQ(*end, '\0') << text;
+    return inexact;
+  });
 }
 
 TEST(NumberParse, Decimal) {
@@ -211,7 +202,7 @@ TEST(NumberParse, TiesAndNearTies) {
 // Random decimal and hex strings: round_parsed_to_format agrees with MPFR (all formats),
 // strtod (f64) and strtof (f32).
 TEST(NumberParse, RandomAgainstStrtodAndMpfr) {
-  std::mt19937_64 rng(99);
+  std::mt19937_64 rng(test::test_seed(99));
   auto digits = [&](int count, int base) {
     std::string s;
     for (int i = 0; i < count; ++i) s += "0123456789abcdef"[rng() % base];

@@ -10,6 +10,7 @@
 
 #include "accucheck/case_file.h"
 #include "accucheck/findings.h"
+#include "accucheck/hash.h"
 #include "accucheck/plugin_loader.h"
 
 namespace accucheck::fuzz {
@@ -52,18 +53,18 @@ std::uint64_t property_every() {
 bool properties_sampled(const Workload& w) {
   const std::uint64_t k = property_every();
   if (k == 1) return true;
-  std::uint64_t h = 0xcbf29ce484222325ULL;
+  std::uint64_t h = kFnv1aOffsetBasis;
   std::vector<double> terms;
   for (std::size_t e = 0; e < element_count(w); ++e) {
     element_terms(w, e, terms);
     for (double x : terms) {
       std::uint64_t bits;
       std::memcpy(&bits, &x, sizeof bits);
-      h = (h ^ bits) * 0x100000001b3ULL;
-      h ^= h >> 29;
+      h = fnv1a_le64(bits, h);
     }
   }
-  return h % k == 0;
+  // FNV's low bits mix poorly; the modulus sees the SplitMix64 finalizer of the hash.
+  return splitmix64(h) % k == 0;
 }
 
 

@@ -15,13 +15,6 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, st
 
 namespace accucheck::fuzz {
 
-std::uint64_t MutationRng::next() {
-  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -438,7 +431,7 @@ std::size_t mutate_input(std::uint8_t* data, std::size_t size, std::size_t max_s
 
 std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2, std::size_t size2,
                               std::uint8_t* out, std::size_t max_out_size, unsigned seed, WorkloadKind kind) {
-  MutationRng rng(seed * 0x9e3779b97f4a7c15ULL + size1 * 31 + size2);
+  MutationRng rng(seed * kSplitMix64Gamma + size1 * 31 + size2);
   Workload a = decode_input(std::span<const std::uint8_t>(data1, size1), kind).workload;
   const Workload b = decode_input(std::span<const std::uint8_t>(data2, size2), kind).workload;
   const Format f = format_of(a);

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "accucheck/hash.h"
 #include "accucheck/workload.h"
 
 namespace accucheck::fuzz {
@@ -47,13 +48,13 @@ const char* mutate_workload(Workload& w, MutationRng& rng);
 
 class MutationRng {
  public:
-  explicit MutationRng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next();
+  explicit MutationRng(std::uint64_t seed) : generator_(seed) {}
+  std::uint64_t next() { return generator_.next(); }
   std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
   bool coin() { return next() & 1; }
 
  private:
-  std::uint64_t state_;
+  SplitMix64 generator_;
 };
 
 }  // namespace accucheck::fuzz

@@ -1,20 +1,15 @@
 // A counter-based random number generator: word(key, counter) is a pure function, so a model
 // that draws "the k-th random word of element j at step t under seed s" gets the same word no
 // matter in which order it asks (the property of Philox and other counter-based generators,
-// Salmon et al., SC 2011). The mixing function is SplitMix64's finalizer (Steele, Lea & Flood,
-// OOPSLA 2014), applied once per coordinate, which passes BigCrush as a counter hash.
+// Salmon et al., SC 2011). The mixing function is core's splitmix64 (hash.h), applied once per
+// coordinate, which passes BigCrush as a counter hash.
 #pragma once
 
 #include <cstdint>
 
-namespace accucheck::impls {
+#include "accucheck/hash.h"
 
-inline std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+namespace accucheck::impls {
 
 // The random word at counter (a, b, c) under `seed`: each coordinate is mixed in turn, so
 // neighbouring counters give independent-looking words.

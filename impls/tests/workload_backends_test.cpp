@@ -25,25 +25,20 @@
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/families.h"
+#include "accucheck/testing/backends.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/workloads.h"
 #include "common/counter_rng.h"
 #include "common/stochastic_round.h"
 
 namespace accucheck {
 namespace {
 
-const Backend& backend(const char* name) {
-  const Backend* b = Registry::global().find(name);
-  if (!b) throw std::runtime_error(std::string(name) + " is not registered");
-  return *b;
-}
+using test::random_product;
+using test::same_bits;
 
-std::vector<double> run(const Backend& b, const Workload& w, RunOptions options = {}) {
-  std::vector<double> out(element_count(w));
-  b.run(w, out, options);
-  return out;
-}
-
-bool same_bits(double a, double b) { return same_result_bits(a, b); }
+const Backend& backend(const char* name) { return test::registered_backend(name); }
+std::vector<double> run(const Backend& b, const Workload& w, RunOptions options = {}) { return test::results_of(b, w, options); }
 
 // Workloads of `kind` in format f from every adversarial family of the kind (and `extra`).
 std::vector<Workload> generated(WorkloadKind kind, Format f, int per_family, GenerationLimits limits = {}) {
@@ -60,40 +55,42 @@ std::vector<Workload> generated(WorkloadKind kind, Format f, int per_family, Gen
 // ---------------------------------------------------------------------------------------------
 // Products
 
-TEST(Products, GemmBeta1IsOneFmaChainFromC) {
-  const Backend& b = backend("gemm_beta1_f32");
+// The backend's result for every element (m, n) of generated f32 product workloads equals
+// model(p, m, n) bit for bit.
+template <class Model>
+void expect_products_model(const Backend& b, Model model) {
   for (const Workload& w : generated(WorkloadKind::product, Format::f32, 20)) {
     const auto& p = std::get<ProductWorkload>(w);
     const auto got = run(b, w);
     for (std::size_t m = 0; m < p.rows; ++m)
-      for (std::size_t n = 0; n < p.cols; ++n) {
-        float c = static_cast<float>(p.initial[m * p.cols + n]);
-        for (std::size_t t = 0; t < p.steps; ++t)
-          for (std::size_t k = 0; k < p.batch; ++k)
-            c = std::fmaf(static_cast<float>(p.a_at(t, m, k)), static_cast<float>(p.b_at(t, k, n)), c);
-        ASSERT_TRUE(same_bits(got[m * p.cols + n], c)) << p.family;
-      }
+      for (std::size_t n = 0; n < p.cols; ++n)
+        ASSERT_TRUE(same_bits(got[m * p.cols + n], model(p, m, n))) << p.family << " element (" << m << ", " << n << ")";
   }
 }
 
+float a_f32(const ProductWorkload& p, std::size_t t, std::size_t m, std::size_t k) { return static_cast<float>(p.a_at(t, m, k)); }
+float b_f32(const ProductWorkload& p, std::size_t t, std::size_t k, std::size_t n) { return static_cast<float>(p.b_at(t, k, n)); }
+
+TEST(Products, GemmBeta1IsOneFmaChainFromC) {
+  expect_products_model(backend("gemm_beta1_f32"), [](const ProductWorkload& p, std::size_t m, std::size_t n) {
+    float c = static_cast<float>(p.initial[m * p.cols + n]);
+    for (std::size_t t = 0; t < p.steps; ++t)
+      for (std::size_t k = 0; k < p.batch; ++k) c = std::fmaf(a_f32(p, t, m, k), b_f32(p, t, k, n), c);
+    return c;
+  });
+}
+
 TEST(Products, ManualPathIsADotProductThenAnAdd) {
-  const Backend& b = backend("manual_dot_then_add_f32");
-  for (const Workload& w : generated(WorkloadKind::product, Format::f32, 20)) {
-    const auto& p = std::get<ProductWorkload>(w);
-    const auto got = run(b, w);
-    for (std::size_t m = 0; m < p.rows; ++m)
-      for (std::size_t n = 0; n < p.cols; ++n) {
-        float acc = static_cast<float>(p.initial[m * p.cols + n]);
-        for (std::size_t t = 0; t < p.steps; ++t) {
-          float g = 0.0f;
-          for (std::size_t k = 0; k < p.batch; ++k)
-            g = k == 0 ? static_cast<float>(p.a_at(t, m, 0)) * static_cast<float>(p.b_at(t, 0, n))
-                       : std::fmaf(static_cast<float>(p.a_at(t, m, k)), static_cast<float>(p.b_at(t, k, n)), g);
-          if (p.batch) acc = acc + g;
-        }
-        ASSERT_TRUE(same_bits(got[m * p.cols + n], acc)) << p.family;
-      }
-  }
+  expect_products_model(backend("manual_dot_then_add_f32"), [](const ProductWorkload& p, std::size_t m, std::size_t n) {
+    float acc = static_cast<float>(p.initial[m * p.cols + n]);
+    for (std::size_t t = 0; t < p.steps; ++t) {
+      float g = 0.0f;
+      for (std::size_t k = 0; k < p.batch; ++k)
+        g = k == 0 ? a_f32(p, t, m, 0) * b_f32(p, t, 0, n) : std::fmaf(a_f32(p, t, m, k), b_f32(p, t, k, n), g);
+      if (p.batch) acc = acc + g;
+    }
+    return acc;
+  });
 }
 
 // Round to nearest even with p significant bits and an unbounded exponent (the toy formats of
@@ -221,26 +218,6 @@ TEST(Products, AnyTreeBoundSurvivesAnAdversarialSearchInToyPrecisions) {
 // OpenBLAS
 
 #ifdef ACCUCHECK_HAVE_OPENBLAS
-ProductWorkload random_product(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, std::uint64_t seed,
-                               bool cancelling) {
-  ProductWorkload p;
-  p.format = Format::f32;
-  p.rows = rows;
-  p.cols = cols;
-  p.batch = batch;
-  p.steps = steps;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  auto f32 = [](double x) { return static_cast<double>(static_cast<float>(x)); };
-  p.initial.resize(rows * cols);
-  for (double& x : p.initial) x = f32(u(rng));
-  p.a.resize(steps * rows * batch);
-  p.b.resize(steps * batch * cols);
-  for (double& x : p.a) x = f32(u(rng));
-  for (std::size_t i = 0; i < p.b.size(); ++i) p.b[i] = f32(cancelling && i % 2 ? -p.b[i - 1] * 1.0000001 : u(rng));
-  return p;
-}
-
 TEST(OpenBlas, WithinProductsBoundWithKSplitIntoBlocks) {
   // K = 1000 exceeds every x86 sgemm kernel's K blocking (GEMM_Q <= 768 in OpenBLAS 0.3.21):
   // each element is then a sum of block chains added into C.
@@ -468,12 +445,9 @@ TEST(StochasticRounding, CandidatesAndProbabilitiesInBf16) {
 TEST(StochasticRounding, StagnationIsBrokenOnAverage) {
   // bf16 from 256, 64 steps of +1: round to nearest stays at 256 (every step a tie to even);
   // SR's mean over independent seeds is the exact 320.
-  DenseWorkload w;
-  w.format = Format::bf16;
-  w.elements = 1;
-  w.steps = 64;
-  w.initial = {256};
-  w.addends.assign(64, 1.0);
+  std::vector<double> column(65, 1.0);
+  column[0] = 256;
+  const DenseWorkload w = test::column_workload(Format::bf16, column);
   EXPECT_EQ(run(backend("naive_bf16"), w)[0], 256);
   double mean = 0;
   constexpr int kSeeds = 2000;

@@ -11,6 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "accucheck/hash.h"
+
 namespace accucheck {
 
 class ChoiceStream {
@@ -61,12 +63,12 @@ class ChoiceWriter {
 // A seeded PRNG (SplitMix64, Steele, Lea & Flood, OOPSLA 2014): a case regenerates from its seed.
 class SeededChoiceStream final : public ChoiceStream {
  public:
-  explicit SeededChoiceStream(std::uint64_t seed) : state_(seed) {}
+  explicit SeededChoiceStream(std::uint64_t seed) : generator_(seed) {}
   std::uint64_t draw(std::uint64_t bound) override;
-  std::uint64_t next();
+  std::uint64_t next() { return generator_.next(); }
 
  private:
-  std::uint64_t state_;
+  SplitMix64 generator_;
 };
 
 // Records every draw of another stream as bytes, so that a case found by a seeded campaign

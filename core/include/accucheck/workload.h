@@ -1,6 +1,9 @@
 // Workloads: what a backend is asked to accumulate.
 #pragma once
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -70,6 +73,35 @@ struct SparseWorkload {
   std::size_t pairs() const { return row_index.size(); }
   std::string validate() const;
 };
+
+// Equality of workloads: every field, the family included, and every value bit for bit: +0
+// and -0 differ, any NaN equals any NaN (formats and case files keep no NaN payloads). Hence
+// not `= default`, whose double == would make a NaN unequal to itself and -0 equal to +0.
+// Workload (the variant) compares through these.
+namespace workload_detail {
+inline bool same_value_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](double x, double y) {
+    return std::isnan(x) ? std::isnan(y) : std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
+  });
+}
+}  // namespace workload_detail
+
+inline bool operator==(const DenseWorkload& a, const DenseWorkload& b) {
+  using workload_detail::same_value_bits;
+  return a.format == b.format && a.elements == b.elements && a.steps == b.steps && a.family == b.family &&
+         same_value_bits(a.initial, b.initial) && same_value_bits(a.addends, b.addends);
+}
+inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
+  using workload_detail::same_value_bits;
+  return a.format == b.format && a.rows == b.rows && a.cols == b.cols && a.batch == b.batch && a.steps == b.steps &&
+         a.family == b.family && same_value_bits(a.initial, b.initial) && same_value_bits(a.a, b.a) && same_value_bits(a.b, b.b);
+}
+inline bool operator==(const SparseWorkload& a, const SparseWorkload& b) {
+  using workload_detail::same_value_bits;
+  return a.format == b.format && a.rows == b.rows && a.dim == b.dim && a.steps == b.steps && a.family == b.family &&
+         a.step_offsets == b.step_offsets && a.row_index == b.row_index && same_value_bits(a.initial, b.initial) &&
+         same_value_bits(a.values, b.values);
+}
 
 enum class WorkloadKind : std::uint8_t { dense, product, sparse };
 std::string_view name(WorkloadKind k);

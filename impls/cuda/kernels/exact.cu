@@ -14,6 +14,7 @@
 // Neither result depends on the grid: the sum is exact, so the grid may follow the device.
 #include <mutex>
 
+#include "accucheck/hash.h"
 #include "cuda/exact/superacc.h"
 #include "cuda/kernels/api.h"
 #include "cuda/kernels/device_common.cuh"
@@ -331,19 +332,12 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) { CUDA_CHECK(cu
 
 namespace dev {
 
-__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // Random sign, random significand, exponent spread over 2^-40 .. 2^40 (f32) or 2^-200 .. 2^200
 // (f64): many bins and cells in use, heavy cancellation, no overflow of a float sum.
 __global__ void fill_f32(float* x, std::uint64_t n, std::uint64_t seed) {
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::uint64_t r = mix(seed ^ mix(i));
+    const std::uint64_t r = splitmix64(seed ^ splitmix64(i));
     const unsigned exponent = 127 - 40 + static_cast<unsigned>((r >> 32) % 81);
     x[i] = __uint_as_float((static_cast<unsigned>(r >> 63) << 31) | (exponent << 23) | static_cast<unsigned>(r & 0x7fffffu));
   }
@@ -351,7 +345,7 @@ __global__ void fill_f32(float* x, std::uint64_t n, std::uint64_t seed) {
 __global__ void fill_f64(double* x, std::uint64_t n, std::uint64_t seed) {
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::uint64_t r = mix(seed ^ mix(i)), s = mix(r);
+    const std::uint64_t r = splitmix64(seed ^ splitmix64(i)), s = splitmix64(r);
     const std::uint64_t exponent = 1023 - 200 + (s % 401);
     x[i] = __longlong_as_double(static_cast<long long>(((r >> 63) << 63) | (exponent << 52) | (r & ((1ULL << 52) - 1))));
   }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "accucheck/hash.h"
 #include "common/per_element.h"
 #include "cuda/models/tree_models.h"
 
@@ -20,11 +21,11 @@ namespace accucheck::impls {
 namespace {
 
 std::uint64_t workload_hash(const DenseWorkload& w) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
+  std::uint64_t h = kFnv1aOffsetBasis;
   auto see = [&h](double x) {
     std::uint64_t bits;
     std::memcpy(&bits, &x, sizeof bits);
-    h = cuda_models::mix64(h ^ bits);
+    h = splitmix64(h ^ bits);
   };
   for (double x : w.initial) see(x);
   for (double x : w.addends) see(x);
@@ -34,13 +35,13 @@ std::uint64_t workload_hash(const DenseWorkload& w) {
 template <class T, class Add>
 DenseRun atomic_run(Add add) {
   return [add](const DenseWorkload& w, std::span<double> result, const RunOptions& options) {
-    const std::uint64_t key = cuda_models::mix64(options.order_seed ^ workload_hash(w));
+    const std::uint64_t key = splitmix64(options.order_seed ^ workload_hash(w));
     std::vector<std::size_t> order(w.steps);
     for (std::size_t j = 0; j < w.elements; ++j) {
       std::iota(order.begin(), order.end(), std::size_t{0});
-      std::uint64_t state = cuda_models::mix64(key ^ (0xa70311cULL + j));
+      std::uint64_t state = splitmix64(key ^ (0xa70311cULL + j));
       for (std::size_t i = order.size(); i > 1; --i) {  // Fisher-Yates
-        state = cuda_models::mix64(state);
+        state = splitmix64(state);
         const auto k = static_cast<std::size_t>((static_cast<unsigned __int128>(state) * i) >> 64);
         std::swap(order[i - 1], order[k]);
       }

@@ -97,12 +97,4 @@ T block_tree_sum(std::uint64_t n, Load load, const BlockConfig& c, T identity, A
   return block_reduce(thread_sum.data(), c.threads, identity, add);
 }
 
-// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014): the order of the atomic models' updates.
-inline std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace accucheck::cuda_models

@@ -22,6 +22,7 @@
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
 #include "accucheck/families.h"
+#include "accucheck/testing/backends.h"
 #include "cuda/device.h"
 
 namespace accucheck {
@@ -36,15 +37,9 @@ class Gpu : public ::testing::Test {
     if (!cuda::device_status().usable)
       GTEST_SKIP() << "GPU test skipped: " << cuda::device_status().description;
   }
-  static const Backend& backend(const std::string& name) {
-    const Backend* b = Registry::global().find(name);
-    if (!b) throw std::runtime_error(name + " is not registered");
-    return *b;
-  }
+  static const Backend& backend(const std::string& name) { return test::registered_backend(name); }
   static std::vector<double> run(const Backend& b, const Workload& w, std::uint64_t seed = 0) {
-    std::vector<double> out(element_count(w));
-    b.run(w, out, RunOptions{0, seed});
-    return out;
+    return test::results_of(b, w, RunOptions{0, seed});
   }
 };
 

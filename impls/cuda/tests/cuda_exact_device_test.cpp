@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "accucheck/fast_exact.h"
+#include "accucheck/testing/bits.h"
 #include "cuda/device.h"
 #include "cuda/exact/superacc.h"
 #include "cuda/kernels/api.h"
@@ -33,10 +34,7 @@ class ExactDevice : public ::testing::Test {
   }
 };
 
-bool same(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using test::same_bits;
 
 template <class T>
 struct OnDevice {
@@ -56,9 +54,9 @@ void check(const std::vector<T>& host, const cuda::DeviceExactResult& r, bool ab
     oracle.add(static_cast<double>(v));
     model.add(v);
   }
-  EXPECT_TRUE(same(r.rounded_f64, oracle.rounded(Format::f64)))
+  EXPECT_TRUE(same_bits(r.rounded_f64, oracle.rounded(Format::f64)))
       << what << ": f64 " << hex_float(r.rounded_f64) << " vs oracle " << hex_float(oracle.rounded(Format::f64));
-  EXPECT_TRUE(same(r.rounded_f32, oracle.rounded(Format::f32)))
+  EXPECT_TRUE(same_bits(r.rounded_f32, oracle.rounded(Format::f32)))
       << what << ": f32 " << hex_float(r.rounded_f32) << " vs oracle " << hex_float(oracle.rounded(Format::f32));
   hd::normalize(model.cell, 1);
   for (int i = 0; i < hd::kChunks; ++i) ASSERT_EQ(r.cells[i], model.cell[i]) << what << ": cell " << i;

@@ -17,6 +17,8 @@
 
 #include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/seed.h"
 #include "cuda/exact/superacc.h"
 
 namespace accucheck {
@@ -36,10 +38,7 @@ hd::Target target(Format f) {
   return hd::kF64;
 }
 
-bool same(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using test::same_bits;
 
 // Deposits every value through the double path (and, when every value is a float, separately
 // through the float path) and compares each rounding with the oracle's.
@@ -58,11 +57,11 @@ void expect_matches_oracle(const std::vector<double>& xs, const std::string& wha
   for (Format f : kFormats) {
     const double want = oracle.rounded(f);
     const double got = by_double.rounded(target(f));
-    EXPECT_TRUE(same(got, want)) << what << ": " << name(f) << " via double deposits: got " << hex_float(got) << ", oracle "
+    EXPECT_TRUE(same_bits(got, want)) << what << ": " << name(f) << " via double deposits: got " << hex_float(got) << ", oracle "
                                  << hex_float(want) << " (" << xs.size() << " addends)";
     if (all_float) {
       const double got_float = by_float.rounded(target(f));
-      EXPECT_TRUE(same(got_float, want)) << what << ": " << name(f) << " via float deposits: got " << hex_float(got_float)
+      EXPECT_TRUE(same_bits(got_float, want)) << what << ": " << name(f) << " via float deposits: got " << hex_float(got_float)
                                          << ", oracle " << hex_float(want);
     }
   }
@@ -101,7 +100,7 @@ TEST(SuperAccumulator, SingleValuesRoundLikeTheOracle) {
 }
 
 TEST(SuperAccumulator, RandomSumsAcrossTheWholeRange) {
-  std::mt19937_64 rng(20240601);
+  std::mt19937_64 rng(test::test_seed(20240601));
   for (int trial = 0; trial < 400; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 60);
     const int lo = -1074 + static_cast<int>(rng() % 1000), hi = lo + static_cast<int>(rng() % 1000);
@@ -112,7 +111,7 @@ TEST(SuperAccumulator, RandomSumsAcrossTheWholeRange) {
 }
 
 TEST(SuperAccumulator, FloatsOfEveryExponent) {
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(test::test_seed(7));
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<double> xs;
     const int n = 1 + static_cast<int>(rng() % 40);
@@ -128,7 +127,7 @@ TEST(SuperAccumulator, FloatsOfEveryExponent) {
 }
 
 TEST(SuperAccumulator, MassiveCancellationLeavesTheTinyRemainder) {
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(test::test_seed(11));
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<double> xs;
     const int n = 2 + static_cast<int>(rng() % 30);
@@ -188,7 +187,7 @@ TEST(SuperAccumulator, SpecialValuesAndZeroSigns) {
 }
 
 TEST(SuperAccumulator, LongSumsCrossTheNormalizationInterval) {
-  std::mt19937_64 rng(3);
+  std::mt19937_64 rng(test::test_seed(3));
   for (int n : {hd::kMaxDeposits - 1, hd::kMaxDeposits, hd::kMaxDeposits + 1, 5000, 70000}) {
     std::vector<double> xs;
     for (int i = 0; i < n; ++i) xs.push_back(i % 3 == 0 ? DBL_MAX / 4 : random_double(rng, -1074, 1000));
@@ -200,7 +199,7 @@ TEST(SuperAccumulator, LongSumsCrossTheNormalizationInterval) {
 }
 
 TEST(SuperAccumulator, MergeEqualsOneAccumulator) {
-  std::mt19937_64 rng(5);
+  std::mt19937_64 rng(test::test_seed(5));
   for (int trial = 0; trial < 50; ++trial) {
     std::vector<double> xs;
     for (int i = 0; i < 3000; ++i) xs.push_back(random_double(rng, -1074, 1000));
@@ -212,14 +211,14 @@ TEST(SuperAccumulator, MergeEqualsOneAccumulator) {
     left.merge(right);
     hd::normalize(whole.cell, 1);
     for (int c = 0; c < hd::kChunks; ++c) ASSERT_EQ(left.cell[c], whole.cell[c]) << "cell " << c;
-    for (Format f : kFormats) EXPECT_TRUE(same(left.rounded(target(f)), whole.rounded(target(f))));
+    for (Format f : kFormats) EXPECT_TRUE(same_bits(left.rounded(target(f)), whole.rounded(target(f))));
   }
 }
 
 TEST(SuperAccumulator, IntegerDepositsAtEveryAlignment) {
   // The device reductions fold per-block integers (bins of u_k = 2^(pos - 1074)) in with
   // deposit_integer; v 2^(pos-1074) is the exact sum of its two 32-bit halves as doubles.
-  std::mt19937_64 rng(9);
+  std::mt19937_64 rng(test::test_seed(9));
   for (int trial = 0; trial < 2000; ++trial) {
     const auto v = static_cast<std::int64_t>(rng());
     const int pos = static_cast<int>(rng() % (32 * (hd::kChunks - 3) - 1100));
@@ -233,7 +232,7 @@ TEST(SuperAccumulator, IntegerDepositsAtEveryAlignment) {
     oracle.add(low);
     acc.flags |= hd::kNotAllNegZero;  // the oracle's addends are +0 at worst, never all -0
     for (Format f : kFormats)
-      ASSERT_TRUE(same(acc.rounded(target(f)), oracle.rounded(f))) << "v=" << v << " pos=" << pos << " " << name(f);
+      ASSERT_TRUE(same_bits(acc.rounded(target(f)), oracle.rounded(f))) << "v=" << v << " pos=" << pos << " " << name(f);
   }
 }
 

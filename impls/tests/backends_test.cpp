@@ -1,10 +1,10 @@
 // Every registered backend on fixed adversarial workloads, judged by judge() against the
 // bound it states: no violation verdicts. correctly_rounded_* equal the oracle's RNE(S) bit for
-// bit, naive_f32 equals a plain float loop, and judge() does flag deliberately wrong results.
+// bit, naive_f32 equals a plain float loop, the tree backends follow their order models, and
+// judge() does flag deliberately wrong results.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -14,21 +14,27 @@
 #include <vector>
 
 #include "accucheck/backend.h"
+#include "accucheck/bound.h"
 #include "accucheck/exact.h"
+#include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/order_models.h"
+#include "accucheck/testing/seed.h"
+#include "accucheck/testing/workloads.h"
 #include "accucheck/verdict.h"
 #include "accucheck/workload.h"
 
 namespace accucheck {
 namespace {
 
+using test::column_workload;
+using test::random_dense;
+using test::same_bits;
+using test::test_seed;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-bool same_bits(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
 
 struct Case {
   std::string label;
@@ -124,38 +130,6 @@ std::vector<Case> adversarial_cases(Format f) {
   return cases;
 }
 
-// A workload with one element per case of the same length (columns of the same length share
-// a workload, so element indexing is exercised).
-DenseWorkload one_element(Format f, const std::vector<double>& column) {
-  DenseWorkload w;
-  w.format = f;
-  w.elements = 1;
-  w.steps = column.size() - 1;
-  w.initial = {column[0]};
-  w.addends.assign(column.begin() + 1, column.end());
-  w.family = "hand";
-  return w;
-}
-
-DenseWorkload random_dense(Format f, std::size_t elements, std::size_t steps, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const auto& t = traits(f);
-  DenseWorkload w;
-  w.format = f;
-  w.elements = elements;
-  w.steps = steps;
-  auto draw = [&] {
-    const int e = static_cast<int>(rng() % 24) - 12;
-    double x = round_to_format(std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53), e), f);
-    if (rng() % 16 == 0) x = static_cast<double>(1 + rng() % 50) * smallest_subnormal(f);
-    if (rng() % 64 == 0) x = std::ldexp(1.0, t.emax - 8);
-    return (rng() & 1) ? -x : x;
-  };
-  for (std::size_t j = 0; j < elements; ++j) w.initial.push_back(draw());
-  for (std::size_t i = 0; i < elements * steps; ++i) w.addends.push_back(draw());
-  return w;
-}
-
 void run_and_judge(const Backend& b, const DenseWorkload& w, const std::string& label, unsigned threads = 0) {
   ASSERT_EQ(w.validate(), "") << label;
   std::vector<double> result(w.elements, 12345.0);
@@ -216,7 +190,7 @@ TEST(Backends, AdversarialCasesNoViolation) {
       bool representable_case = true;
       for (double x : c.column) representable_case = representable_case && representable(x, b->storage);
       if (!representable_case) continue;
-      run_and_judge(*b, one_element(b->storage, c.column), c.label);
+      run_and_judge(*b, column_workload(b->storage, c.column), c.label);
     }
   }
 }
@@ -224,7 +198,7 @@ TEST(Backends, AdversarialCasesNoViolation) {
 TEST(Backends, RandomMultiElementWorkloads) {
   for (const Backend* b : dense_backends()) {
     for (std::uint64_t seed : {1, 2}) {
-      const DenseWorkload w = random_dense(b->storage, 37, seed == 1 ? 1 : 300, seed);
+      const DenseWorkload w = random_dense(b->storage, 37, seed == 1 ? 1 : 300, test_seed(seed));
       run_and_judge(*b, w, "random " + std::to_string(seed));
     }
   }
@@ -233,7 +207,7 @@ TEST(Backends, RandomMultiElementWorkloads) {
 TEST(Backends, ThreadCountsAndOrders) {
   for (const Backend* b : dense_backends()) {
     if (b->determinism != Determinism::run_to_run_nondeterministic) continue;
-    const DenseWorkload w = random_dense(b->storage, 9, 500, 3);
+    const DenseWorkload w = random_dense(b->storage, 9, 500, test_seed(3));
     for (unsigned threads : {1u, 2u, 3u, 7u, 64u, 1000u})
       run_and_judge(*b, w, "threads " + std::to_string(threads), threads);
   }
@@ -243,7 +217,7 @@ TEST(Backends, ThreadCountsAndOrders) {
 TEST(Backends, DeterministicClassesRepeat) {
   for (const Backend* b : dense_backends()) {
     if (b->determinism == Determinism::run_to_run_nondeterministic) continue;
-    const DenseWorkload w = random_dense(b->storage, 5, 200, 4);
+    const DenseWorkload w = random_dense(b->storage, 5, 200, test_seed(4));
     std::vector<double> first(w.elements), again(w.elements);
     b->run_dense(w, first, RunOptions{});
     for (unsigned threads : {1u, 4u}) {
@@ -262,8 +236,8 @@ TEST(Backends, DeterministicClassesRepeat) {
       if (!ok) continue;
       std::vector<double> reversed(c.column.rbegin(), c.column.rend());
       double r1[1], r2[1];
-      b->run_dense(one_element(b->storage, c.column), r1, RunOptions{});
-      b->run_dense(one_element(b->storage, reversed), r2, RunOptions{});
+      b->run_dense(column_workload(b->storage, c.column), r1, RunOptions{});
+      b->run_dense(column_workload(b->storage, reversed), r2, RunOptions{});
       EXPECT_TRUE(same_bits(r1[0], r2[0])) << b->name << " " << c.label;
     }
   }
@@ -273,7 +247,7 @@ TEST(Backends, NaiveF32IsAPlainFloatLoop) {
   const Backend* naive = Registry::global().find("naive_f32");
   ASSERT_TRUE(naive);
   std::vector<Case> cases = adversarial_cases(Format::f32);
-  const DenseWorkload random = random_dense(Format::f32, 1, 2000, 9);
+  const DenseWorkload random = random_dense(Format::f32, 1, 2000, test_seed(9));
   std::vector<double> column;
   random.column(0, column);
   cases.push_back({"random", column});
@@ -284,7 +258,7 @@ TEST(Backends, NaiveF32IsAPlainFloatLoop) {
     volatile float acc = static_cast<float>(c.column[0]);
     for (std::size_t i = 1; i < c.column.size(); ++i) acc = acc + static_cast<float>(c.column[i]);
     double result[1];
-    naive->run_dense(one_element(Format::f32, c.column), result, RunOptions{});
+    naive->run_dense(column_workload(Format::f32, c.column), result, RunOptions{});
     EXPECT_TRUE(same_bits(result[0], acc)) << c.label << ": " << hex_float(result[0]) << " vs " << hex_float(acc);
   }
 }
@@ -301,7 +275,7 @@ TEST(Backends, NeumaierRunningSumOverflowFailsThePrecondition) {
   column[0] = 32768.0;
   const Backend* b = Registry::global().find("neumaier_f16");
   ASSERT_TRUE(b);
-  const DenseWorkload w = one_element(Format::f16, column);
+  const DenseWorkload w = column_workload(Format::f16, column);
   double result[1];
   b->run_dense(w, result, RunOptions{});
   EXPECT_TRUE(std::isinf(result[0])) << hex_float(result[0]);
@@ -324,7 +298,7 @@ TEST(Backends, StagnationIsReportedAsVacuous) {
   for (const auto& [backend, stuck] : {std::pair{"naive_bf16", 256.0}, std::pair{"naive_f16", 2048.0}}) {
     const Backend* b = Registry::global().find(backend);
     ASSERT_TRUE(b);
-    const DenseWorkload w = one_element(b->storage, ones);
+    const DenseWorkload w = column_workload(b->storage, ones);
     double result[1];
     b->run_dense(w, result, RunOptions{});
     EXPECT_EQ(result[0], stuck) << backend;
@@ -335,12 +309,12 @@ TEST(Backends, StagnationIsReportedAsVacuous) {
   // Where the bound is not vacuous yet (256 ones in bf16, 2048 in f16) naive is exact.
   const Backend* bf = Registry::global().find("naive_bf16");
   double result[1];
-  bf->run_dense(one_element(Format::bf16, std::vector<double>(256, 1.0)), result, RunOptions{});
+  bf->run_dense(column_workload(Format::bf16, std::vector<double>(256, 1.0)), result, RunOptions{});
   EXPECT_EQ(result[0], 256.0);
   // A wider accumulator does not stagnate: 3000 ones summed in f32, rounded once to bf16, whose
   // spacing is 16 there: 3000 is the midpoint of 2992 = 187*16 and 3008 = 188*16, ties to 3008.
   const Backend* wide = Registry::global().find("widened_bf16_acc_f32");
-  wide->run_dense(one_element(Format::bf16, ones), result, RunOptions{});
+  wide->run_dense(column_workload(Format::bf16, ones), result, RunOptions{});
   EXPECT_EQ(result[0], 3008.0);
 }
 
@@ -369,8 +343,74 @@ TEST(Backends, JudgeFlagsWrongResults) {
               Verdict::not_correctly_rounded);
   }
   // A special-value rule broken: NaN addend, finite result.
-  const DenseWorkload nan = one_element(Format::f32, {1.0, kNaN});
+  const DenseWorkload nan = column_workload(Format::f32, {1.0, kNaN});
   EXPECT_EQ(judge(naive->bound, Format::f32, exact_element(nan, 0), 1.0).verdict, Verdict::special_value_mismatch);
+}
+
+// The tree backends follow the order models that core's tree heights are checked against
+// (testing/order_models.h; core/tests/bound_test.cpp): bit-identical results on f32 data.
+TEST(TreeHeight, ModelsAreTheBackendsOrders) {
+  const Backend* pairwise = Registry::global().find("pairwise_f32");
+  const Backend* blocked = Registry::global().find("blocked64_f32");
+  const Backend* lanes = Registry::global().find("lanes8_f32");
+  ASSERT_TRUE(pairwise && blocked && lanes);
+  EXPECT_EQ(to_string(pairwise->bound), "tree(numpy,f32)");
+  EXPECT_EQ(to_string(blocked->bound), "tree(blocked:64,f32)");
+  EXPECT_EQ(to_string(lanes->bound), "tree(lanes:8,f32)");
+  std::mt19937_64 rng(test_seed(41));
+  for (std::size_t n : {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 1000, 4097}) {
+    for (int trial = 0; trial < 5; ++trial) {
+      std::vector<float> x(n);
+      for (auto& v : x) v = std::ldexp(static_cast<float>(rng() >> 40) + 1.0f, static_cast<int>(rng() % 40) - 30) *
+                            ((rng() & 1) ? -1.0f : 1.0f);
+      const DenseWorkload w = column_workload(Format::f32, std::vector<double>(x.begin(), x.end()));
+      double result[1];
+      pairwise->run_dense(w, result, RunOptions{});
+      EXPECT_EQ(result[0], test::model_numpy(x.data(), n)) << "pairwise n=" << n;
+      blocked->run_dense(w, result, RunOptions{});
+      EXPECT_EQ(result[0], test::model_blocked(x.data(), n, 64)) << "blocked n=" << n;
+      lanes->run_dense(w, result, RunOptions{});
+      EXPECT_EQ(result[0], test::model_lanes8(x.data(), n)) << "lanes n=" << n;
+    }
+  }
+}
+
+// 2^e as a fixed-point integer.
+FixedInt pow2(int e) { return FixedInt(1) << (e + fixed_scale); }
+
+// BOUNDS.md's counterexample (the kahan(f64) bound is core's; kahan_f64 is the backend): Kahan's loop on (-22, -(2^54+4), -(2^56-8), 8) in binary64 errs
+// by 22 = 2.2 u A, more than the textbook 2u A, but within kahan(f64) = (3u + 70u^2) A.
+TEST(BoundEval, KahanCounterexample) {
+  const std::vector<double> x = {-22.0, -(0x1p54 + 4), -(0x1p56 - 8), 8.0};
+  // Kahan's loop written here, in plain double.
+  volatile double s = x[0], c = 0.0;
+  for (std::size_t i = 1; i < x.size(); ++i) {
+    const double y = x[i] - c;
+    const double t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+  const Backend* kahan = Registry::global().find("kahan_f64");
+  ASSERT_TRUE(kahan);
+  EXPECT_EQ(to_string(kahan->bound), "kahan(f64)");
+  double result[1];
+  kahan->run_dense(column_workload(Format::f64, x), result, RunOptions{});
+  EXPECT_EQ(result[0], s);
+  const ExactSum exact = boost_exact_sum(x);
+  // S = -(2^56 + 2^54) - 10, A = 2^56 + 2^54 + 26 (by hand).
+  EXPECT_EQ(exact.sum, -(pow2(56) + pow2(54) + 10 * pow2(0)));
+  EXPECT_EQ(exact.abs_sum, pow2(56) + pow2(54) + 26 * pow2(0));
+  FixedInt error = to_fixed(result[0]) - exact.sum;
+  if (error < 0) error = -error;
+  EXPECT_EQ(error, 22 * pow2(0));
+  // 2 u A = A / 2^52 = 20.000000000000004 < 22.
+  EXPECT_GT(error * (FixedInt(1) << 52), exact.abs_sum);
+  const BoundCheck check = check_error_bound(kahan->bound, Format::f64, exact, error);
+  EXPECT_TRUE(check.within);
+  EXPECT_TRUE(check.precondition_met);
+  EXPECT_FALSE(check.vacuous);
+  EXPECT_GT(check.bound, 30.0);
+  EXPECT_LT(check.bound, 30.000001);
 }
 
 }  // namespace
