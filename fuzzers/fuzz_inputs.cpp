@@ -27,9 +27,7 @@
 #include "accucheck/choice.h"
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
-#ifdef ACCUCHECK_FUZZ_HAVE_NPY
 #include "accucheck/npy.h"
-#endif
 
 using namespace accucheck;
 
@@ -150,7 +148,6 @@ void bound_reader(std::string_view text) {
 }
 
 void npy_reader(std::string_view text) {
-#ifdef ACCUCHECK_FUZZ_HAVE_NPY
   NpyLimits limits;
   limits.max_bytes = std::uint64_t{1} << 24;  // the fuzzer's memory limit is 2 GiB
   NpyArray a;
@@ -176,9 +173,6 @@ void npy_reader(std::string_view text) {
   } catch (const std::exception& e) {
     finding(".npy", std::string("reading the values threw something other than NpyError: ") + e.what(), text);
   }
-#else
-  (void)text;  // core has no .npy reader yet
-#endif
 }
 
 }  // namespace

@@ -33,9 +33,7 @@
 #include "accucheck/float_gen.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
-#ifdef ACCUCHECK_FUZZ_HAVE_NPY
 #include "accucheck/npy.h"
-#endif
 
 using namespace accucheck;
 using namespace accucheck::fuzz;
@@ -295,14 +293,12 @@ void write_seeds(const fs::path& root) {
     write_seed(dir, "json", text_input(2, "{\"a\": [1, 2.5e-3, \"x\\u00e9\", true, null, {\"b\": -0}]}"));
     write_seed(dir, "json-deep", text_input(2, std::string(70, '[') + std::string(70, ']')));
     for (const char* b : kBoundTexts) write_seed(dir, "bound", text_input(3, b));
-#ifdef ACCUCHECK_FUZZ_HAVE_NPY
     const std::size_t shape[] = {2, 3};
     const double values[] = {1.0, -0.0, 0.5, 65504.0, 1e-7, -2.0};
     for (Format f : all_formats) {
       const auto bytes = npy_bytes(f, shape, values);
       write_seed(dir, "npy-" + std::string(name(f)), text_input(4, std::string(bytes.begin(), bytes.end())));
     }
-#endif
   }
 }
 
