@@ -19,6 +19,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libopenblas-dev
+  libcli11-dev    # tools/: the command line (header-only CLI11)
   chromium        # tools/tests/report_test.py: the HTML report renders in headless Chromium
 )
 

@@ -1,21 +1,79 @@
 # Small helpers so that each directory's CMakeLists.txt reads as a list of what is built.
+#
+# Keywords shared by the helpers that make targets:
+#   DEPS            libraries linked (consumers of a library see them too)
+#   PUBLIC_INCLUDE  include directories of the target and of its consumers
+#   INCLUDES        include directories of the target alone
+#   PUBLIC_DEFINES  preprocessor definitions of the target and of its consumers
+#   DEFINES         preprocessor definitions of the target alone
+#   OPTIONS         compile options of the target alone
+#   PROPERTIES      target properties, as name value pairs
+#   DEPENDS         targets built before this one, not linked (a plugin a test loads, the CLI a test runs)
+set(ACCUCHECK_TARGET_KEYWORDS DEPS PUBLIC_INCLUDE INCLUDES PUBLIC_DEFINES DEFINES OPTIONS PROPERTIES DEPENDS)
 
-# accucheck_library(NAME <name> [OBJECT] SOURCES ... [DEPS ...] [PUBLIC_INCLUDE dir])
-#   Defines accucheck_<name> with the alias accucheck::<name>.
-function(accucheck_library)
-  cmake_parse_arguments(ARG "OBJECT" "NAME;PUBLIC_INCLUDE" "SOURCES;DEPS" ${ARGN})
-  set(kind STATIC)
-  if(ARG_OBJECT)
-    # Backends register themselves from static initialisers; an OBJECT library keeps
-    # every registration linked into every consumer.
-    set(kind OBJECT)
+# Applies the shared keywords, parsed with prefix ARG, to `target`; `public` is the scope of
+# what consumers see (PUBLIC, or INTERFACE for an interface library).
+macro(_accucheck_apply_target_keywords target public)
+  if(ARG_DEPS)
+    target_link_libraries(${target} ${public} ${ARG_DEPS})
   endif()
-  add_library(accucheck_${ARG_NAME} ${kind} ${ARG_SOURCES})
-  add_library(accucheck::${ARG_NAME} ALIAS accucheck_${ARG_NAME})
   if(ARG_PUBLIC_INCLUDE)
-    target_include_directories(accucheck_${ARG_NAME} PUBLIC ${ARG_PUBLIC_INCLUDE})
+    target_include_directories(${target} ${public} ${ARG_PUBLIC_INCLUDE})
   endif()
-  target_link_libraries(accucheck_${ARG_NAME} PUBLIC ${ARG_DEPS})
+  if(ARG_PUBLIC_DEFINES)
+    target_compile_definitions(${target} ${public} ${ARG_PUBLIC_DEFINES})
+  endif()
+  if(ARG_INCLUDES OR ARG_DEFINES OR ARG_OPTIONS)
+    if(public STREQUAL "INTERFACE")
+      message(FATAL_ERROR "${target}: an INTERFACE library has no INCLUDES, DEFINES or OPTIONS of its own (PUBLIC_INCLUDE, PUBLIC_DEFINES)")
+    endif()
+    target_include_directories(${target} PRIVATE ${ARG_INCLUDES})
+    target_compile_definitions(${target} PRIVATE ${ARG_DEFINES})
+    target_compile_options(${target} PRIVATE ${ARG_OPTIONS})
+  endif()
+  if(ARG_PROPERTIES)
+    set_target_properties(${target} PROPERTIES ${ARG_PROPERTIES})
+  endif()
+  if(ARG_DEPENDS)
+    add_dependencies(${target} ${ARG_DEPENDS})
+  endif()
+endmacro()
+
+# accucheck_library(NAME <name> [OBJECT | INTERFACE] [EXCLUDE_FROM_ALL] [SOURCES ...] [shared keywords])
+#   Defines accucheck_<name> with the alias accucheck::<name>. OBJECT: every object file reaches
+#   every consumer (backends register themselves from static initialisers). INTERFACE: no sources,
+#   only what its consumers get (DEPS, PUBLIC_INCLUDE, PUBLIC_DEFINES, DEPENDS). EXCLUDE_FROM_ALL:
+#   built only when something that is built needs it.
+function(accucheck_library)
+  cmake_parse_arguments(ARG "OBJECT;INTERFACE;EXCLUDE_FROM_ALL" "NAME" "SOURCES;${ACCUCHECK_TARGET_KEYWORDS}" ${ARGN})
+  set(target accucheck_${ARG_NAME})
+  set(public PUBLIC)
+  set(exclude "")
+  if(ARG_EXCLUDE_FROM_ALL)
+    set(exclude EXCLUDE_FROM_ALL)
+  endif()
+  if(ARG_INTERFACE)
+    add_library(${target} INTERFACE)
+    set(public INTERFACE)
+  elseif(ARG_OBJECT)
+    add_library(${target} OBJECT ${exclude} ${ARG_SOURCES})
+  else()
+    add_library(${target} STATIC ${exclude} ${ARG_SOURCES})
+  endif()
+  add_library(accucheck::${ARG_NAME} ALIAS ${target})
+  _accucheck_apply_target_keywords(${target} ${public})
+endfunction()
+
+# accucheck_executable(NAME <name> SOURCES ... [OUTPUT_DIRECTORY dir] [shared keywords])
+#   A program (the CLI, a tool, a benchmark); OUTPUT_DIRECTORY: where it is written (default: the
+#   build directory of its CMakeLists.txt).
+function(accucheck_executable)
+  cmake_parse_arguments(ARG "" "NAME;OUTPUT_DIRECTORY" "SOURCES;${ACCUCHECK_TARGET_KEYWORDS}" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  _accucheck_apply_target_keywords(${ARG_NAME} PRIVATE)
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+  endif()
 endfunction()
 
 # The arguments every test helper takes (NAME, LABELS: default unit, TIMEOUT: default 600 s,
@@ -95,7 +153,7 @@ endfunction()
 
 include(GoogleTest OPTIONAL)
 
-# accucheck_fuzzer(NAME <name> SOURCES ... [DEPS ...] [TIMEOUT s])
+# accucheck_fuzzer(NAME <name> SOURCES ... [TIMEOUT s] [shared keywords])
 #   A fuzz target: the sources define LLVMFuzzerTestOneInput (and optionally
 #   LLVMFuzzerInitialize / LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver).
 #   ACCUCHECK_FUZZ ON:  a libFuzzer binary build-fuzz/fuzzers/<name>, linked with
@@ -106,12 +164,12 @@ include(GoogleTest OPTIONAL)
 #                       corpora/<name>/seed and corpora/<name>/regressions (when corpora/<name>
 #                       exists).
 function(accucheck_fuzzer)
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;${ACCUCHECK_TARGET_KEYWORDS}" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 900)
   endif()
   add_executable(${ARG_NAME} ${ARG_SOURCES})
-  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+  _accucheck_apply_target_keywords(${ARG_NAME} PRIVATE)
   set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzzers)
   if(ACCUCHECK_FUZZ)
     separate_arguments(engine UNIX_COMMAND "${ACCUCHECK_FUZZ_ENGINE}")
@@ -153,24 +211,73 @@ function(accucheck_numeric_coverage)
   endif()
 endfunction()
 
-# accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [DEFINES ...] [OPTIONS ...])
+# accucheck_plugin(NAME <target> SOURCES ... [OUTPUT_NAME name] [OUTPUT_DIRECTORY dir] [shared keywords but DEPS])
 #   A backend plugin: a C99 MODULE library built against core/include/accucheck/plugin.h only
 #   (it links nothing of accucheck), loaded at run time with --plugin. OPTIONS go to the
 #   compiler and the linker (-ffast-math must reach both: the link adds crtfastmath.o).
 function(accucheck_plugin)
-  cmake_parse_arguments(ARG "" "NAME;OUTPUT_NAME" "SOURCES;DEFINES;OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;OUTPUT_NAME;OUTPUT_DIRECTORY" "SOURCES;${ACCUCHECK_TARGET_KEYWORDS}" ${ARGN})
+  if(ARG_DEPS)
+    message(FATAL_ERROR "${ARG_NAME}: a plugin links nothing of accucheck (DEPS ${ARG_DEPS})")
+  endif()
   add_library(${ARG_NAME} MODULE ${ARG_SOURCES})
-  target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/core/include)
-  target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
-  target_compile_options(${ARG_NAME} PRIVATE -Wall -Wextra -pedantic ${ARG_OPTIONS})
+  list(PREPEND ARG_INCLUDES ${PROJECT_SOURCE_DIR}/core/include)
+  target_compile_options(${ARG_NAME} PRIVATE -Wall -Wextra -pedantic)
+  _accucheck_apply_target_keywords(${ARG_NAME} PRIVATE)
   target_link_options(${ARG_NAME} PRIVATE ${ARG_OPTIONS})
   set_target_properties(${ARG_NAME} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   if(ARG_OUTPUT_NAME)
     set_target_properties(${ARG_NAME} PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME})
   endif()
+  if(ARG_OUTPUT_DIRECTORY)
+    set_target_properties(${ARG_NAME} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
+  endif()
   if(UNIX)
     target_link_libraries(${ARG_NAME} PRIVATE m)
   endif()
+endfunction()
+
+# accucheck_optional_library(<OPTION> NAMES name... [PATH_SUFFIXES ...] FOR "<what it builds>" PACKAGE <package>)
+#   An optional third-party library: the cache option <OPTION> is AUTO (use it when it is found,
+#   the default), ON (required) or OFF. Sets <OPTION>_ENABLED (ON or OFF) in the caller and the
+#   cache entry <OPTION>_LIB (its path); with them a target's SOURCES, DEPS and DEFINES can name
+#   what it adds as generator expressions ($<$<BOOL:${<OPTION>_ENABLED}>:...>).
+function(accucheck_optional_library option)
+  cmake_parse_arguments(ARG "" "FOR;PACKAGE" "NAMES;PATH_SUFFIXES" ${ARGN})
+  list(GET ARG_NAMES 0 first_name)
+  set(${option} "AUTO" CACHE STRING "Build ${ARG_FOR}: AUTO (when lib${first_name} is found), ON or OFF")
+  set_property(CACHE ${option} PROPERTY STRINGS AUTO ON OFF)
+  set(enabled OFF)
+  if(NOT ${option} STREQUAL "OFF")
+    find_library(${option}_LIB NAMES ${ARG_NAMES} PATH_SUFFIXES ${ARG_PATH_SUFFIXES})
+    if(${option}_LIB)
+      set(enabled ON)
+      message(STATUS "accucheck: ${ARG_FOR} over ${${option}_LIB}")
+    elseif(${option} STREQUAL "ON")
+      message(FATAL_ERROR "${option}=ON but lib${first_name} was not found (apt-get install ${ARG_PACKAGE})")
+    else()
+      message(STATUS "accucheck: lib${first_name} not found, ${ARG_FOR} are not built")
+    endif()
+  endif()
+  set(${option}_ENABLED ${enabled} PARENT_SCOPE)
+endfunction()
+
+# accucheck_embedded_files(<variable> HEADER <name.h> NAMESPACE <ns> FILES <file>... [COMMENT text])
+#   Generates <name>.cpp, defining embedded_files() (declared in HEADER: {name, bytes} of every
+#   file) so that a binary carries its data with it; <variable> is its path, for SOURCES.
+function(accucheck_embedded_files variable)
+  cmake_parse_arguments(ARG "" "HEADER;NAMESPACE;COMMENT" "FILES" ${ARGN})
+  get_filename_component(stem ${ARG_HEADER} NAME_WE)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${stem}.cpp)
+  set(script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/EmbedFiles.cmake)
+  string(REPLACE ";" "|" file_list "${ARG_FILES}")  # one -D argument
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DHEADER=${ARG_HEADER} -DNAMESPACE=${ARG_NAMESPACE} -DFILES=${file_list} -P ${script}
+    DEPENDS ${ARG_FILES} ${script}
+    COMMENT "${ARG_COMMENT}"
+    VERBATIM)
+  set(${variable} ${out} PARENT_SCOPE)
 endfunction()
 
 # accucheck_find_python(MODULES ...)

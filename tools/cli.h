@@ -1,18 +1,22 @@
-// Shared by the accucheck subcommands: argument access, exit codes, errors.
+// Shared by the accucheck subcommands: the command line, exit codes, errors.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
-#include <utility>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "accucheck/backend.h"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace accucheck::cli {
 
@@ -21,52 +25,109 @@ inline constexpr int kExitOk = 0;         // nothing violated
 inline constexpr int kExitViolation = 1;  // a backend violated its stated bound
 inline constexpr int kExitUsage = 2;      // usage or input error
 
-// Thrown for bad usage or bad input; main prints "accucheck: <message>" and exits 2.
+// Thrown for bad usage or bad input; main prints "accucheck <command>: <message>" and exits 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-// Command-line arguments after the subcommand name, consumed option by option.
-class Args {
- public:
-  explicit Args(std::vector<std::string> args) : args_(std::move(args)) {}
-  // --name VALUE or --name=VALUE; every occurrence, consumed (options that may repeat).
-  std::vector<std::string> values(std::string_view name);
-  // A single-valued option: given twice is a UsageError ("--seed given twice"), never "the last wins".
-  std::optional<std::string> value(std::string_view name);
-  bool flag(std::string_view name);                         // --name present (consumed)
-  // The remaining arguments; a leftover "--option" is an error.
-  std::vector<std::string> positionals();
-
- private:
-  std::vector<std::string> args_;
-};
-
-using Command = int (*)(Args&);
-
-int list_command(Args& args);
-int exact_command(Args& args);
-int check_command(Args& args);
-int replay_command(Args& args);
-int compare_command(Args& args);
-int trace_command(Args& args);
-int report_command(Args& args);
-int scenario_command(Args& args);  // cmd_scenario.cpp, tools/scenarios/
-
-// Loads the plugins named by ACCUCHECK_PLUGINS and by every --plugin option (consumed) into
-// the registry; a plugin that cannot be loaded is a UsageError naming the file and the field.
-void load_plugins(Args& args);
 
 // An integer option value from low to high ("--cases needs a non-negative integer, got 'x'",
 // "--cases must be at least 1, got 0"); at most 2^64-1.
 std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t low = 0,
                           std::uint64_t high = UINT64_MAX);
 
-// Output files are checked before a long run: their directory must exist.
-void check_output_paths(std::initializer_list<std::pair<const char*, std::optional<std::string>>> outputs);
-// An output directory (--findings, --dump), checked before a long run: a directory, or missing
-// in a directory that exists (it is created then; its parents are not).
-void check_output_directory(const char* option, const std::string& path);
+// One subcommand's command line (CLI11 underneath): every option is declared once, with its help
+// text and the parser that validates its value, and the synopsis of --help is made from the
+// declarations. Parsing refuses, with a UsageError naming the option: a single-valued option
+// given twice ("--seed given twice"), a value that does not parse, an option missing its value,
+// an unknown option, the wrong number of arguments, and options declared exclusive given together.
+class CommandLine {
+ public:
+  // `command` as typed after "accucheck"; `summary` is the line under the synopsis of --help.
+  CommandLine(std::string command, std::string summary, std::vector<std::string> args);
+  ~CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  // --name, present or not (it takes no value).
+  CLI::Option* flag(const std::string& name, bool& target, const std::string& help);
+  // --name VALUE (or --name=VALUE), at most once. `store` parses the text into its target and
+  // throws UsageError naming the option when it does not parse.
+  CLI::Option* option(const std::string& name, const std::string& placeholder, const std::string& help,
+                      std::function<void(const std::string&)> store);
+  // A single-valued option kept as the text given.
+  CLI::Option* text(const std::string& name, std::optional<std::string>& target, const std::string& placeholder,
+                    const std::string& help);
+  // --name VALUE, repeatable: `store` is called for every occurrence, in order.
+  CLI::Option* repeatable_option(const std::string& name, const std::string& placeholder, const std::string& help,
+                                 std::function<void(const std::string&)> store);
+  // A repeatable option kept as the texts given.
+  CLI::Option* repeatable(const std::string& name, std::vector<std::string>& target, const std::string& placeholder,
+                          const std::string& help);
+  // A count or seed from low to high (parse_count); `target` keeps its default when absent.
+  template <typename Target>
+  CLI::Option* count(const std::string& name, Target& target, const std::string& placeholder, const std::string& help,
+                     std::uint64_t low = 0, std::uint64_t high = UINT64_MAX) {
+    return option(name, placeholder, help,
+                  [&target, name, low, high](const std::string& text) { target = parse_count(text, name, low, high); });
+  }
+  // A format: f64, f32, f16 or bf16 ("--format: unknown format 'f8' (f64, f32, f16, bf16)").
+  CLI::Option* format(const std::string& name, std::optional<Format>& target, const std::string& help);
+  // An output file, checked before the command runs: a file name, not a directory, in a
+  // directory that exists.
+  CLI::Option* output_file(const std::string& name, std::optional<std::string>& target, const std::string& help);
+  // An output directory, checked before the command runs: a directory, or missing in a directory
+  // that exists (it is created then; its parents are not). A std::string target holds the
+  // default, which is checked as well.
+  CLI::Option* output_directory(const std::string& name, std::string& target, const std::string& help);
+  CLI::Option* output_directory(const std::string& name, std::optional<std::string>& target, const std::string& help);
+  // --plugin LIB.so, repeatable; load_plugins(paths) loads them after ACCUCHECK_PLUGINS.
+  CLI::Option* plugins(std::vector<std::string>& paths);
+  // The arguments that are not options (files, names), anywhere among the options: from `min`
+  // to `max` of them, another count is a UsageError saying `count_error`.
+  CLI::Option* arguments(const std::string& placeholder, std::vector<std::string>& target, const std::string& help,
+                         std::size_t min = 0, std::size_t max = SIZE_MAX, std::string count_error = "");
+  // At most one of the two ("give --minutes or --cases, not both"); the synopsis shows [a | b].
+  void exclusive(CLI::Option* a, CLI::Option* b);
+  // An option that must be given ("--format F is required: ..."); the synopsis shows it bare.
+  CLI::Option* required(CLI::Option* o);
+
+  // Parses the arguments. False when --help or -h is among them (anywhere, before anything is
+  // parsed): the synopsis was printed on stdout and the command exits 0.
+  [[nodiscard]] bool parse();
+  // The text of --help: synopsis, summary, arguments and options.
+  std::string help() const;
+
+  // How many arguments a declared `arguments` option takes (the synopsis shows them).
+  struct ArgumentCount {
+    const CLI::Option* option;
+    std::size_t min, max;
+    std::string count_error;
+  };
+
+ private:
+  std::string usage_message(const std::exception& error) const;
+
+  std::string command_;
+  std::vector<std::string> args_;
+  std::unique_ptr<CLI::App> app_;
+  std::vector<ArgumentCount> argument_counts_;
+  std::vector<std::function<void()>> checks_;  // on the parsed values, in declaration order
+};
+
+using Command = int (*)(CommandLine&);
+
+int list_command(CommandLine& cl);
+int exact_command(CommandLine& cl);
+int check_command(CommandLine& cl);
+int replay_command(CommandLine& cl);
+int compare_command(CommandLine& cl);
+int trace_command(CommandLine& cl);
+int report_command(CommandLine& cl);
+int scenario_command(CommandLine& cl);  // cmd_scenario.cpp, tools/scenarios/
+
+// Loads the plugins named by ACCUCHECK_PLUGINS and then `paths` (the --plugin options) into the
+// registry; a plugin that cannot be loaded is a UsageError naming the file and the field.
+void load_plugins(const std::vector<std::string>& paths);
 
 // A max-ulps cell of the check table and of the report: exact below ten million, then three
 // digits ("9.22e+18"): past that it says "the sign or the magnitude is off" (a cancellation

@@ -4,23 +4,13 @@
 // that storage format and judged element by element; determinism is re-checked on a sample.
 // A violation is shrunk and written at once (atomically) as a case file under --findings, so
 // a campaign killed at any moment keeps what it found.
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <map>
 #include <random>
-#include <set>
 
+#include "accucheck/campaign.h"
 #include "accucheck/case_file.h"
-#include "accucheck/check.h"
 #include "accucheck/families.h"
-#include "accucheck/findings.h"
-#include "accucheck/json.h"
-#include "accucheck/properties.h"
 #include "accucheck/plugin_loader.h"
 #include "campaign_output.h"
 #include "cli.h"
@@ -28,14 +18,20 @@
 namespace accucheck::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 double parse_minutes(const std::string& text) {
   char* end = nullptr;
   const double minutes = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !(minutes > 0) || minutes > 100000)
     throw UsageError("--minutes needs a number of minutes above 0 and at most 100000 (about 69 days), got '" + text + "'");
   return minutes;
+}
+
+// A family name that generate() knows ("unknown family 'nope' (mixed_magnitudes, ...)").
+void check_family(const std::string& family) {
+  if (find_family(family)) return;
+  std::string known;
+  for (const auto& f : families()) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  throw UsageError("unknown family '" + family + "' (" + known + ")");
 }
 
 // The largest dense case the limits allow, D x (T + 1) values, must fit in a case file, so that
@@ -50,44 +46,36 @@ void check_case_size(const GenerationLimits& l) {
 
 }  // namespace
 
-int check_command(Args& args) {
+int check_command(CommandLine& cl) {
   CampaignOptions options;
-  options.backend_globs = args.values("backend");
-  const auto format_text = args.value("format");
-  options.families = args.values("family");
-  const auto minutes = args.value("minutes");
-  const auto cases = args.value("cases");
-  const auto seed = args.value("seed");
-  options.findings_dir = args.value("findings").value_or("findings");
-  const auto json_path = args.value("json");
-  const auto junit_path = args.value("junit");
-  const auto html_path = args.value("html");
-  load_plugins(args);
-  if (auto v = args.value("max-steps")) options.limits.max_steps = parse_count(*v, "--max-steps", 1);
-  if (auto v = args.value("max-long-steps")) options.limits.max_long_steps = parse_count(*v, "--max-long-steps", 1);
-  if (auto v = args.value("max-elements")) options.limits.max_elements = parse_count(*v, "--max-elements", 1);
+  std::optional<double> minutes;
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> plugins;
+  std::optional<std::string> json_path, junit_path, html_path;
+  cl.repeatable("--backend", options.backend_globs, "GLOB", "run the backends whose names match (default: every backend)");
+  cl.format("--format", options.format, "only the backends that store this format (f64, f32, f16, bf16)");
+  cl.repeatable_option("--family", "NAME", "only these generator families (default: all)", [&](const std::string& family) {
+    check_family(family);
+    options.families.push_back(family);
+  });
+  CLI::Option* minutes_option = cl.option("--minutes", "M", "run for M minutes, plugin time included (default 1)",
+                                          [&](const std::string& text) { minutes = parse_minutes(text); });
+  cl.exclusive(minutes_option, cl.count("--cases", options.cases, "N", "run N cases per format x workload stream instead", 1));
+  cl.count("--seed", seed, "S", "the seed, 0 to 2^64-1 (default: a random one, printed)");
+  cl.plugins(plugins);
+  cl.output_directory("--findings", options.findings_dir, "write the minimized findings here (default findings)");
+  cl.output_file("--json", json_path, "write the results as JSON");
+  cl.output_file("--junit", junit_path, "write JUnit XML: one testcase per backend x format");
+  cl.output_file("--html", html_path, "write the HTML report");
+  cl.count("--max-steps", options.limits.max_steps, "N", "at most N steps per case", 1);
+  cl.count("--max-long-steps", options.limits.max_long_steps, "N", "at most N steps per long-chain case", 1);
+  cl.count("--max-elements", options.limits.max_elements, "N", "at most N elements per case", 1);
+  cl.flag("--quiet", options.quiet, "no progress line");
+  if (!cl.parse()) return kExitOk;
   check_case_size(options.limits);
-  options.quiet = args.flag("quiet");
-  if (!args.positionals().empty()) throw UsageError("check takes options only (see accucheck check --help)");
-  if (minutes && cases) throw UsageError("give --minutes or --cases, not both");
-
-  if (format_text) {
-    auto f = parse_format(*format_text);
-    if (!f) throw UsageError("unknown format '" + *format_text + "' (f64, f32, f16, bf16)");
-    options.format = *f;
-  }
-  for (const auto& family : options.families)
-    if (!find_family(family)) {
-      std::string known;
-      for (const auto& f : families()) known += (known.empty() ? "" : ", ") + std::string(f.name);
-      throw UsageError("unknown family '" + family + "' (" + known + ")");
-    }
-  options.seed = seed ? parse_count(*seed, "--seed") : std::random_device{}() ^ (std::uint64_t(std::random_device{}()) << 32);
-  if (cases) options.cases = parse_count(*cases, "--cases", 1);
-  else options.seconds = 60.0 * (minutes ? parse_minutes(*minutes) : 1.0);
-
-  check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
-  check_output_directory("--findings", options.findings_dir);
+  load_plugins(plugins);
+  options.seed = seed ? *seed : std::random_device{}() ^ (std::uint64_t(std::random_device{}()) << 32);
+  if (!options.cases) options.seconds = 60.0 * minutes.value_or(1.0);
 
   options.found_by = "accucheck check --seed " + std::to_string(options.seed);
   for (const auto& plugin : loaded_plugins()) options.found_by += " --plugin " + plugin;

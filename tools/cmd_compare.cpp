@@ -58,19 +58,19 @@ std::string cell(const Reach& r) {
 
 }  // namespace
 
-int compare_command(Args& args) {
-  auto globs = args.values("backend");
-  const auto lengths_text = args.values("n");
-  const std::uint64_t cases = parse_count(args.value("cases").value_or("200"), "--cases", 1);
-  const std::uint64_t seed = parse_count(args.value("seed").value_or("1"), "--seed");
-  load_plugins(args);
-  if (!args.positionals().empty()) throw UsageError("compare takes options only (see accucheck compare --help)");
-  if (globs.empty()) globs = {"naive_f32", "naive_bf16"};
+int compare_command(CommandLine& cl) {
+  std::vector<std::string> globs, plugins;
   std::vector<std::size_t> lengths;
-  for (const auto& t : lengths_text) {
-    const std::uint64_t n = parse_count(t, "--n", 2, 10000000);
-    lengths.push_back(static_cast<std::size_t>(n));
-  }
+  std::uint64_t cases = 200, seed = 1;
+  cl.repeatable("--backend", globs, "GLOB", "the backends that run dense workloads among those matching (default naive_f32, naive_bf16)");
+  cl.repeatable_option("--n", "N", "cases of exactly N addends, 2 to 10^7 (default 100 and 10000)",
+                       [&](const std::string& text) { lengths.push_back(parse_count(text, "--n", 2, 10000000)); });
+  cl.count("--cases", cases, "N", "cases per cell (default 200)", 1);
+  cl.count("--seed", seed, "S", "the seed, 0 to 2^64-1 (default 1)");
+  cl.plugins(plugins);
+  if (!cl.parse()) return kExitOk;
+  load_plugins(plugins);
+  if (globs.empty()) globs = {"naive_f32", "naive_bf16"};
   if (lengths.empty()) lengths = {100, 10000};
 
   std::vector<const Backend*> backends;

@@ -52,14 +52,15 @@ ExactSum read_and_sum(std::istream& in, const std::string& source, Format f, boo
 
 }  // namespace
 
-int exact_command(Args& args) {
-  const bool json = args.flag("json");
-  const auto format_text = args.value("format");
-  if (!format_text) throw UsageError("--format F is required (f64, f32, f16, bf16)");
-  const auto f = parse_format(*format_text);
-  if (!f) throw UsageError("unknown format '" + *format_text + "' (f64, f32, f16, bf16)");
-  const auto files = args.positionals();
-  if (files.size() > 1) throw UsageError("exact reads one FILE (or - for standard input)");
+int exact_command(CommandLine& cl) {
+  std::vector<std::string> files;
+  std::optional<Format> f;
+  bool json = false;
+  cl.required(cl.format("--format", f, "the format every number must be exact in (f64, f32, f16, bf16)"));
+  cl.arguments("FILE|-", files, "the numbers (standard input when none or -)", 0, 1,
+               "exact reads one FILE (or - for standard input)");
+  cl.flag("--json", json, "print the sums as JSON");
+  if (!cl.parse()) return kExitOk;
   const std::string path = files.empty() ? "-" : files[0];
 
   ExactSum exact;

@@ -7,10 +7,13 @@
 
 namespace accucheck::cli {
 
-int list_command(Args& args) {
-  const bool json = args.flag("json");
-  load_plugins(args);
-  if (!args.positionals().empty()) throw UsageError("list takes no arguments");
+int list_command(CommandLine& cl) {
+  bool json = false;
+  std::vector<std::string> plugins;
+  cl.flag("--json", json, "print the backends as JSON");
+  cl.plugins(plugins);
+  if (!cl.parse()) return kExitOk;
+  load_plugins(plugins);
   const auto& backends = Registry::global().all();
   if (json) {
     JsonWriter w;

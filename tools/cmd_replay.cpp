@@ -103,13 +103,17 @@ std::uint64_t replay_bytes(const Workload& w) {
   return 2 * workload_bytes(w) + 4 * sizeof(double) * element_count(w) + kFixed;
 }
 
-int replay_command(Args& args) {
-  const auto globs = args.values("backend");
-  const bool json = args.flag("json");
-  const bool show_all = args.flag("all");
-  load_plugins(args);
-  const auto files = args.positionals();
-  if (files.size() != 1) throw UsageError("replay takes one CASE file");
+int replay_command(CommandLine& cl) {
+  std::vector<std::string> files, globs, plugins;
+  bool json = false, show_all = false;
+  cl.arguments("CASE", files, "the case file (docs/case-format.md)", 1, 1, "replay takes one CASE file");
+  cl.repeatable("--backend", globs, "GLOB",
+                "run the backends of the case's format whose names match (default: the case's backend, else all of its format)");
+  cl.plugins(plugins);
+  cl.flag("--json", json, "print the verdicts as JSON");
+  cl.flag("--all", show_all, "every element (default: a buffer of more than 20 shows its 20 most severe)");
+  if (!cl.parse()) return kExitOk;
+  load_plugins(plugins);
   CaseFile c;
   try {
     c = read_case_file(files[0]);

@@ -10,13 +10,15 @@
 
 namespace accucheck::cli {
 
-int report_command(Args& args) {
-  const auto html = args.value("html");
-  auto inputs = args.values("json");
-  for (auto& p : args.positionals()) inputs.push_back(p);
-  if (!html) throw UsageError("report needs --html FILE (the report to write)");
+int report_command(CommandLine& cl) {
+  std::optional<std::string> html;
+  std::vector<std::string> inputs, positional_inputs;
+  cl.required(cl.output_file("--html", html, "the HTML report to write"));
+  cl.repeatable("--json", inputs, "RESULTS.json", "a results file (as the arguments are)");
+  cl.arguments("RESULTS.json", positional_inputs, "results files of check --json or trace --json, merged backend by backend");
+  if (!cl.parse()) return kExitOk;
+  inputs.insert(inputs.end(), positional_inputs.begin(), positional_inputs.end());
   if (inputs.empty()) throw UsageError("report needs at least one results file (--json RESULTS.json, from check --json or trace --json)");
-  check_output_paths({{"--html", html}});
   ReportData data;
   for (const auto& path : inputs) {
     std::string text;

@@ -15,22 +15,26 @@
 
 namespace accucheck::cli {
 
-int scenario_command(Args& args) {
-  const bool list = args.flag("list");
-  const bool json = args.flag("json");
-  const auto dump_dir = args.value("dump");
-  const auto names = args.positionals();
+int scenario_command(CommandLine& cl) {
+  std::string known;
+  for (const auto& s : scenarios::all()) known += (known.empty() ? "" : ", ") + std::string(s.name);
+  const std::string give_one = "give one scenario name (" + known + ") or --list";
+  std::vector<std::string> names;
+  bool list = false, json = false;
+  std::optional<std::string> dump_dir;
+  cl.arguments("NAME", names, "the scenario (scenario --list names them)", 0, 1, give_one);
+  cl.flag("--list", list, "the scenarios, one a line");
+  cl.flag("--json", json, "print the scenario's results as JSON");
+  cl.output_directory("--dump", dump_dir, "write every path's tensor as DIR/<path>_<tensor>.npy");
+  if (!cl.parse()) return kExitOk;
   if (list) {
     if (!names.empty() || dump_dir) throw UsageError("--list takes no scenario name and no --dump");
     for (const auto& s : scenarios::all()) std::printf("%-24s %s\n", std::string(s.name).c_str(), std::string(s.summary).c_str());
     return kExitOk;
   }
-  std::string known;
-  for (const auto& s : scenarios::all()) known += (known.empty() ? "" : ", ") + std::string(s.name);
-  if (names.size() != 1) throw UsageError("give one scenario name (" + known + ") or --list");
+  if (names.size() != 1) throw UsageError(give_one);
   const scenarios::Scenario* s = scenarios::find(names[0]);
   if (!s) throw UsageError("unknown scenario '" + names[0] + "' (" + known + ")");
-  if (dump_dir) check_output_directory("--dump", *dump_dir);
   const scenarios::ScenarioResult r = scenarios::run(*s);
   if (dump_dir) {
     std::vector<std::string> files;

@@ -249,37 +249,37 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
 
 }  // namespace
 
-int trace_command(Args& args) {
+int trace_command(CommandLine& cl) {
   CampaignOptions options;
   options.generate = false;
   options.tool = "accucheck trace";
-  options.backend_globs = args.values("backend");
-  const bool bf16 = args.flag("bf16");
+  std::vector<std::string> files, plugins;
+  std::optional<std::string> indices, rows, json_path, junit_path, html_path;
+  std::optional<std::uint64_t> vocab, chunk_given;
   std::optional<Format> as;
-  if (auto v = args.value("as")) {
-    as = parse_format(*v);
-    if (!as) throw UsageError("--as: unknown format '" + *v + "' (f64, f32, f16, bf16)");
-  }
-  const auto indices = args.value("indices");
-  const auto rows = args.value("rows");
-  std::optional<std::uint64_t> vocab;
-  if (auto v = args.value("vocab")) vocab = parse_count(*v, "--vocab", 1);
-  const auto chunk_text = args.value("chunk");
-  const std::size_t chunk = chunk_text ? parse_count(*chunk_text, "--chunk", 1) : 4096;
-  options.findings_dir = args.value("findings").value_or("findings");
-  const auto json_path = args.value("json");
-  const auto junit_path = args.value("junit");
-  const auto html_path = args.value("html");
-  options.quiet = args.flag("quiet");
-  load_plugins(args);
-  const auto files = args.positionals();
+  bool bf16 = false;
+  cl.arguments("FILE.npy", files, "a dense gradient trace: shape (T, ...), T accumulation steps");
+  cl.text("--indices", indices, "IDX.npy", "an embedding trace's row indices (int32 or int64), with --rows");
+  cl.text("--rows", rows, "ROWS.npy", "an embedding trace's gradient rows, with --indices");
+  cl.count("--vocab", vocab, "V", "the rows of the embedding table (default: the largest index + 1)", 1);
+  cl.flag("--bf16", bf16, "the uint16 arrays hold bfloat16 bit patterns");
+  cl.format("--as", as, "round every value (RNE) to this format first");
+  cl.repeatable("--backend", options.backend_globs, "GLOB", "run the backends whose names match (default: every backend)");
+  cl.plugins(plugins);
+  cl.count("--chunk", chunk_given, "N", "split a dense trace into cases of N elements (default 4096)", 1);
+  cl.output_directory("--findings", options.findings_dir, "write the findings here (default findings)");
+  cl.output_file("--json", json_path, "write the results as JSON");
+  cl.output_file("--junit", junit_path, "write JUnit XML: one testcase per backend x format");
+  cl.output_file("--html", html_path, "write the HTML report");
+  cl.flag("--quiet", options.quiet, "no progress lines");
+  if (!cl.parse()) return kExitOk;
+  const std::size_t chunk = chunk_given.value_or(4096);
   if (indices.has_value() != rows.has_value()) throw UsageError("an embedding trace needs both --indices IDX.npy and --rows ROWS.npy");
   if (files.empty() && !indices) throw UsageError("trace needs FILE.npy (shape (T, ...)) or --indices IDX.npy --rows ROWS.npy");
   // Options that would change nothing are refused rather than ignored.
   if (vocab && !indices) throw UsageError("--vocab sizes an embedding trace's table: it needs --indices IDX.npy --rows ROWS.npy");
-  if (chunk_text && files.empty()) throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
-  check_output_paths({{"--json", json_path}, {"--junit", junit_path}, {"--html", html_path}});
-  check_output_directory("--findings", options.findings_dir);
+  if (chunk_given && files.empty()) throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
+  load_plugins(plugins);
 
   // Every file is read and checked before anything runs.
   std::vector<Trace> traces;

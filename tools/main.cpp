@@ -14,42 +14,27 @@ namespace {
 struct Subcommand {
   const char* name;
   accucheck::cli::Command run;
-  const char* synopsis;
+  const char* summary;  // `accucheck --help`, and the line under the command's synopsis
 };
 
+// Each command declares its options itself (cmd_*.cpp); `accucheck <command> --help` shows them.
 const Subcommand kSubcommands[] = {
-    {"list", accucheck::cli::list_command,
-     "list [--json] [--plugin LIB.so]...  every backend: formats, bound, determinism, origin"},
-    {"exact", accucheck::cli::exact_command,
-     "exact --format F [FILE|-] [--json]  exact and correctly rounded sum of the numbers in FILE"},
-    {"check", accucheck::cli::check_command,
-     "check [--backend GLOB]... [--format F] [--family NAME]... [--minutes M | --cases N] [--seed S]\n"
-     "        [--plugin LIB.so]... [--findings DIR] [--json FILE] [--junit FILE] [--html FILE]\n"
-     "        [--max-steps N] [--max-long-steps N] [--max-elements N] [--quiet]\n"
-     "                                     a campaign of adversarial cases against the backends"},
-    {"replay", accucheck::cli::replay_command,
-     "replay CASE [--backend GLOB]... [--plugin LIB.so]... [--json] [--all]\n"
-     "                                     re-run a case file: the per-element verdict table (--all: every element)"},
+    {"list", accucheck::cli::list_command, "every backend: formats, stated bound, determinism, origin"},
+    {"exact", accucheck::cli::exact_command, "the exact and the correctly rounded sum of the numbers in a file"},
+    {"check", accucheck::cli::check_command, "a campaign of adversarial cases against the backends"},
+    {"replay", accucheck::cli::replay_command, "re-run a case file: the per-element verdict table"},
     {"compare", accucheck::cli::compare_command,
-     "compare [--backend GLOB]... [--n N]... [--cases N] [--seed S] [--plugin LIB.so]...\n"
-     "                                     adversarial families vs uniform random: max error/bound side by side"},
-    {"trace", accucheck::cli::trace_command,
-     "trace FILE.npy... [--indices IDX.npy --rows ROWS.npy [--vocab V]] [--bf16] [--as F]\n"
-     "        [--backend GLOB]... [--plugin LIB.so]... [--chunk N] [--findings DIR] [--json FILE]\n"
-     "        [--junit FILE] [--html FILE] [--quiet]\n"
-     "                                     real gradients (.npy, shape (T, ...)) through every backend"},
-    {"report", accucheck::cli::report_command,
-     "report --html FILE [--json] RESULTS.json...\n"
-     "                                     one self-contained HTML report with plots"},
-    {"scenario", accucheck::cli::scenario_command,
-     "scenario --list | scenario NAME [--json] [--dump DIR]\n"
-     "                                     replay a real accumulation incident (docs/scenarios.md)"},
+     "adversarial families vs uniform random inputs: the max error/bound each reaches, side by side"},
+    {"trace", accucheck::cli::trace_command, "real gradients (.npy, shape (T, ...)) through every backend"},
+    {"report", accucheck::cli::report_command, "one self-contained HTML report with plots from results files"},
+    {"scenario", accucheck::cli::scenario_command, "replay a real accumulation incident (docs/scenarios.md)"},
 };
 
 void usage(std::FILE* out) {
   std::fprintf(out, "usage: accucheck <command> [options]\n\ncommands:\n");
-  for (const auto& s : kSubcommands) std::fprintf(out, "  %s\n", s.synopsis);
-  std::fprintf(out, "\nexit status: 0 ok, 1 a bound was violated, 2 usage or input error\n");
+  for (const auto& s : kSubcommands) std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
+  std::fprintf(out, "\n'accucheck <command> --help' shows the options of a command.\n");
+  std::fprintf(out, "exit status: 0 ok, 1 a bound was violated, 2 usage or input error\n");
   std::fprintf(out, "plugins: --plugin LIB.so or ACCUCHECK_PLUGINS=A.so:B.so (see docs/plugins.md)\n");
 }
 
@@ -72,14 +57,9 @@ int main(int argc, char** argv) {
   }
   for (const auto& s : kSubcommands) {
     if (std::strcmp(argv[1], s.name) != 0) continue;
-    for (int i = 2; i < argc; ++i)
-      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-        std::printf("usage: accucheck %s\n", s.synopsis);
-        return accucheck::cli::kExitOk;
-      }
-    accucheck::cli::Args args(std::vector<std::string>(argv + 2, argv + argc));
     try {
-      return s.run(args);
+      accucheck::cli::CommandLine command_line(s.name, s.summary, std::vector<std::string>(argv + 2, argv + argc));
+      return s.run(command_line);
     } catch (const accucheck::cli::UsageError& e) {
       std::fprintf(stderr, "accucheck %s: %s\n", s.name, e.what());
       return accucheck::cli::kExitUsage;
