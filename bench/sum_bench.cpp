@@ -44,6 +44,7 @@
 #include "accucheck/soft_float.h"
 #include "accucheck/verdict.h"
 #include "accucheck/workload.h"
+#include "common/compensated_sums.h"
 
 namespace accucheck {
 namespace {
@@ -179,16 +180,10 @@ T lanes(std::span<const T> x) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
+// The kahan_<f> backends' own sum.
 template <class T>
 T kahan(std::span<const T> x) {
-  T s = x[0], c = from_value<T>(0.0);
-  for (std::size_t i = 1; i < x.size(); ++i) {
-    const T y = x[i] - c;
-    const T t = s + y;
-    c = std::isfinite(to_value(t)) ? (t - s) - y : from_value<T>(0.0);
-    s = t;
-  }
-  return s;
+  return impls::KahanSum{}(x);
 }
 
 template <class T, T (*Sum)(std::span<const T>)>
@@ -224,44 +219,39 @@ void bench_sum(benchmark::State& state, SumKind kind, Format f, std::size_t n) {
 
 // ------------------------------------------------------------------------------ exact sums
 
-void bench_fast_exact(benchmark::State& state, Format f, std::size_t n) {
+// Times sum(x) over the shared input of (f, n), counted per addend.
+template <class Sum>
+void time_over_input(benchmark::State& state, Format f, std::size_t n, const Sum& sum) {
   const std::vector<double>& x = input(f, n).values;
   for (auto _ : state) {
-    ExactSum e = fast_exact_sum(x);
-    benchmark::DoNotOptimize(e);
+    auto result = sum(x);
+    benchmark::DoNotOptimize(result);
   }
   state.counters["addends"] = static_cast<double>(n);
+}
+
+void bench_fast_exact(benchmark::State& state, Format f, std::size_t n) {
+  time_over_input(state, f, n, [](const std::vector<double>& x) { return fast_exact_sum(x); });
 }
 
 void bench_fast_exact_rounded(benchmark::State& state, Format f, std::size_t n) {
-  const std::vector<double>& x = input(f, n).values;
-  for (auto _ : state) {
+  time_over_input(state, f, n, [f](const std::vector<double>& x) {
     FastExactAccumulator acc;
     acc.add(x);
-    double r = acc.rounded(f);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["addends"] = static_cast<double>(n);
+    return acc.rounded(f);
+  });
 }
 
 void bench_fast_exact_direct(benchmark::State& state, Format f, std::size_t n) {
-  const std::vector<double>& x = input(f, n).values;
-  for (auto _ : state) {
+  time_over_input(state, f, n, [](const std::vector<double>& x) {
     FastExactAccumulator acc(std::numeric_limits<std::uint64_t>::max());
     acc.add(x);
-    ExactSum e = acc.result();
-    benchmark::DoNotOptimize(e);
-  }
-  state.counters["addends"] = static_cast<double>(n);
+    return acc.result();
+  });
 }
 
 void bench_boost_exact(benchmark::State& state, Format f, std::size_t n) {
-  const std::vector<double>& x = input(f, n).values;
-  for (auto _ : state) {
-    ExactSum e = boost_exact_sum(x);
-    benchmark::DoNotOptimize(e);
-  }
-  state.counters["addends"] = static_cast<double>(n);
+  time_over_input(state, f, n, [](const std::vector<double>& x) { return boost_exact_sum(x); });
 }
 
 void bench_mpfr_sum(benchmark::State& state, Format f, std::size_t n) {

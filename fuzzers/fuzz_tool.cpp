@@ -98,7 +98,7 @@ DenseWorkload dense_of(Format f, std::vector<std::vector<double>> columns) {
 }
 
 // Hand-written explicit-mode dense workloads: the known hard cases of BOUNDS.md and INCIDENTS.md.
-std::vector<std::pair<std::string, Workload>> raw_dense_cases() {
+std::vector<std::pair<std::string, Workload>> explicit_dense_cases() {
   std::vector<std::pair<std::string, Workload>> out;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   // Kahan's counterexample (Hallman & Ipsen): 2.2u*A for the value Kahan's loop returns.
@@ -120,36 +120,26 @@ std::vector<std::pair<std::string, Workload>> raw_dense_cases() {
   return out;
 }
 
-SparseWorkload raw_sparse_case(Format f) {
-  SparseWorkload s;
-  s.format = f;
-  s.rows = 4;
-  s.dim = 2;
-  s.steps = 2;
-  s.initial.assign(8, 0.0);
+SparseWorkload explicit_sparse_case(Format f) {
+  SparseWorkload s{.format = f, .rows = 4, .dim = 2, .steps = 2, .initial = std::vector<double>(8, 0.0),
+                   .step_offsets = {0, 3, 6}, .row_index = {0, 1, 0, 1, 0, 1}, .values = {}, .family = {}};
   s.initial[0] = round_to_format(1e-3, f);
   for (std::uint32_t q = 0; q < 6; ++q) {
-    s.row_index.push_back(q % 2);
     s.values.push_back(round_to_format(q % 2 ? 0.25 : -0.125, f));
     s.values.push_back(round_to_format(q % 3 ? 1e-4 : -1e-4, f));
   }
-  s.step_offsets = {0, 3, 6};
   return s;
 }
 
 // mxnet-16686's shape in small: C += A_t B_t over two steps whose A columns are about +0.5
 // then -0.5, B the same at both steps (the products nearly cancel), some B exactly 0 (relu).
-ProductWorkload raw_product_case(Format f) {
-  ProductWorkload p;
-  p.format = f;
-  p.rows = 2;
-  p.cols = 3;
-  p.batch = 1;
-  p.steps = 2;
-  p.initial = {0.0, round_to_format(1e-13, f), 0.0, 0.0, 0.0, round_to_format(-3e-14, f)};
-  p.a = {round_to_format(0.5000019, f), round_to_format(-0.4999981, f), round_to_format(-0.5000038, f), round_to_format(0.4999962, f)};
-  p.b = {round_to_format(7.5e-7, f), 0.0, round_to_format(3.1e-7, f), round_to_format(7.5e-7, f), 0.0, round_to_format(3.1e-7, f)};
-  return p;
+ProductWorkload explicit_product_case(Format f) {
+  const auto r = [f](double x) { return round_to_format(x, f); };
+  return ProductWorkload{.format = f, .rows = 2, .cols = 3, .batch = 1, .steps = 2,
+                         .initial = {0.0, r(1e-13), 0.0, 0.0, 0.0, r(-3e-14)},
+                         .a = {r(0.5000019), r(-0.4999981), r(-0.5000038), r(0.4999962)},
+                         .b = {r(7.5e-7), 0.0, r(3.1e-7), r(7.5e-7), 0.0, r(3.1e-7)},
+                         .family = {}};
 }
 
 // The low storage_bits bits: a raw bit pattern of f (fuzz_oracle's raw addends, its dictionary).
@@ -203,7 +193,7 @@ void write_seeds(const fs::path& root) {
         for (std::uint64_t k = 0; k < seeds_per_family; ++k)
           write_seed(dir, std::string(dense[i]->name) + "-" + std::string(name(f)),
                      family_input(WorkloadKind::dense, f, i, 1000 * (i + 1) + 10 * format_index(f) + k));
-    for (const auto& [label, w] : raw_dense_cases()) write_seed(dir, label, encode_input(w));
+    for (const auto& [label, w] : explicit_dense_cases()) write_seed(dir, label, encode_input(w));
   }
   {
     const fs::path dir = root / "fuzz_sparse" / "seed";
@@ -213,7 +203,7 @@ void write_seeds(const fs::path& root) {
         for (std::uint64_t k = 0; k < seeds_per_family; ++k)
           write_seed(dir, std::string(sparse[i]->name) + "-" + std::string(name(f)),
                      family_input(WorkloadKind::sparse, f, i, 5000 * (i + 1) + 10 * format_index(f) + k));
-      write_seed(dir, "explicit-sparse-" + std::string(name(f)), encode_input(raw_sparse_case(f)));
+      write_seed(dir, "explicit-sparse-" + std::string(name(f)), encode_input(explicit_sparse_case(f)));
     }
   }
   {
@@ -224,7 +214,7 @@ void write_seeds(const fs::path& root) {
         for (std::uint64_t k = 0; k < seeds_per_family; ++k)
           write_seed(dir, std::string(product[i]->name) + "-" + std::string(name(f)),
                      family_input(WorkloadKind::product, f, i, 7000 * (i + 1) + 10 * format_index(f) + k));
-      write_seed(dir, "explicit-product-" + std::string(name(f)), encode_input(raw_product_case(f)));
+      write_seed(dir, "explicit-product-" + std::string(name(f)), encode_input(explicit_product_case(f)));
     }
   }
   {
@@ -266,7 +256,7 @@ void write_seeds(const fs::path& root) {
     const fs::path dir = root / "fuzz_inputs" / "seed";
     // Case files of every kind.
     CaseFile c;
-    c.workload = std::get<DenseWorkload>(raw_dense_cases()[0].second);
+    c.workload = std::get<DenseWorkload>(explicit_dense_cases()[0].second);
     c.backend = "kahan_f64";
     c.bound = "kahan(f64)";
     c.verdict = "ok";
@@ -275,7 +265,7 @@ void write_seeds(const fs::path& root) {
     c.seed = 7;
     write_seed(dir, "case-dense", text_input(0, case_to_json(c)));
     c = CaseFile{};
-    c.workload = raw_sparse_case(Format::f16);
+    c.workload = explicit_sparse_case(Format::f16);
     write_seed(dir, "case-sparse", text_input(0, case_to_json(c)));
     SeededChoiceStream ps(3);
     c.workload = generate(ps, Format::bf16, GenerationLimits{}, WorkloadKind::product, families_of(WorkloadKind::product)[0]);

@@ -37,15 +37,19 @@ std::size_t draw_long_steps(ChoiceStream& s, const GenerationLimits& l) {
   const std::size_t scale = s.coin() ? l.max_long_steps : l.max_steps;
   return 1 + s.draw(std::max<std::size_t>(scale, 1) - 1);
 }
+// The usual shape: the element count, then the step count, drawn in that order.
+Columns drawn_columns(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
+  const std::size_t elements = draw_elements(s, l);
+  const std::size_t steps = draw_steps(s, l);
+  return Columns(w, elements, steps);
+}
 
 // Loss scaling for the narrow formats, as training does: gradients of 1e-11..1e-7 are mostly
 // below f16's range, so f16 gradients are scaled by 2^k (k drawn, 0 simplest).
 int loss_scale_exponent(ChoiceStream& s, Format f) { return f == Format::f16 ? static_cast<int>(s.draw(24)) : 0; }
 
 void mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
-  const std::size_t steps = draw_steps(s, l);
-  Columns c(w, elements, steps);
+  Columns c = drawn_columns(s, l, w);
   const int k = loss_scale_exponent(s, f);
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i) {
@@ -223,9 +227,7 @@ void overflow_partials(ChoiceStream& s, Format f, const GenerationLimits& l, Den
 }
 
 void subnormal_only(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
-  const std::size_t steps = draw_steps(s, l);
-  Columns c(w, elements, steps);
+  Columns c = drawn_columns(s, l, w);
   const std::uint64_t top = (std::uint64_t{1} << (traits(f).precision - 1)) - 1;
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i) {
@@ -237,9 +239,7 @@ void subnormal_only(ChoiceStream& s, Format f, const GenerationLimits& l, DenseW
 void exact_zero(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // Values and their negations: S == 0 exactly (kappa infinite). An element is made of -0 only
   // with probability 1/3 (IEEE: its sum is -0; any other exact zero sum is +0).
-  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
-  const std::size_t steps = draw_steps(s, l);
-  Columns c(w, elements, steps);
+  Columns c = drawn_columns(s, l, w);
   for (std::size_t j = 0; j < w.elements; ++j) {
     const bool all_negative_zero = s.chance(1, 3);
     const std::size_t n = c.n(), pairs = n / 2;
@@ -253,9 +253,7 @@ void exact_zero(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
 }
 
 void special_mix(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
-  const std::size_t steps = draw_steps(s, l);
-  Columns c(w, elements, steps);
+  Columns c = drawn_columns(s, l, w);
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i)
       // A quarter special values, half of those NaN or an infinity (each a sixth of a quarter).
@@ -267,9 +265,7 @@ void special_mix(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWork
 
 void uniform(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
   // The baseline a user writes first: uniform random floats in [-1, 1].
-  const std::size_t elements = draw_elements(s, l);  // draws in order: elements, then steps
-  const std::size_t steps = draw_steps(s, l);
-  Columns c(w, elements, steps);
+  Columns c = drawn_columns(s, l, w);
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i)
       // Choice c in [0, 2^53] maps to (c + 2^52 mod 2^53 + 1) 2^-52 - 1: choice 0 is 0.

@@ -107,23 +107,12 @@ int lowest_bit_exponent(double x) {
   return biased - 1075 + std::countr_zero(fraction | (std::uint64_t{1} << 52));
 }
 
-// The values scaled() and negated() transform, in every kind.
+// The values scaled() and negated() transform, in every kind (a product's A, not its B).
 template <class W, class F>  // W: Workload or const Workload
 void for_each_scaled_value(W& w, F f) {
-  auto all = [&](auto& v) {
-    for (auto& x : v) f(x);
-  };
-  if (auto* d = std::get_if<DenseWorkload>(&w)) {
-    all(d->initial);
-    all(d->addends);
-  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
-    all(p->initial);
-    all(p->a);
-  } else {
-    auto& s = std::get<SparseWorkload>(w);
-    all(s.initial);
-    all(s.values);
-  }
+  for_each_value_array(w, [&](auto& values) {
+    for (auto& x : values) f(x);
+  }, /*with_b=*/false);
 }
 
 }  // namespace

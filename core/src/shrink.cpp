@@ -89,21 +89,9 @@ class Shrinker {
 
 std::vector<double*> value_slots(Workload& w) {
   std::vector<double*> slots;
-  auto add = [&](std::vector<double>& v) {
-    for (double& x : v) slots.push_back(&x);
-  };
-  if (auto* d = std::get_if<DenseWorkload>(&w)) {
-    add(d->initial);
-    add(d->addends);
-  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
-    add(p->initial);
-    add(p->a);
-    add(p->b);
-  } else {
-    auto& s = std::get<SparseWorkload>(w);
-    add(s.initial);
-    add(s.values);
-  }
+  for_each_value_array(w, [&](std::vector<double>& values) {
+    for (double& x : values) slots.push_back(&x);
+  });
   return slots;
 }
 

@@ -8,31 +8,13 @@
 
 namespace accucheck::fuzz {
 
-GenerationLimits dense_limits() {
-  GenerationLimits l;
-  l.max_elements = 4;
-  l.max_steps = 63;       // n = steps + 1 <= 64 addends per element
-  l.max_long_steps = 63;  // long chains and stagnation stay at 64 too
-  return l;
-}
+// n = steps + 1 <= 64 addends per element; long chains and stagnation stay at 64 too.
+GenerationLimits dense_limits() { return {.max_elements = 4, .max_steps = 63, .max_long_steps = 63}; }
 
-GenerationLimits sparse_limits() {
-  GenerationLimits l;
-  l.max_table_rows = 64;
-  l.max_dim = 8;
-  l.max_steps = 16;
-  l.max_pairs = 256;
-  return l;
-}
+GenerationLimits sparse_limits() { return {.max_steps = 16, .max_table_rows = 64, .max_dim = 8, .max_pairs = 256}; }
 
 GenerationLimits product_limits() {
-  GenerationLimits l;
-  l.max_elements = 4;
-  l.max_batch = 32;
-  l.max_product_rows = 4;
-  l.max_product_cols = 8;
-  l.max_product_steps = 4;
-  return l;
+  return {.max_elements = 4, .max_batch = 32, .max_product_steps = 4, .max_product_rows = 4, .max_product_cols = 8};
 }
 
 GenerationLimits limits_for(WorkloadKind kind) {

@@ -22,6 +22,22 @@ void sum_each_element(const DenseWorkload& w, std::span<double> result, const Su
   }
 }
 
+// A product workload's output elements in T, row-major like the buffer C: result[m * cols + n]
+// is element(m, n, c) for c = C[m][n] converted to T.
+template <class T, class Element>
+void each_product_element(const ProductWorkload& w, std::span<double> result, const Element& element) {
+  for (std::size_t m = 0; m < w.rows; ++m)
+    for (std::size_t n = 0; n < w.cols; ++n)
+      result[m * w.cols + n] = to_value(element(m, n, from_value<T>(w.initial[m * w.cols + n])));
+}
+
+// The bound of an in-order sum accumulated in `accumulation` and rounded once into `storage`:
+// recursive(A), or widened(recursive(A),S) when the formats differ (docs/bounds.md, widened(INNER,F)).
+inline std::string recursive_then_rounded_bound(Format storage, Format accumulation) {
+  const std::string recursive = "recursive(" + std::string(name(accumulation)) + ")";
+  return storage == accumulation ? recursive : "widened(" + recursive + "," + std::string(name(storage)) + ")";
+}
+
 // "{F}" in a name or bound template becomes the format's name.
 inline std::string with_format(std::string text, Format f) {
   for (auto at = text.find("{F}"); at != std::string::npos; at = text.find("{F}"))
@@ -60,6 +76,29 @@ struct PerFormatRegistration {
 #define ACCUCHECK_REGISTER_PER_FORMAT(SUM, ...)                                                         \
   static const ::accucheck::impls::PerFormatRegistration<SUM> ACCUCHECK_CONCAT(accucheck_family_, \
                                                                                 __COUNTER__)(__VA_ARGS__)
+
+// Registers one backend per storage type in Types (float, Half, ...), each accumulating in its
+// own format. "{F}" in the name and the bound becomes the format's name; `make` is dense_backend,
+// sparse_backend or product_backend, and run_for.template operator()<T>() is the run for T.
+// ACCUCHECK_REGISTER_IN_FORMATS writes it for a run template:
+//   ACCUCHECK_REGISTER_IN_FORMATS(dense_backend, my_run, "mine_{F}", "recursive({F})",
+//                                 Determinism::bitwise_deterministic, "what it does", float, Half);
+template <class... Types>
+struct InEachFormat {
+  template <class Make, class RunFor>
+  InEachFormat(Make make, const std::string& name, const std::string& bound, Determinism determinism,
+               const std::string& summary, RunFor run_for) {
+    (Registration(make(with_format(name, storage_format_v<Types>), storage_format_v<Types>, storage_format_v<Types>,
+                       with_format(bound, storage_format_v<Types>), determinism, summary,
+                       run_for.template operator()<Types>())),
+     ...);
+  }
+};
+
+#define ACCUCHECK_REGISTER_IN_FORMATS(MAKE, RUN, NAME, BOUND, DETERMINISM, SUMMARY, ...)          \
+  static const ::accucheck::impls::InEachFormat<__VA_ARGS__> ACCUCHECK_CONCAT(accucheck_formats_, \
+                                                                              __COUNTER__)(      \
+      MAKE, NAME, BOUND, DETERMINISM, SUMMARY, []<class T>() { return &RUN<T>; })
 
 inline constexpr std::initializer_list<Format> every_format = {Format::f64, Format::f32, Format::f16, Format::bf16};
 

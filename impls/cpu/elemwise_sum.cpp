@@ -29,17 +29,8 @@ void elemwise_sum_run(const DenseWorkload& w, std::span<double> result, const Ru
   }
 }
 
-template <class T>
-Backend elemwise_sum_addto() {
-  constexpr Format f = storage_format_v<T>;
-  return dense_backend(with_format("elemwise_sum_addto_{F}", f), f, f, with_format("anyorder({F})", f),
-                       Determinism::bitwise_deterministic,
-                       "MXNet ElemwiseSum of the steps as m inputs into the buffer, kAddTo (fixed kernel)",
-                       &elemwise_sum_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(elemwise_sum_addto<float>());
-ACCUCHECK_REGISTER_BACKEND(elemwise_sum_addto<Half>());
+ACCUCHECK_REGISTER_IN_FORMATS(dense_backend, elemwise_sum_run, "elemwise_sum_addto_{F}", "anyorder({F})", Determinism::bitwise_deterministic,
+                              "MXNet ElemwiseSum of the steps as m inputs into the buffer, kAddTo (fixed kernel)", float, Half);
 
 }  // namespace
 }  // namespace accucheck::impls

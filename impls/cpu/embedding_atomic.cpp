@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/counter_rng.h"
+#include "common/per_element.h"
 #include "common/scatter_order.h"
 
 namespace accucheck::impls {
@@ -23,16 +24,8 @@ void atomic_run(const SparseWorkload& w, std::span<double> result, const RunOpti
   });
 }
 
-template <class T>
-Backend atomic_order() {
-  constexpr Format f = storage_format_v<T>;
-  return sparse_backend(with_format("embedding_atomic_order_{F}", f), f, f, with_format("recursive({F})", f),
-                        Determinism::run_to_run_nondeterministic,
-                        "atomic scatter-add model: each step's pairs in an order drawn from RunOptions::order_seed",
-                        &atomic_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(atomic_order<float>());
+ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, atomic_run, "embedding_atomic_order_{F}", "recursive({F})", Determinism::run_to_run_nondeterministic,
+                              "atomic scatter-add model: each step's pairs in an order drawn from RunOptions::order_seed", float);
 
 }  // namespace
 }  // namespace accucheck::impls

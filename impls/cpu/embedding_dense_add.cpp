@@ -24,15 +24,8 @@ void dense_add_run(const SparseWorkload& w, std::span<double> result, const RunO
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
-template <class T>
-Backend dense_add() {
-  constexpr Format f = storage_format_v<T>;
-  return sparse_backend(with_format("embedding_dense_add_{F}", f), f, f, with_format("anyorder({F})", f),
-                        Determinism::bitwise_deterministic,
-                        "per step: a dense zero gradient, D[row] += v, then G += D for every element", &dense_add_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(dense_add<float>());
+ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, dense_add_run, "embedding_dense_add_{F}", "anyorder({F})", Determinism::bitwise_deterministic,
+                              "per step: a dense zero gradient, D[row] += v, then G += D for every element", float);
 
 }  // namespace
 }  // namespace accucheck::impls

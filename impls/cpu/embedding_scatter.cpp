@@ -26,9 +26,8 @@ void scatter_run(const SparseWorkload& w, std::span<double> result, const RunOpt
 template <class Storage, class Acc>
 Backend scatter(const char* name_template) {
   constexpr Format storage = storage_format_v<Storage>, accumulation = storage_format_v<Acc>;
-  std::string bound = "recursive(" + std::string(name(accumulation)) + ")";
-  if (storage != accumulation) bound = "widened(" + bound + "," + std::string(name(storage)) + ")";
-  return sparse_backend(with_format(name_template, storage), storage, accumulation, bound, Determinism::bitwise_deterministic,
+  return sparse_backend(with_format(name_template, storage), storage, accumulation,
+                        recursive_then_rounded_bound(storage, accumulation), Determinism::bitwise_deterministic,
                         storage == accumulation ? "table[row] += v for every pair in order, in the table's format"
                                                 : "table[row] += v in order in an f32 copy, rounded once into the table",
                         &scatter_run<Storage, Acc>);

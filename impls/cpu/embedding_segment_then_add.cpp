@@ -35,16 +35,8 @@ void segment_then_add_run(const SparseWorkload& w, std::span<double> result, con
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
-template <class T>
-Backend segment_then_add() {
-  constexpr Format f = storage_format_v<T>;
-  return sparse_backend(with_format("embedding_segment_then_add_{F}", f), f, f, with_format("anyorder({F})", f),
-                        Determinism::bitwise_deterministic,
-                        "per step: s = (g1 + g2) + ... per row on its own, then G + s (manual accumulation)",
-                        &segment_then_add_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(segment_then_add<float>());
+ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, segment_then_add_run, "embedding_segment_then_add_{F}", "anyorder({F})", Determinism::bitwise_deterministic,
+                              "per step: s = (g1 + g2) + ... per row on its own, then G + s (manual accumulation)", float);
 
 }  // namespace
 }  // namespace accucheck::impls

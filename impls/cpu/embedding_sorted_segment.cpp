@@ -3,21 +3,14 @@
 // one block per distinct row starts from the row's existing gradient G and adds the row's
 // vectors in sorted order: ((G + g1) + g2) + ... (mxnet-16686, GPU path). Every element is a
 // recursive sum in step and pair order: recursive(F), and bit for bit the sequential scatter.
+#include "common/per_element.h"
 #include "common/scatter_order.h"
 
 namespace accucheck::impls {
 namespace {
 
-template <class T>
-Backend sorted_segment() {
-  constexpr Format f = storage_format_v<T>;
-  return sparse_backend(with_format("embedding_sorted_segment_{F}", f), f, f, with_format("recursive({F})", f),
-                        Determinism::bitwise_deterministic,
-                        "per step: stable sort by row, one running sum per row from G: ((G + g1) + g2) + ...",
-                        &sorted_by_row_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(sorted_segment<float>());
+ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, sorted_by_row_run, "embedding_sorted_segment_{F}", "recursive({F})", Determinism::bitwise_deterministic,
+                              "per step: stable sort by row, one running sum per row from G: ((G + g1) + g2) + ...", float);
 
 }  // namespace
 }  // namespace accucheck::impls

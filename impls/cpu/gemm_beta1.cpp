@@ -10,27 +10,16 @@ namespace {
 
 template <class T>
 void gemm_beta1_run(const ProductWorkload& w, std::span<double> result, const RunOptions&) {
-  for (std::size_t m = 0; m < w.rows; ++m)
-    for (std::size_t n = 0; n < w.cols; ++n) {
-      T c = from_value<T>(w.initial[m * w.cols + n]);
-      for (std::size_t t = 0; t < w.steps; ++t)
-        for (std::size_t k = 0; k < w.batch; ++k)
-          c = fused_multiply_add(from_value<T>(w.a_at(t, m, k)), from_value<T>(w.b_at(t, k, n)), c);
-      result[m * w.cols + n] = to_value(c);
-    }
+  each_product_element<T>(w, result, [&](std::size_t m, std::size_t n, T c) {
+    for (std::size_t t = 0; t < w.steps; ++t)
+      for (std::size_t k = 0; k < w.batch; ++k)
+        c = fused_multiply_add(from_value<T>(w.a_at(t, m, k)), from_value<T>(w.b_at(t, k, n)), c);
+    return c;
+  });
 }
 
-template <class T>
-Backend gemm_beta1() {
-  constexpr Format f = storage_format_v<T>;
-  return product_backend(with_format("gemm_beta1_{F}", f), f, f, with_format("products({F})", f),
-                         Determinism::bitwise_deterministic,
-                         "C += A*B as one FMA chain from C (BLAS beta = 1, grad_req 'add')", &gemm_beta1_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(gemm_beta1<float>());
-ACCUCHECK_REGISTER_BACKEND(gemm_beta1<Half>());
-ACCUCHECK_REGISTER_BACKEND(gemm_beta1<BFloat16>());
+ACCUCHECK_REGISTER_IN_FORMATS(product_backend, gemm_beta1_run, "gemm_beta1_{F}", "products({F})", Determinism::bitwise_deterministic,
+                              "C += A*B as one FMA chain from C (BLAS beta = 1, grad_req 'add')", float, Half, BFloat16);
 
 }  // namespace
 }  // namespace accucheck::impls

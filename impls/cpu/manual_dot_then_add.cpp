@@ -11,32 +11,19 @@ namespace {
 
 template <class T>
 void manual_run(const ProductWorkload& w, std::span<double> result, const RunOptions&) {
-  for (std::size_t m = 0; m < w.rows; ++m)
-    for (std::size_t n = 0; n < w.cols; ++n) {
-      T acc = from_value<T>(w.initial[m * w.cols + n]);
-      for (std::size_t t = 0; t < w.steps; ++t) {
-        if (w.batch == 0) continue;
-        T g = from_value<T>(w.a_at(t, m, 0)) * from_value<T>(w.b_at(t, 0, n));
-        for (std::size_t k = 1; k < w.batch; ++k)
-          g = fused_multiply_add(from_value<T>(w.a_at(t, m, k)), from_value<T>(w.b_at(t, k, n)), g);
-        acc = acc + g;
-      }
-      result[m * w.cols + n] = to_value(acc);
+  each_product_element<T>(w, result, [&](std::size_t m, std::size_t n, T acc) {
+    for (std::size_t t = 0; t < w.steps && w.batch > 0; ++t) {
+      T g = from_value<T>(w.a_at(t, m, 0)) * from_value<T>(w.b_at(t, 0, n));
+      for (std::size_t k = 1; k < w.batch; ++k)
+        g = fused_multiply_add(from_value<T>(w.a_at(t, m, k)), from_value<T>(w.b_at(t, k, n)), g);
+      acc = acc + g;
     }
+    return acc;
+  });
 }
 
-template <class T>
-Backend manual_dot_then_add() {
-  constexpr Format f = storage_format_v<T>;
-  return product_backend(with_format("manual_dot_then_add_{F}", f), f, f, with_format("products({F})", f),
-                         Determinism::bitwise_deterministic,
-                         "g = A*B on its own (FMA chain from 0), then acc = fl(acc + g) (manual accumulation)",
-                         &manual_run<T>);
-}
-
-ACCUCHECK_REGISTER_BACKEND(manual_dot_then_add<float>());
-ACCUCHECK_REGISTER_BACKEND(manual_dot_then_add<Half>());
-ACCUCHECK_REGISTER_BACKEND(manual_dot_then_add<BFloat16>());
+ACCUCHECK_REGISTER_IN_FORMATS(product_backend, manual_run, "manual_dot_then_add_{F}", "products({F})", Determinism::bitwise_deterministic,
+                              "g = A*B on its own (FMA chain from 0), then acc = fl(acc + g) (manual accumulation)", float, Half, BFloat16);
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -20,9 +20,8 @@ DenseRun widened_run() {
 template <class Storage, class Accumulator>
 Backend widened(const char* name) {
   constexpr Format storage = storage_format_v<Storage>, accumulation = storage_format_v<Accumulator>;
-  const std::string bound = "widened(recursive(" + std::string(accucheck::name(accumulation)) + ")," +
-                            std::string(accucheck::name(storage)) + ")";
-  return dense_backend(name, storage, accumulation, bound, Determinism::bitwise_deterministic,
+  return dense_backend(name, storage, accumulation, recursive_then_rounded_bound(storage, accumulation),
+                       Determinism::bitwise_deterministic,
                        "in-order sum in a wider format, rounded once into the storage format",
                        widened_run<Storage, Accumulator>());
 }

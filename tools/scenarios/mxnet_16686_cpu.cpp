@@ -104,17 +104,16 @@ ScenarioResult mxnet_16686_cpu() {
   tensors.push_back({"dense1_weight", accumulation(2, 1000, g, h), {2, 1000}});
   tensors.push_back({"dense1_bias", accumulation(2, 1, g, ones_1), {2}});
 
-  ScenarioResult r;
-  r.name = "mxnet-16686-cpu";
-  r.title = "grad_req='add' vs manual accumulation (MXNet issue 16686, CPU reproduction)";
-  r.provenance = {
+  ScenarioResult r{.name = "mxnet-16686-cpu",
+                   .title = "grad_req='add' vs manual accumulation (MXNet issue 16686, CPU reproduction)",
+                   .provenance = {
       "real: the reporter's saved parameters (examples/data/mxnet-16686-cpu, divided by 1e6 in float32), input, labels 0 then 1, "
       "two steps",
       "real: the paths: 'add' = GEMM with beta = 1 (fl(c + g*h), gemm_beta1_f32), manual = acc += fl(g*h) "
       "(manual_dot_then_add_f32)",
       "modelled: the float32 forward (each dot product correctly rounded, then + bias; softmax correctly rounded): MXNet's BLAS "
       "order is not in the report",
-  };
+  }};
   std::vector<std::pair<const char*, const char*>> paths = {{"add", "gemm_beta1_f32"}, {"manual", "manual_dot_then_add_f32"}};
   if (Registry::global().find("openblas_sgemm_beta1")) {
     paths.push_back({"openblas_add", "openblas_sgemm_beta1"});
@@ -153,16 +152,14 @@ ScenarioResult mxnet_16686_cpu() {
     r.figures.push_back({"dense1_weight.openblas_add_vs_manual_differing",
                          static_cast<double>(r.divergence("dense1_weight", "manual", "openblas_add").differing),
                          "elements where OpenBLAS's beta = 1 differs from manual (0: it rounds the product before adding it)"});
-  char story[640];
-  std::snprintf(story, sizeof story,
-                "Both paths stay within their bound products(f32) (largest error/bound %.2g for 'add', %.2g for manual), yet they "
-                "differ by up to %.4g %% on dense1_weight and by 100 %% on dense0_weight, where manual gives exactly 0 in %zu "
-                "elements: the two steps' gradients (about +0.5 h and -0.5 h) cancel to about 1e-13 with kappa up to %.2g, so "
-                "rounding the second product before adding it (manual) or not (the FMA of GEMM with beta = 1) moves the result "
-                "by a large fraction of itself - neither path is the right one.",
-                r.path("add", "dense1_weight").outcome.max_ratio, r.path("manual", "dense1_weight").outcome.max_ratio,
-                100 * w1.max_relative, w0.only_b_zero, kappa);
-  r.story = story;
+  r.story = formatted(
+      "Both paths stay within their bound products(f32) (largest error/bound %.2g for 'add', %.2g for manual), yet they "
+      "differ by up to %.4g %% on dense1_weight and by 100 %% on dense0_weight, where manual gives exactly 0 in %zu "
+      "elements: the two steps' gradients (about +0.5 h and -0.5 h) cancel to about 1e-13 with kappa up to %.2g, so "
+      "rounding the second product before adding it (manual) or not (the FMA of GEMM with beta = 1) moves the result "
+      "by a large fraction of itself - neither path is the right one.",
+      r.path("add", "dense1_weight").outcome.max_ratio, r.path("manual", "dense1_weight").outcome.max_ratio,
+      100 * w1.max_relative, w0.only_b_zero, kappa);
   return r;
 }
 

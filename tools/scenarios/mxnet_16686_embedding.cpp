@@ -52,16 +52,15 @@ SparseWorkload token_batches(std::size_t steps) {
 }  // namespace
 
 ScenarioResult mxnet_16686_embedding() {
-  ScenarioResult r;
-  r.name = "mxnet-16686-embedding";
-  r.title = "embedding gradient, sorted 'add' order vs manual order (MXNet issue 16686, GPU path)";
-  r.provenance = {
+  ScenarioResult r{.name = "mxnet-16686-embedding",
+                   .title = "embedding gradient, sorted 'add' order vs manual order (MXNet issue 16686, GPU path)",
+                   .provenance = {
       "real: Embedding(13, 512), token batches (2, 14), a token up to 7 times per batch, rows absent from some batches, 16 vs 32 "
       "steps, gradient magnitudes 1e-11 .. 1e-7",
       "real: the orders: 'add' = MXNet's sorted EmbeddingGrad from G, ((G + g1) + g2) + ... (embedding_sorted_segment_f32); "
       "manual = G + ((g1 + g2) + ...) (embedding_segment_then_add_f32)",
       "reconstructed: token ids and gradient values (fixed seed 16686); the reported 0.65 % / 7.5e-7 came from the real model",
-  };
+  }};
   for (std::size_t steps : {std::size_t{16}, std::size_t{32}}) {
     const SparseWorkload w = token_batches(steps);
     const auto exact = exact_sums(w);
@@ -88,15 +87,13 @@ ScenarioResult mxnet_16686_embedding() {
     r.figures.push_back({tensor + ".most_hits", static_cast<double>(most_hits), "vectors added into the busiest row"});
     r.figures.push_back({tensor + ".kappa_max", kappa, "largest sum|x| / |sum x| of an element"});
   }
-  char story[640];
-  std::snprintf(story, sizeof story,
-                "Both orders stay within their bounds at 16 and 32 steps, yet they disagree in %.0f %% of the elements at 32 steps, "
-                "by up to %.3g %% (%.3g %% at 16): every element sums dozens of tiny gradients of both signs (kappa up to %.2g), "
-                "and whether a step's vectors meet the running gradient one by one or as a pre-summed block decides which "
-                "roundings happen - the order, not a bug, makes the two runs differ.",
-                100 * r.figure("embedding0_weight@32.differing_fraction"), r.figure("embedding0_weight@32.rtol_percent"),
-                r.figure("embedding0_weight@16.rtol_percent"), r.figure("embedding0_weight@32.kappa_max"));
-  r.story = story;
+  r.story = formatted(
+      "Both orders stay within their bounds at 16 and 32 steps, yet they disagree in %.0f %% of the elements at 32 steps, "
+      "by up to %.3g %% (%.3g %% at 16): every element sums dozens of tiny gradients of both signs (kappa up to %.2g), "
+      "and whether a step's vectors meet the running gradient one by one or as a pre-summed block decides which "
+      "roundings happen - the order, not a bug, makes the two runs differ.",
+      100 * r.figure("embedding0_weight@32.differing_fraction"), r.figure("embedding0_weight@32.rtol_percent"),
+      r.figure("embedding0_weight@16.rtol_percent"), r.figure("embedding0_weight@32.kappa_max"));
   return r;
 }
 

@@ -34,14 +34,13 @@ ScenarioResult mxnet_17703() {
   w.family = "mxnet-17703";
   const auto exact = exact_sums(w);
 
-  ScenarioResult r;
-  r.name = "mxnet-17703";
-  r.title = "fp16 embedding backward underflows: fp16 vs fp32 accumulation (MXNet issue 17703)";
-  r.provenance = {
+  ScenarioResult r{.name = "mxnet-17703",
+                   .title = "fp16 embedding backward underflows: fp16 vs fp32 accumulation (MXNet issue 17703)",
+                   .provenance = {
       "real: 100000 indices into a vocabulary of 8, output gradients 0.01 in fp16, fp16 accumulation vs fp32 accumulation "
       "(embedding_scatter_add_f16, embedding_scatter_f16_acc_f32)",
       "reconstructed: the indices (uniform over the 8 rows, fixed seed 17703) and the width 4",
-  };
+  }};
   r.paths.push_back(run_path("fp16_accumulation", "embedding_grad", registered("embedding_scatter_add_f16"), w, exact,
                              {kVocabulary, kDim}));
   r.paths.push_back(run_path("fp32_accumulation", "embedding_grad", registered("embedding_scatter_f16_acc_f32"), w, exact,
@@ -60,13 +59,11 @@ ScenarioResult mxnet_17703() {
       {"hits_min", static_cast<double>(*fewest), "indices of the least frequent row"},
       {"hits_max", static_cast<double>(*most), "indices of the most frequent row"},
   };
-  char story[512];
-  std::snprintf(story, sizeof story,
-                "Each row adds about 12500 gradients of 0.01: fp16 accumulation stops at %.6g because 0.01 is less than half of "
-                "fp16's spacing at 32, and its recursive(f16) bound is vacuous at that length (bound-vacuous, the verdict for an "
-                "accumulator that promises nothing here), while fp32 accumulation gives %.6g .. %.6g within its bound.",
-                r.figure("fp16_max"), r.figure("fp32_min"), r.figure("fp32_max"));
-  r.story = story;
+  r.story = formatted(
+      "Each row adds about 12500 gradients of 0.01: fp16 accumulation stops at %.6g because 0.01 is less than half of "
+      "fp16's spacing at 32, and its recursive(f16) bound is vacuous at that length (bound-vacuous, the verdict for an "
+      "accumulator that promises nothing here), while fp32 accumulation gives %.6g .. %.6g within its bound.",
+      r.figure("fp16_max"), r.figure("fp32_min"), r.figure("fp32_max"));
   return r;
 }
 

@@ -67,14 +67,13 @@ DenseWorkload bias_inputs(std::size_t m) {
 ScenarioResult mxnet_17995() {
   const Backend replica = dense_backend("mxnet16_elemwise_sum_f32 (replica)", Format::f32, Format::f32, "anyorder(f32)",
                                         Determinism::bitwise_deterministic, "MXNet 1.6 ElemwiseSum, kAddTo", &mxnet16_elemwise_sum);
-  ScenarioResult r;
-  r.name = "mxnet-17995";
-  r.title = "ElemwiseSum of m inputs under kAddTo: fixed kernel vs MXNet 1.6's double counting (MXNet PR 17995)";
-  r.provenance = {
+  ScenarioResult r{.name = "mxnet-17995",
+                   .title = "ElemwiseSum of m inputs under kAddTo: fixed kernel vs MXNet 1.6's double counting (MXNet PR 17995)",
+                   .provenance = {
       "real: the kernels (MXNet 1.6 default case replicated; the fix is elemwise_sum_addto_f32), kAddTo, m = 2 .. 8 inputs",
       "reconstructed: the gradient values: a 4-element bias whose exact gradient is 19.947 (element 0, ALBERT's reported value), "
       "split into m perturbed shares",
-  };
+  }};
   for (std::size_t m = 2; m <= 8; ++m) {
     const DenseWorkload w = bias_inputs(m);
     const auto exact = exact_sums(w);
@@ -85,13 +84,11 @@ ScenarioResult mxnet_17995() {
     r.figures.push_back({tensor + ".read", r.path("mxnet-1.6", tensor).values[0],
                          "element 0 as MXNet 1.6 computes it (exact 19.947; ALBERT read 315.06)"});
   }
-  char story[512];
-  std::snprintf(story, sizeof story,
-                "With up to 4 inputs both kernels are within anyorder(f32); from 5 inputs on, MXNet 1.6 adds the running sum to "
-                "itself once per extra input, so a bias gradient of 19.947 reads %.5g with 5 inputs, %.5g with 7 and %.5g with 8 "
-                "(ALBERT read 315.06) - a bound-exceeded verdict on every element, not a rounding effect.",
-                r.figure("bias_grad@5_inputs.read"), r.figure("bias_grad@7_inputs.read"), r.figure("bias_grad@8_inputs.read"));
-  r.story = story;
+  r.story = formatted(
+      "With up to 4 inputs both kernels are within anyorder(f32); from 5 inputs on, MXNet 1.6 adds the running sum to "
+      "itself once per extra input, so a bias gradient of 19.947 reads %.5g with 5 inputs, %.5g with 7 and %.5g with 8 "
+      "(ALBERT read 315.06) - a bound-exceeded verdict on every element, not a rounding effect.",
+      r.figure("bias_grad@5_inputs.read"), r.figure("bias_grad@7_inputs.read"), r.figure("bias_grad@8_inputs.read"));
   return r;
 }
 

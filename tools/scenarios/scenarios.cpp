@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -41,6 +42,18 @@ const Scenario* find(std::string_view name) {
   for (const auto& s : all())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+std::string formatted(const char* format, ...) {
+  va_list args, copy;
+  va_start(args, format);
+  va_copy(copy, args);
+  const int length = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  std::string text(length > 0 ? static_cast<std::size_t>(length) : 0, '\0');
+  if (length > 0) std::vsnprintf(text.data(), text.size() + 1, format, args);
+  va_end(args);
+  return text;
 }
 
 ScenarioResult run(const Scenario& s) {

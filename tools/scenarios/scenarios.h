@@ -51,13 +51,15 @@ struct Figure {
   std::string note;
 };
 
+// Built with designated initializers ({.name = ..., .title = ..., .provenance = {...}}); every
+// member has a default, so the ones a scenario fills later may be left out.
 struct ScenarioResult {
-  std::string name, title;
-  std::string story;                    // one plain sentence: what happened
-  std::vector<std::string> provenance;  // what is real, what is reconstructed
-  std::vector<PathResult> paths;
-  std::vector<Divergence> divergences;
-  std::vector<Figure> figures;
+  std::string name{}, title{};
+  std::string story{};                    // one plain sentence: what happened
+  std::vector<std::string> provenance{};  // what is real, what is reconstructed
+  std::vector<PathResult> paths{};
+  std::vector<Divergence> divergences{};
+  std::vector<Figure> figures{};
   double seconds = 0;
 
   // Throw std::out_of_range when absent (a test asking for a path the scenario lacks fails).
@@ -75,6 +77,9 @@ struct Scenario {
 // Every scenario, in a fixed order.
 const std::vector<Scenario>& all();
 const Scenario* find(std::string_view name);
+// printf into a string of whatever length the text needs (a scenario's story).
+std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
 // Runs one scenario and records its wall time.
 ScenarioResult run(const Scenario& s);
 

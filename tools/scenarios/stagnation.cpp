@@ -27,10 +27,10 @@ DenseWorkload ones(Format f, double start, std::size_t steps) {
 }  // namespace
 
 ScenarioResult bf16_stagnation() {
-  ScenarioResult r;
-  r.name = "bf16-stagnation";
-  r.title = "a bf16 buffer stops absorbing +1 at 256, f16 at 2048 (tt-metal PR 53386)";
-  r.provenance = {"real: the arithmetic (bf16 and f16 buffers adding +1); the counts (1000, 100, 3000 steps) are chosen to show it"};
+  ScenarioResult r{.name = "bf16-stagnation",
+                   .title = "a bf16 buffer stops absorbing +1 at 256, f16 at 2048 (tt-metal PR 53386)",
+                   .provenance = {"real: the arithmetic (bf16 and f16 buffers adding +1); the counts (1000, 100, 3000 "
+                                  "steps) are chosen to show it"}};
   struct Case {
     const char* tensor;
     Format f;

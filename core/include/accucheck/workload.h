@@ -108,6 +108,25 @@ std::string_view name(WorkloadKind k);
 
 using Workload = std::variant<DenseWorkload, ProductWorkload, SparseWorkload>;
 WorkloadKind kind_of(const Workload& w);
+
+// Calls array(v) on each array of values a workload holds (W: Workload or const Workload):
+// initial and addends (dense); initial, a and, with `with_b`, b (product); initial and values
+// (sparse). Scaling A alone scales a product workload's sums, hence the choice.
+template <class W, class F>
+void for_each_value_array(W& w, F array, bool with_b = true) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    array(d->initial);
+    array(d->addends);
+  } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
+    array(p->initial);
+    array(p->a);
+    if (with_b) array(p->b);
+  } else {
+    auto& s = std::get<SparseWorkload>(w);
+    array(s.initial);
+    array(s.values);
+  }
+}
 Format format_of(const Workload& w);
 std::size_t element_count(const Workload& w);
 std::string family_of(const Workload& w);
