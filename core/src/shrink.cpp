@@ -145,6 +145,75 @@ Workload element_alone(const Workload& w, std::size_t element) {
   return sparse_one_element(s, element / s.dim, element % s.dim);
 }
 
+namespace {
+
+// Keeps the items i outside [begin, end) of `count` items, each `width` values wide, of every one
+// of `blocks` consecutive blocks of v: v = blocks x count x width, row-major.
+std::vector<double> without_range(const std::vector<double>& v, std::size_t blocks, std::size_t count, std::size_t width,
+                                  std::size_t begin, std::size_t end) {
+  std::vector<double> kept;
+  kept.reserve(blocks * (count - (end - begin)) * width);
+  for (std::size_t b = 0; b < blocks; ++b)
+    for (std::size_t i = 0; i < count; ++i)
+      if (i < begin || i >= end)
+        kept.insert(kept.end(), v.begin() + static_cast<long>((b * count + i) * width),
+                    v.begin() + static_cast<long>((b * count + i + 1) * width));
+  return kept;
+}
+
+// Removes chunks of the items `count` counts in a workload of kind W; without(x, begin, end) is x
+// with items [begin, end) removed. At least one item stays.
+template <class W, class Count, class Without>
+bool remove_items(Shrinker& shrinker, Workload& w, Count count, Without without) {
+  return shrinker.remove_chunks(
+      w, [&](const Workload& x) { return count(std::get<W>(x)); },
+      [&](const Workload& x, std::size_t begin, std::size_t end) -> Workload { return without(std::get<W>(x), begin, end); },
+      1);
+}
+
+bool remove_element_chunks(Shrinker& shrinker, Workload& w) {
+  if (std::holds_alternative<DenseWorkload>(w))
+    return remove_items<DenseWorkload>(
+        shrinker, w, [](const DenseWorkload& d) { return d.elements; },
+        [](DenseWorkload d, std::size_t begin, std::size_t end) {
+          d.initial = without_range(d.initial, 1, d.elements, 1, begin, end);
+          d.addends = without_range(d.addends, d.steps, d.elements, 1, begin, end);
+          d.elements -= end - begin;
+          return d;
+        });
+  if (std::holds_alternative<ProductWorkload>(w)) {
+    // Output columns n (C's columns and B's), then output rows m (C's rows and A's).
+    bool changed = remove_items<ProductWorkload>(
+        shrinker, w, [](const ProductWorkload& p) { return p.cols; },
+        [](ProductWorkload p, std::size_t begin, std::size_t end) {
+          p.initial = without_range(p.initial, p.rows, p.cols, 1, begin, end);
+          p.b = without_range(p.b, p.steps * p.batch, p.cols, 1, begin, end);
+          p.cols -= end - begin;
+          return p;
+        });
+    changed |= remove_items<ProductWorkload>(
+        shrinker, w, [](const ProductWorkload& p) { return p.rows; },
+        [](ProductWorkload p, std::size_t begin, std::size_t end) {
+          p.initial = without_range(p.initial, 1, p.rows, p.cols, begin, end);
+          p.a = without_range(p.a, p.steps, p.rows, p.batch, begin, end);
+          p.rows -= end - begin;
+          return p;
+        });
+    return changed;
+  }
+  // Embedding columns d of the table and of every pair's vector.
+  return remove_items<SparseWorkload>(
+      shrinker, w, [](const SparseWorkload& s) { return s.dim; },
+      [](SparseWorkload s, std::size_t begin, std::size_t end) {
+        s.initial = without_range(s.initial, s.rows, s.dim, 1, begin, end);
+        s.values = without_range(s.values, s.pairs(), s.dim, 1, begin, end);
+        s.dim -= end - begin;
+        return s;
+      });
+}
+
+}  // namespace
+
 Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget) {
   Shrinker shrinker(still_fails, budget);
   // 1. One element: try each until one still fails.
@@ -155,7 +224,11 @@ Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>&
   bool changed = true;
   while (changed && !shrinker.spent()) {
     changed = false;
-    // 2. Fewer steps (all kinds), fewer batch columns (product), fewer pairs (sparse).
+    // 2. Fewer elements, when no element fails alone (a kernel wrong only past some D, at a
+    //    tail or a block edge): element columns (dense), output rows and columns (product),
+    //    embedding columns (sparse). Then fewer steps (all kinds), fewer batch columns
+    //    (product), fewer pairs (sparse).
+    changed |= remove_element_chunks(shrinker, w);
     if (std::holds_alternative<DenseWorkload>(w)) {
       changed |= shrinker.remove_chunks(
           w, [](const Workload& x) { return std::get<DenseWorkload>(x).steps; },

@@ -61,6 +61,83 @@ TEST(Findings, TheStatedBoundNamesItsElementAndTheMinimizerStartsThere) {
   EXPECT_TRUE(still_shows(b, minimal, f));
 }
 
+// A kernel wrong only past an element count (a vector tail, a second block) fails on no element
+// alone: the minimizer removes elements until one more would hide the failure.
+TEST(Findings, TheMinimizerReducesTheElementCountToTheSmallestThatFails) {
+  const Backend b = f32_sum("test_wide_tail", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [](const DenseWorkload& w, std::size_t j, double sum) {
+                              return w.elements > 16 && j == w.elements - 1 ? sum + 1 : sum;  // the tail element
+                            });
+  const DenseWorkload w = dense(1000, 3, 0.25);
+  const Judgement j = find_violations(b, w, exact_sums(w));
+  ASSERT_TRUE(j.violated());
+  const Workload minimal = minimize_finding(b, w, j.findings.front());
+  const auto& d = std::get<DenseWorkload>(minimal);
+  EXPECT_EQ(d.elements, 17u);
+  EXPECT_EQ(d.steps, 0u) << "the failure needs no step";
+  EXPECT_EQ(d.initial.size(), 17u);
+}
+
+TEST(Findings, ProductAndSparseShrinkTheirElementDimensionsToo) {
+  // Product: wrong when C has more than 5 columns or more than 2 rows (the last element).
+  const Backend product = product_backend(
+      "test_product_edge", Format::f32, Format::f32, "products(f32)", Determinism::bitwise_deterministic, "test",
+      [](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
+        for (std::size_t m = 0; m < w.rows; ++m)
+          for (std::size_t n = 0; n < w.cols; ++n) {
+            double c = w.initial[m * w.cols + n];
+            for (std::size_t t = 0; t < w.steps; ++t)
+              for (std::size_t k = 0; k < w.batch; ++k) c += w.a_at(t, m, k) * w.b_at(t, k, n);
+            const bool last = m == w.rows - 1 && n == w.cols - 1;
+            result[m * w.cols + n] = static_cast<float>(last && w.cols > 5 && w.rows > 2 ? c + 1 : c);
+          }
+      });
+  ProductWorkload p;
+  p.format = Format::f32;
+  p.rows = 7;
+  p.cols = 40;
+  p.batch = 2;
+  p.steps = 2;
+  p.initial.assign(p.rows * p.cols, 0.5);
+  p.a.assign(p.steps * p.rows * p.batch, 0.25);
+  p.b.assign(p.steps * p.batch * p.cols, 0.5);
+  const Judgement jp = find_violations(product, p, exact_sums(p));
+  ASSERT_TRUE(jp.violated());
+  const Workload minimal_product = minimize_finding(product, p, jp.findings.front());
+  const auto& mp = std::get<ProductWorkload>(minimal_product);
+  EXPECT_EQ(mp.cols, 6u);
+  EXPECT_EQ(mp.rows, 3u);
+  EXPECT_EQ(mp.initial.size(), 18u);
+  EXPECT_EQ(mp.a.size(), mp.steps * mp.rows * mp.batch);
+  EXPECT_EQ(mp.b.size(), mp.steps * mp.batch * mp.cols);
+
+  // Sparse: a scatter wrong in the last embedding column once dim exceeds 3.
+  const Backend sparse = sparse_backend(
+      "test_sparse_edge", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "test",
+      [](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
+        std::vector<float> table(w.initial.begin(), w.initial.end());
+        for (std::size_t q = 0; q < w.pairs(); ++q)
+          for (std::size_t d = 0; d < w.dim; ++d) table[w.row_index[q] * w.dim + d] += static_cast<float>(w.values[q * w.dim + d]);
+        for (std::size_t e = 0; e < table.size(); ++e) result[e] = table[e] + (w.dim > 3 && e % w.dim == w.dim - 1 ? 1 : 0);
+      });
+  SparseWorkload s;
+  s.format = Format::f32;
+  s.rows = 2;
+  s.dim = 64;
+  s.steps = 1;
+  s.initial.assign(s.rows * s.dim, 0.0);
+  s.row_index = {0, 1, 0};
+  s.step_offsets = {0, 3};
+  s.values.assign(3 * s.dim, 0.125);
+  const Judgement js = find_violations(sparse, s, exact_sums(s));
+  ASSERT_TRUE(js.violated());
+  const Workload minimal_sparse = minimize_finding(sparse, s, js.findings.front());
+  const auto& ms = std::get<SparseWorkload>(minimal_sparse);
+  EXPECT_EQ(ms.dim, 4u);
+  EXPECT_EQ(ms.initial.size(), ms.rows * 4);
+  EXPECT_EQ(ms.values.size(), ms.pairs() * 4);
+}
+
 TEST(Findings, FurtherPropertiesAreOneListThatPoliciesChooseFrom) {
   std::atomic<int> runs{0};
   // Deterministic by claim, but every other run adds the smallest f32 step.

@@ -83,9 +83,10 @@ std::vector<Finding> further_findings(const Backend& backend, const Workload& w,
 bool still_shows(const Backend& backend, const Workload& candidate, const Finding& finding, bool cross_check_oracle = false);
 
 // The one minimizer: the smallest workload found that still shows the finding, starting from
-// its element alone, then shrink_workload (fewer steps, simpler values). A backend that timed
-// out is not re-run to shrink (the workload is returned as it is). At most `budget` re-runs;
-// a re-run that throws PluginDeadlineReached (a campaign's time is up) counts as not showing it.
+// its element alone, then shrink_workload (fewer elements, fewer steps, simpler values). A
+// backend that timed out is not re-run to shrink (the workload is returned as it is). At most
+// `budget` re-runs; a re-run that throws PluginDeadlineReached (a campaign's time is up)
+// counts as not showing it.
 Workload minimize_finding(const Backend& backend, const Workload& w, const Finding& finding, std::size_t budget = 3000,
                           bool cross_check_oracle = false);
 
