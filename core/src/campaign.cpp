@@ -16,9 +16,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A case's seed from the campaign's seed, its stream and its number: the first word of a
+// SplitMix64 stream seeded with their mix.
 std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
-  SeededChoiceStream s(seed ^ (a * kSplitMix64Gamma) ^ (b * 0xc2b2ae3d27d4eb4fULL));
-  return s.next();
+  return splitmix64(seed ^ (a * kSplitMix64Gamma) ^ (b * 0xc2b2ae3d27d4eb4fULL));
 }
 
 // What the results say of a backend before any case: its declaration.
@@ -33,7 +34,6 @@ BackendResults results_of(const Backend& b) {
   r.origin = b.origin;
   return r;
 }
-
 
 }  // namespace
 
@@ -119,6 +119,7 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
   const Format f = format_of(w);
   const WorkloadKind kind = kind_of(w);
   std::vector<ExactSum> exact;
+  std::uint64_t addends = 0;  // of the workload, counted once for every backend that runs it
   const std::size_t terms = max_terms(w);
   std::size_t ran = 0;
   // The properties beyond the stated bound re-run the backend several times: on a sample of
@@ -129,12 +130,15 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
     const Backend& backend = *stats.backend;
     if (backend.storage != f || !backend.supports(kind)) continue;
     if (budget_spent()) break;
-    if (exact.empty()) exact = exact_sums(w);  // once per workload, shared by the backends
+    if (exact.empty()) {  // once per workload, shared by the backends
+      exact = exact_sums(w);
+      for (const auto& e : exact) addends += e.count;
+    }
     ++ran;
     const Judgement judgement = find_violations(backend, w, exact, policy);
     const BackendOutcome& outcome = judgement.outcome;
     ++stats.results.cases;
-    for (const auto& e : exact) stats.results.addends += e.count;
+    stats.results.addends += addends;
     stats.results.max_ratio = std::max(stats.results.max_ratio, outcome.max_ratio);
     stats.results.max_ulps = std::max(stats.results.max_ulps, outcome.max_abs_ulps);
     if (!outcome.failure.empty()) {
@@ -216,8 +220,7 @@ void Campaign::run() {
                    " s, under its time-out): that case was not judged";
   }
   elapsed_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
-  if (progress_line_open_) std::fprintf(stderr, "\n");
-  progress_line_open_ = false;
+  end_progress_line();
 }
 
 void BackendStats::add_sample(const ResultSample& s, ChoiceStream& stream) {
@@ -227,7 +230,6 @@ void BackendStats::add_sample(const ResultSample& s, ChoiceStream& stream) {
   if (samples.size() < kMaxSamples) samples.push_back(s);
   else if (auto k = stream.draw(samples_seen - 1); k < kMaxSamples) samples[k] = s;
 }
-
 
 CampaignResults Campaign::results() const {
   CampaignResults r;
