@@ -71,16 +71,26 @@ std::optional<Finding> stated_bound_finding(const Backend& backend, const Backen
   return f;
 }
 
+namespace {
+
+// Property p on the result the stated bound's run computed (exact sums: given, or computed a
+// block at a time where p needs them).
+std::optional<Finding> property_finding(Property p, const Backend& backend, const Workload& w,
+                                        const std::vector<double>& result, const std::vector<ExactSum>* exact) {
+  auto failure = exact ? check_property(p, backend, w, *exact, &result) : check_property(p, backend, w, &result);
+  if (!failure) return std::nullopt;
+  Finding f = from_property_failure(std::move(*failure));
+  f.backend_output = captured_output(backend);
+  return f;
+}
+
+}  // namespace
+
 std::vector<Finding> further_findings(const Backend& backend, const Workload& w, const std::vector<double>& result,
                                       const std::vector<ExactSum>* exact) {
   std::vector<Finding> found;
-  for (Property p : further_properties(backend)) {
-    auto failure = exact ? check_property(p, backend, w, *exact, &result) : check_property(p, backend, w, &result);
-    if (failure) {
-      found.push_back(from_property_failure(std::move(*failure)));
-      found.back().backend_output = captured_output(backend);
-    }
-  }
+  for (Property p : further_properties(backend))
+    if (auto f = property_finding(p, backend, w, result, exact)) found.push_back(std::move(*f));
   return found;
 }
 
@@ -107,11 +117,8 @@ Judgement find_violations(const Backend& backend, const Workload& w, const std::
     if (!property_applies(*policy.only, backend))
       throw std::invalid_argument(std::string(name(*policy.only)) + " does not apply to " + backend.name + ": " +
                                   property_exclusion(*policy.only, backend));
-    const std::vector<double> result = computed_values(j.outcome);
-    if (auto failure = check_property(*policy.only, backend, w, exact, &result)) {
-      j.findings.push_back(from_property_failure(std::move(*failure)));
-      j.findings.back().backend_output = captured_output(backend);
-    }
+    if (auto f = property_finding(*policy.only, backend, w, computed_values(j.outcome), &exact))
+      j.findings.push_back(std::move(*f));
   } else if (!policy.only && policy.further_properties) {
     const std::vector<double> result = computed_values(j.outcome);
     for (auto& f : further_findings(backend, w, result, &exact)) j.findings.push_back(std::move(f));
