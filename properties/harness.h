@@ -11,6 +11,8 @@
 //                              current directory)
 //   ACCUCHECK_MAX_LONG_STEPS   steps of long chains (GenerationLimits::max_long_steps:
 //                              10^4 in CI, 10^6 at night)
+//   ACCUCHECK_WIDE_ONE_IN      one case in N widened to a boundary shape (shapes.h; default 4,
+//                              at most 2^16 values)
 #pragma once
 
 #include <cstdint>

@@ -70,9 +70,13 @@ int check_command(CommandLine& cl) {
   cl.count("--max-steps", options.limits.max_steps, "N", "at most N steps per case", 1);
   cl.count("--max-long-steps", options.limits.max_long_steps, "N", "at most N steps per long-chain case", 1);
   cl.count("--max-elements", options.limits.max_elements, "N", "at most N elements per case", 1);
+  cl.count("--max-wide-elements", options.limits.max_wide_elements, "N",
+           "boundary shapes: at most N elements in a widened dense case (default 131072; 0: no widened cases)");
+  cl.flag("--fail-fast", options.stop_at_first_violation, "stop after the case with the first violation");
   cl.flag("--quiet", options.quiet, "no progress line");
   if (!cl.parse()) return kExitOk;
   check_case_size(options.limits);
+  if (options.limits.max_wide_elements == 0) options.limits.max_wide_values = 0;
   load_plugins(plugins);
   options.seed = seed ? *seed : std::random_device{}() ^ (std::uint64_t(std::random_device{}()) << 32);
   if (!options.cases) options.seconds = 60.0 * minutes.value_or(1.0);

@@ -210,6 +210,10 @@ void Campaign::run() {
       for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
       cases_run_ = case_number + 1;
       report_progress();
+      if (options_.stop_at_first_violation && violations()) {
+        budget_note_ = "stopped at the first violation (--fail-fast)";
+        break;
+      }
     }
   } catch (const PluginDeadlineReached& cut) {
     // The budget ended inside a plugin call: that call's case is not judged (every finding

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
 #include "accucheck/exact.h"
 #include "accucheck/float_gen.h"
+#include "accucheck/shapes.h"
 
 namespace accucheck {
 namespace {
@@ -605,6 +607,10 @@ const Family* special_values_family(WorkloadKind kind) {
 }
 
 Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, WorkloadKind kind, const Family* family) {
+  // Drawn first, so that short choice sequences (RapidCheck's early byte vectors) widen too; the
+  // shape itself comes from a sub-seed drawn after the family's choices. Not drawn at all when
+  // the limits allow no boundary shapes (the fuzzers' seeds keep their meaning).
+  const bool wide = limits.max_wide_values > 0 && limits.wide_one_in > 0 && s.chance(1, limits.wide_one_in);
   if (!family) {
     const auto candidates = families_of(kind);
     family = candidates[s.pick(candidates.size())];
@@ -622,6 +628,16 @@ Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, Wor
     const auto order = static_cast<Order>(s.draw(4));
     reorder(*d, order, s);
     if (order != Order::as_generated) label += "/" + std::string(name(order));
+  }
+  if (wide) {
+    // The sub-seed mixes a drawn word with the case's values: an exhausted byte stream (draws of
+    // 0) still widens each case its own way.
+    std::uint64_t seed = fnv1a_le64(s.seed());
+    for_each_value_array(w, [&](const std::vector<double>& values) {
+      for (double x : values) seed = fnv1a_le64(std::bit_cast<std::uint64_t>(x), seed);
+    });
+    SeededChoiceStream shape(seed);
+    if (widen_at_boundaries(shape, limits, w)) label += "/wide";
   }
   std::visit([&](auto& x) { x.family = label; }, w);
   return w;

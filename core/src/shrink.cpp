@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "accucheck/check.h"
+#include "accucheck/shapes.h"
 
 namespace accucheck {
 namespace {
@@ -27,6 +28,23 @@ std::vector<double> simpler_values(double v, Format f) {
   }
   if (std::signbit(v)) candidates.push_back(-v);
   return candidates;
+}
+
+// Sizes below n, ascending: 1 to 16, then 2^k and m u (the units of shapes.h, m = 1..3), each
+// -1, exact and +1.
+std::vector<std::size_t> boundary_sizes_below(std::size_t n) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t d = 1; d <= 16; ++d) sizes.push_back(d);
+  auto around = [&](std::size_t centre) {
+    for (std::size_t d : {centre - 1, centre, centre + 1}) sizes.push_back(d);
+  };
+  for (std::size_t p = 32; p < n; p *= 2) around(p);
+  for (std::size_t unit : kBoundaryUnits)
+    for (std::size_t m = 1; m <= 3; ++m) around(m * unit);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  sizes.erase(std::lower_bound(sizes.begin(), sizes.end(), n), sizes.end());
+  return sizes;
 }
 
 class Shrinker {
@@ -60,6 +78,22 @@ class Shrinker {
       if (chunk <= 1) break;
     }
     return changed;
+  }
+
+  // Cuts `count` items to a smaller size where kernels change path (boundary_sizes_below),
+  // smallest first, keeping the last items (tails), the first, or both ends: a kernel wrong only
+  // past some D reaches its threshold in a few calls, where chunk removal on a wide buffer
+  // spends its budget trying positions at sizes that do not fail.
+  template <class Count, class Remove>
+  bool cut_to_boundary_size(Workload& w, Count count, Remove remove) {
+    const std::size_t n = count(w);
+    for (std::size_t size : boundary_sizes_below(n)) {
+      if (spent()) return false;
+      const std::size_t head = size / 2;
+      if (attempt(w, remove(w, 0, n - size)) || attempt(w, remove(w, size, n)) || attempt(w, remove(w, head, n - (size - head))))
+        return true;
+    }
+    return false;
   }
 
   // Simplifies each value slot reachable through `slots(w)`.
@@ -165,10 +199,12 @@ std::vector<double> without_range(const std::vector<double>& v, std::size_t bloc
 // with items [begin, end) removed. At least one item stays.
 template <class W, class Count, class Without>
 bool remove_items(Shrinker& shrinker, Workload& w, Count count, Without without) {
-  return shrinker.remove_chunks(
-      w, [&](const Workload& x) { return count(std::get<W>(x)); },
-      [&](const Workload& x, std::size_t begin, std::size_t end) -> Workload { return without(std::get<W>(x), begin, end); },
-      1);
+  const auto items = [&](const Workload& x) { return count(std::get<W>(x)); };
+  const auto remove = [&](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
+    return without(std::get<W>(x), begin, end);
+  };
+  const bool cut = items(w) > 16 && shrinker.cut_to_boundary_size(w, items, remove);
+  return shrinker.remove_chunks(w, items, remove, 1) || cut;
 }
 
 bool remove_element_chunks(Shrinker& shrinker, Workload& w) {
@@ -216,9 +252,11 @@ bool remove_element_chunks(Shrinker& shrinker, Workload& w) {
 
 Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget) {
   Shrinker shrinker(still_fails, budget);
-  // 1. One element: try each until one still fails.
+  // 1. One element: try each until one still fails (up to 64 of them: a wide buffer would spend
+  //    the budget here, and minimize_finding has tried the element that failed; halving chunks
+  //    below reach a lone failing element in about log2 D calls).
   const std::size_t elements = element_count(w);
-  if (elements > 1)
+  if (elements > 1 && elements <= 64)
     for (std::size_t e = 0; e < elements && !shrinker.spent(); ++e)
       if (shrinker.attempt(w, element_alone(w, e))) break;
   bool changed = true;

@@ -53,6 +53,39 @@ void put_size(ChoiceWriter& out, std::size_t n, std::size_t limit, const char* w
 std::size_t step_limit(const GenerationLimits& l) { return std::max(l.max_steps, l.max_long_steps); }
 std::size_t pair_limit(const GenerationLimits& l) { return std::max(l.max_pairs, l.max_row_hits); }
 
+// Sizes up to the boundary shapes' limits where those are on (families.h, shapes.h); past the
+// ordinary limits, the sizes drawn after them are held to the wide values budget, so that no
+// choice sequence decodes to more than about max_wide_values values.
+std::size_t wide_or(const GenerationLimits& l, std::size_t ordinary, std::size_t wide) {
+  return std::max(ordinary, l.max_wide_values > 0 ? wide : 0);
+}
+std::size_t within_budget(const GenerationLimits& l, std::size_t limit, std::size_t per_unit) {
+  return std::min(limit, std::max<std::size_t>(l.max_wide_values / std::max<std::size_t>(per_unit, 1), 1));
+}
+std::size_t element_limit(const GenerationLimits& l) {
+  return wide_or(l, l.max_elements, std::min(l.max_wide_elements, l.max_wide_values));
+}
+// Steps of a dense workload of `elements` (steps + 1 <= budget / D when D is wide).
+std::size_t dense_step_limit(const GenerationLimits& l, std::size_t elements) {
+  return elements <= l.max_elements ? step_limit(l) : within_budget(l, step_limit(l) + 1, elements) - 1;
+}
+std::size_t table_row_limit(const GenerationLimits& l) {
+  return wide_or(l, l.max_table_rows, std::min(l.max_wide_rows, l.max_wide_values));
+}
+std::size_t dim_limit(const GenerationLimits& l, std::size_t rows) {
+  const std::size_t limit = wide_or(l, l.max_dim, l.max_wide_dim);
+  return rows <= l.max_table_rows ? limit : within_budget(l, limit, rows);
+}
+std::size_t product_col_limit(const GenerationLimits& l) { return wide_or(l, l.max_product_cols, l.max_wide_cols); }
+std::size_t batch_limit(const GenerationLimits& l, std::size_t rows, std::size_t cols) {
+  const std::size_t limit = wide_or(l, l.max_batch, l.max_wide_batch);
+  return cols <= l.max_product_cols ? limit : within_budget(l, limit, rows + cols);
+}
+std::size_t product_step_limit(const GenerationLimits& l, std::size_t rows, std::size_t cols, std::size_t batch) {
+  const bool wide = cols > l.max_product_cols || batch > l.max_batch;
+  return wide ? within_budget(l, l.max_product_steps, batch * (rows + cols)) : l.max_product_steps;
+}
+
 void values(ChoiceWriter& out, const std::vector<double>& xs, Format f) {
   for (double x : xs) encode_value(out, x, f);
 }
@@ -99,22 +132,22 @@ double decode_value(ChoiceStream& s, Format f) {
 void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits) {
   const Format f = format_of(w);
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
-    put_size_at_least_one(out, d->elements, limits.max_elements, "elements");
-    put_size(out, d->steps, step_limit(limits), "steps");
+    put_size_at_least_one(out, d->elements, element_limit(limits), "elements");
+    put_size(out, d->steps, dense_step_limit(limits, d->elements), "steps");
     values(out, d->initial, f);
     values(out, d->addends, f);
   } else if (const auto* p = std::get_if<ProductWorkload>(&w)) {
     put_size_at_least_one(out, p->rows, limits.max_product_rows, "rows");
-    put_size_at_least_one(out, p->cols, limits.max_product_cols, "cols");
-    put_size_at_least_one(out, p->batch, limits.max_batch, "batch");
-    put_size_at_least_one(out, p->steps, limits.max_product_steps, "steps");
+    put_size_at_least_one(out, p->cols, product_col_limit(limits), "cols");
+    put_size_at_least_one(out, p->batch, batch_limit(limits, p->rows, p->cols), "batch");
+    put_size_at_least_one(out, p->steps, product_step_limit(limits, p->rows, p->cols, p->batch), "steps");
     values(out, p->initial, f);
     values(out, p->a, f);
     values(out, p->b, f);
   } else {
     const auto& sp = std::get<SparseWorkload>(w);
-    put_size_at_least_one(out, sp.rows, limits.max_table_rows, "rows");
-    put_size_at_least_one(out, sp.dim, limits.max_dim, "dim");
+    put_size_at_least_one(out, sp.rows, table_row_limit(limits), "rows");
+    put_size_at_least_one(out, sp.dim, dim_limit(limits, sp.rows), "dim");
     put_size(out, sp.steps, step_limit(limits), "steps");
     values(out, sp.initial, f);
     std::size_t left = pair_limit(limits);
@@ -135,8 +168,8 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     DenseWorkload d;
     d.format = f;
     d.family = "explicit";
-    d.elements = size_at_least_one(s, limits.max_elements);
-    d.steps = s.draw(step_limit(limits));
+    d.elements = size_at_least_one(s, element_limit(limits));
+    d.steps = s.draw(dense_step_limit(limits, d.elements));
     values(s, d.initial, d.elements, f);
     values(s, d.addends, d.elements * d.steps, f);
     return d;
@@ -146,9 +179,9 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     p.format = f;
     p.family = "explicit";
     p.rows = size_at_least_one(s, limits.max_product_rows);
-    p.cols = size_at_least_one(s, limits.max_product_cols);
-    p.batch = size_at_least_one(s, limits.max_batch);
-    p.steps = size_at_least_one(s, limits.max_product_steps);
+    p.cols = size_at_least_one(s, product_col_limit(limits));
+    p.batch = size_at_least_one(s, batch_limit(limits, p.rows, p.cols));
+    p.steps = size_at_least_one(s, product_step_limit(limits, p.rows, p.cols, p.batch));
     values(s, p.initial, p.rows * p.cols, f);
     values(s, p.a, p.steps * p.rows * p.batch, f);
     values(s, p.b, p.steps * p.batch * p.cols, f);
@@ -157,8 +190,8 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
   SparseWorkload sp;
   sp.format = f;
   sp.family = "explicit";
-  sp.rows = size_at_least_one(s, limits.max_table_rows);
-  sp.dim = size_at_least_one(s, limits.max_dim);
+  sp.rows = size_at_least_one(s, table_row_limit(limits));
+  sp.dim = size_at_least_one(s, dim_limit(limits, sp.rows));
   sp.steps = s.draw(step_limit(limits));
   values(s, sp.initial, sp.rows * sp.dim, f);
   sp.step_offsets.assign(1, 0);

@@ -124,7 +124,8 @@ TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
 
 TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   std::mt19937_64 rng(7);
-  const GenerationLimits limits;
+  GenerationLimits limits;  // the ordinary sizes (the wide ones: the next test)
+  limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
     std::vector<std::uint8_t> bytes(rng() % 300);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
@@ -150,9 +151,43 @@ TEST(WorkloadEncoding, SizesBeyondTheLimitsAreRefused) {
   w.elements = 5;
   w.steps = 0;
   w.initial.assign(5, 0.0);
+  GenerationLimits narrow;
+  narrow.max_wide_values = 0;
   ChoiceWriter out;
-  EXPECT_THROW(encode_workload(out, w, GenerationLimits{}), std::invalid_argument) << "4 elements at most";
+  EXPECT_THROW(encode_workload(out, w, narrow), std::invalid_argument) << "4 elements at most without boundary shapes";
+  EXPECT_NO_THROW(encode_workload(out, w, GenerationLimits{}));
   EXPECT_NO_THROW(encode_workload(out, w, unbounded_limits()));
+  // Past the ordinary D, the steps are held to the wide values budget: 5 x (T + 1) <= 64.
+  GenerationLimits small_budget;
+  small_budget.max_wide_values = 64;
+  w.steps = 11;
+  w.addends.assign(5 * 11, 0.0);
+  EXPECT_NO_THROW(encode_workload(out, w, small_budget));
+  w.steps = 12;
+  w.addends.assign(5 * 12, 0.0);
+  EXPECT_THROW(encode_workload(out, w, small_budget), std::invalid_argument) << "5 x 13 values exceed the budget of 64";
+}
+
+TEST(WorkloadEncoding, AnyBytesDecodeWithinTheWideValuesBudget) {
+  std::mt19937_64 rng(11);
+  GenerationLimits limits;
+  limits.max_wide_values = 4096;
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<std::uint8_t> bytes(rng() % 64);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+    const auto kind = static_cast<WorkloadKind>(i % 3);
+    const Workload w = decoded(bytes, kind, Format::f32, limits);
+    // No choice sequence decodes to more than a few single wide sizes' worth of values (D up to
+    // 2^17 with T = 0, a table of 64 x 1024 with 256 pairs), however the bytes read: sizes drawn
+    // after a wide one are held to the budget.
+    std::size_t values = 0;
+    for_each_value_array(w, [&](const std::vector<double>& a) { values += a.size(); });
+    ASSERT_LE(values, std::size_t{1} << 19) << i;
+    ChoiceWriter out;
+    encode_workload(out, w, limits);
+    expect_same(decoded(out.bytes(), kind, Format::f32, limits), w);
+    if (HasFatalFailure()) FAIL() << "input " << i;
+  }
 }
 
 }  // namespace

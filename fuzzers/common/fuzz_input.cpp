@@ -8,13 +8,19 @@
 
 namespace accucheck::fuzz {
 
-// n = steps + 1 <= 64 addends per element; long chains and stagnation stay at 64 too.
-GenerationLimits dense_limits() { return {.max_elements = 4, .max_steps = 63, .max_long_steps = 63}; }
+// n = steps + 1 <= 64 addends per element; long chains and stagnation stay at 64 too. No
+// boundary shapes (max_wide_values = 0) yet: fit_to_limits and the mutator keep workloads within
+// the ordinary sizes, and a wide case costs libFuzzer's throughput; check and the property suite
+// generate them.
+GenerationLimits dense_limits() { return {.max_elements = 4, .max_steps = 63, .max_long_steps = 63, .max_wide_values = 0}; }
 
-GenerationLimits sparse_limits() { return {.max_steps = 16, .max_table_rows = 64, .max_dim = 8, .max_pairs = 256}; }
+GenerationLimits sparse_limits() {
+  return {.max_steps = 16, .max_table_rows = 64, .max_dim = 8, .max_pairs = 256, .max_wide_values = 0};
+}
 
 GenerationLimits product_limits() {
-  return {.max_elements = 4, .max_batch = 32, .max_product_steps = 4, .max_product_rows = 4, .max_product_cols = 8};
+  return {.max_elements = 4, .max_batch = 32, .max_product_steps = 4, .max_product_rows = 4, .max_product_cols = 8,
+          .max_wide_values = 0};
 }
 
 GenerationLimits limits_for(WorkloadKind kind) {

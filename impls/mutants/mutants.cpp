@@ -224,6 +224,52 @@ void gemm_beta0(const ProductWorkload& w, std::span<double> result, const RunOpt
     }
 }
 
+// 17-21. Mistakes at the element dimension's boundaries: each kernel is right for small D and
+// loops, tiles or partitions over the elements the way SIMD loops, CUDA grids and thread pools
+// are written, getting one boundary wrong (the class of CTranslate2 #351, MNN #4590 and
+// gemma.cpp #194: kernels right below a size and wrong past it). Each element's own sum is the
+// plain f32 loop, in which the claim, recursive(f32), holds.
+
+// Element j accumulated onto `out` (its buffer value on the first pass, as a second block that
+// also writes j adds onto what the first left).
+float accumulate_onto(const DenseWorkload& w, std::size_t j, float out) {
+  for (std::size_t t = 0; t < w.steps; ++t) out = out + static_cast<float>(w.addend(t, j));
+  return out;
+}
+
+// A dense f32 mutant that accumulates element j `passes(D, j)` times (0: the buffer keeps its
+// value, 2: the addends are added twice).
+template <class Passes>
+DenseRun element_passes(Passes passes) {
+  return [passes](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+    for (std::size_t j = 0; j < w.elements; ++j) {
+      float out = static_cast<float>(w.initial[j]);
+      for (int pass = passes(w.elements, j); pass > 0; --pass) out = accumulate_onto(w, j, out);
+      result[j] = out;
+    }
+  };
+}
+
+// 17. An 8-wide SIMD loop whose scalar epilogue was lost: from D = 8 on, the last D mod 8
+// elements are never written (below 8 the scalar path runs alone and is right).
+int simd_tail_dropped(std::size_t d, std::size_t j) { return d >= 8 && j >= d / 8 * 8 ? 0 : 1; }
+
+// 18. A 16-wide loop whose remainder loop starts one element late: from D = 17 on, the first
+// element after the last full vector (16 floor(D/16)) is skipped when D mod 16 != 0.
+int remainder_off_by_one(std::size_t d, std::size_t j) { return d > 16 && d % 16 != 0 && j == d / 16 * 16 ? 0 : 1; }
+
+// 19. Blocks of 256 threads whose range is inclusive, [256 b, min(256 (b + 1), D - 1)]: each
+// block edge 256 (b + 1) < D is accumulated by two blocks, its addends counted twice.
+int block_edge_twice(std::size_t d, std::size_t j) { return j > 0 && j % 256 == 0 && j < d ? 2 : 1; }
+
+// 20. A grid sized for the layers it was written for, min(ceil(D / 256), 4) blocks of 256
+// threads, and no grid-stride loop: elements from 1024 on are never touched.
+int grid_without_stride(std::size_t, std::size_t j) { return j < 1024 ? 1 : 0; }
+
+// 21. A thread pool that splits D among 4 threads in chunks of floor(D / 4) from D = 1024 on
+// (smaller buffers run serially): the last D mod 4 elements belong to no thread.
+int partition_remainder_lost(std::size_t d, std::size_t j) { return d >= 1024 && j >= d / 4 * 4 ? 0 : 1; }
+
 std::vector<Mutant> make_all() {
   using D = Determinism;
   std::vector<Mutant> m;
@@ -277,6 +323,21 @@ std::vector<Mutant> make_all() {
                                      "GEMM with beta = 0", gemm_beta0),
                      "C is overwritten (beta = 0) instead of accumulated (beta = 1)", "mxnet-16686 CPU add path with the wrong beta",
                      Property::stated_bound});
+  const auto boundary = [&](const char* name, int (*passes)(std::size_t, std::size_t), const char* summary, const char* bug,
+                            const char* origin) {
+    m.push_back(dense(name, "recursive(f32)", D::bitwise_deterministic, summary, element_passes(passes), bug, origin,
+                      Property::stated_bound));
+  };
+  boundary("simd_tail_dropped_f32", simd_tail_dropped, "8-wide loop, no scalar epilogue",
+           "from D = 8 on, the last D mod 8 elements keep their buffer value", "a vectorized loop whose remainder loop was lost");
+  boundary("remainder_off_by_one_f32", remainder_off_by_one, "16-wide loop, remainder starts late",
+           "from D = 17 on, element 16 floor(D/16) is skipped when D mod 16 != 0", "an off-by-one in a SIMD remainder loop");
+  boundary("block_edge_twice_f32", block_edge_twice, "256-thread blocks, inclusive range",
+           "each block edge 256 k < D is accumulated twice", "an inclusive upper bound in a CUDA block's element range");
+  boundary("grid_without_stride_f32", grid_without_stride, "grid capped at 4 x 256 threads",
+           "elements from 1024 on are never accumulated", "a fixed-size grid without a grid-stride loop");
+  boundary("partition_remainder_lost_f32", partition_remainder_lost, "4 threads, chunks of floor(D/4)",
+           "from D = 1024 on, the last D mod 4 elements belong to no thread", "a manual thread partition that forgets the remainder");
   return m;
 }
 

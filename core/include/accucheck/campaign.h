@@ -42,6 +42,7 @@ struct CampaignOptions {
   std::size_t findings_per_class = 1;  // case files written per backend and verdict class
   GenerationLimits limits;
   bool quiet = false;     // no progress lines (FINDING lines are always written to stderr)
+  bool stop_at_first_violation = false;  // end the campaign after the case that violated first
   bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
   std::string found_by;   // recorded in case files; default "accucheck check --seed S"

@@ -31,6 +31,20 @@ struct GenerationLimits {
   // overflow_partials, whose shape is the point) makes exactly this many steps, for
   // measurements at a fixed n (`accucheck compare`).
   std::size_t fixed_steps = 0;
+  // Boundary shapes (shapes.h): one generated case in wide_one_in is widened to a size kernels
+  // split at, the family's columns at the boundaries: a dense D up to max_wide_elements, a
+  // sparse table up to max_wide_rows rows of max_wide_dim, a product's K and N up to
+  // max_wide_batch and max_wide_cols, at most max_wide_values values in all (the scale itself
+  // drawn, small ones likelier). max_wide_values = 0: never. A wide case costs some 40 ordinary
+  // ones on average, hence 1 in 32 in campaigns (docs/detection.md: what it costs check).
+  std::size_t wide_one_in = 32;
+  std::size_t wide_scale_draws = 2;  // 1: every scale 2^k up to the limits equally likely (the property suite)
+  std::size_t max_wide_elements = std::size_t{1} << 17;
+  std::size_t max_wide_rows = std::size_t{1} << 20;
+  std::size_t max_wide_dim = 1024;
+  std::size_t max_wide_batch = 4096;
+  std::size_t max_wide_cols = 1024;
+  std::size_t max_wide_values = std::size_t{1} << 20;
 };
 
 struct Family {
@@ -57,7 +71,7 @@ void reorder(DenseWorkload& w, Order order, ChoiceStream& s);
 
 // One workload of `kind`: the family (drawn among that kind's adversarial ones when `family`
 // is null), then, for dense workloads, an order variant drawn from the stream. The workload's
-// family records "family" or "family/order".
+// family records "family" or "family/order", then "/wide" when it was widened (shapes.h).
 Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, WorkloadKind kind,
                   const Family* family = nullptr);
 inline DenseWorkload generate_dense(ChoiceStream& s, Format f, const GenerationLimits& limits,

@@ -30,7 +30,9 @@ double decode_value(ChoiceStream& s, Format f);
 
 // The bounds every size is drawn with (so encoder and decoder agree): from a kind's
 // GenerationLimits (steps: the larger of max_steps and max_long_steps; pairs: of max_pairs and
-// max_row_hits).
+// max_row_hits; D, a table's rows and dim, a product's columns and batch: the larger of the
+// ordinary and the boundary shapes' max_wide_* while max_wide_values > 0, and a size drawn
+// after one that is past its ordinary limit is held to max_wide_values values in all).
 // Throws std::invalid_argument naming the size when w does not fit the limits.
 void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits);
 // The workload of `kind` in format f the choices describe (the family is "explicit"). Never
