@@ -73,6 +73,9 @@ int check_command(CommandLine& cl) {
   cl.count("--max-wide-elements", options.limits.max_wide_elements, "N",
            "boundary shapes: at most N elements in a widened dense case (default 131072; 0: no widened cases)");
   cl.flag("--fail-fast", options.stop_at_first_violation, "stop after the case with the first violation");
+  cl.flag("--maximize", options.maximize,
+          "climb toward each backend's bound: mutate its worst case between generated cases; report when 0.9 and 0.99 of "
+          "the bound were reached, write the worst case to <findings>/worst/");
   cl.flag("--quiet", options.quiet, "no progress line");
   if (!cl.parse()) return kExitOk;
   check_case_size(options.limits);

@@ -269,6 +269,9 @@ void add_results(ReportData& data, const CampaignResults& results, const std::st
     b.addends = r.addends;
     b.determinism_checks = r.determinism_checks;
     b.max_ulps = r.max_ulps;
+    b.seconds_to_ratio_0_9 = r.seconds_to_ratio_0_9;
+    b.seconds_to_ratio_0_99 = r.seconds_to_ratio_0_99;
+    b.worst_case = r.worst_case;
     for (const auto& [verdict, count] : r.violations) b.violations[std::string(name(verdict))] += count;
     b.findings = r.findings;
     b.failures = r.failures;
@@ -297,6 +300,9 @@ void add_results(ReportData& data, const CampaignResults& results, const std::st
     same->determinism_checks += b.determinism_checks;
     same->max_ratio = std::max(same->max_ratio, b.max_ratio);
     same->max_ulps = std::max(same->max_ulps, b.max_ulps);
+    if (!same->seconds_to_ratio_0_9) same->seconds_to_ratio_0_9 = b.seconds_to_ratio_0_9;
+    if (!same->seconds_to_ratio_0_99) same->seconds_to_ratio_0_99 = b.seconds_to_ratio_0_99;
+    if (same->worst_case.empty()) same->worst_case = b.worst_case;
     for (const auto& [verdict, count] : b.violations) same->violations[verdict] += count;
     same->findings.insert(same->findings.end(), b.findings.begin(), b.findings.end());
     same->failures.insert(same->failures.end(), b.failures.begin(), b.failures.end());
@@ -349,6 +355,20 @@ std::string render_report(const ReportData& data) {
          escape(b.origin.empty() || b.origin == "builtin" ? "built-in" : "plugin " + b.origin) + "</td></tr>\n";
   }
   h += "</table>\n";
+  // --maximize: how fast the climb reached the bound, and the worst cases.
+  const bool climbed = std::any_of(data.backends.begin(), data.backends.end(), [](const ReportBackend& b) {
+    return b.seconds_to_ratio_0_9 || !b.worst_case.empty();
+  });
+  if (climbed) {
+    auto seconds = [](const std::optional<double>& s) { return s ? fmt("%.1f", *s) : std::string("not reached"); };
+    h += "<h2>Climbing toward the bound (--maximize)</h2>\n<table><tr><th>backend</th><th>max err/bound</th>"
+         "<th>seconds to 0.9</th><th>seconds to 0.99</th><th>worst case</th></tr>\n";
+    for (const auto& b : data.backends)
+      h += "<tr><td>" + escape(b.name) + "</td><td class=\"num\">" + fmt("%.4g", b.max_ratio) + "</td><td class=\"num\">" +
+           seconds(b.seconds_to_ratio_0_9) + "</td><td class=\"num\">" + seconds(b.seconds_to_ratio_0_99) + "</td><td>" +
+           (b.worst_case.empty() ? std::string() : "<code>accucheck replay " + escape(b.worst_case) + "</code>") + "</td></tr>\n";
+    h += "</table>\n";
+  }
   bool any_findings = false;
   for (const auto& b : data.backends) any_findings = any_findings || !b.findings.empty() || !b.failures.empty();
   if (any_findings) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,9 @@ struct ReportBackend {
   std::map<std::string, std::uint64_t> violations;
   std::vector<std::string> findings, failures;
   std::vector<ReportSample> samples;
+  // --maximize: seconds to 0.9 and 0.99 of the bound (the first input's that reached it), the worst case.
+  std::optional<double> seconds_to_ratio_0_9, seconds_to_ratio_0_99;
+  std::string worst_case;
 };
 
 struct ReportInput {

@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <set>
 
+#include "accucheck/case_file.h"
+#include "accucheck/climb.h"
 #include "accucheck/hash.h"
 #include "accucheck/plugin_loader.h"
 
@@ -120,7 +124,6 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
   const WorkloadKind kind = kind_of(w);
   std::vector<ExactSum> exact;
   std::uint64_t addends = 0;  // of the workload, counted once for every backend that runs it
-  const std::size_t terms = max_terms(w);
   std::size_t ran = 0;
   // The properties beyond the stated bound re-run the backend several times: on a sample of
   // the cases (the caller's choice), with the definitions every engine shares (findings.h).
@@ -135,31 +138,115 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
       for (const auto& e : exact) addends += e.count;
     }
     ++ran;
-    const Judgement judgement = find_violations(backend, w, exact, policy);
-    const BackendOutcome& outcome = judgement.outcome;
-    ++stats.results.cases;
-    stats.results.addends += addends;
-    stats.results.max_ratio = std::max(stats.results.max_ratio, outcome.max_ratio);
-    stats.results.max_ulps = std::max(stats.results.max_ulps, outcome.max_abs_ulps);
-    if (!outcome.failure.empty()) {
-      ++stats.results.verdicts[Verdict::backend_failed];
-      if (stats.results.failures.size() < 5) stats.results.failures.push_back(outcome.failure);
-    }
-    for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
-      const ElementVerdict& v = outcome.elements[j];
-      ++stats.results.verdicts[v.verdict];
-      ResultSample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict};
-      stats.add_sample(sample, sampling);
-    }
-    if (check_properties_now && outcome.failure.empty() && property_applies(Property::determinism, backend))
-      ++stats.results.determinism_checks;
-    for (const Finding& finding : judgement.findings) {
-      ++stats.results.violations[finding.verdict];
-      record_finding(stats, w, finding, case_id, has_seed);
-    }
+    const auto [ratio, element] = judge_on(stats, w, exact, addends, family, policy, case_id, has_seed, sampling);
+    if (options_.maximize) consider_for_climb(stats, w, ratio, element);
     report_progress();
   }
   return ran;
+}
+
+std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Workload& w, const std::vector<ExactSum>& exact,
+                                                  std::uint64_t addends, const std::string& family, const FindingPolicy& policy,
+                                                  std::uint64_t case_id, bool has_seed, ChoiceStream& sampling) {
+  const Backend& backend = *stats.backend;
+  const Judgement judgement = find_violations(backend, w, exact, policy);
+  const BackendOutcome& outcome = judgement.outcome;
+  ++stats.results.cases;
+  stats.results.addends += addends;
+  stats.results.max_ratio = std::max(stats.results.max_ratio, outcome.max_ratio);
+  stats.results.max_ulps = std::max(stats.results.max_ulps, outcome.max_abs_ulps);
+  if (!outcome.failure.empty()) {
+    ++stats.results.verdicts[Verdict::backend_failed];
+    if (stats.results.failures.size() < 5) stats.results.failures.push_back(outcome.failure);
+  }
+  const std::size_t terms = max_terms(w);
+  double worst = -1;
+  std::size_t worst_element = 0;
+  for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
+    const ElementVerdict& v = outcome.elements[j];
+    ++stats.results.verdicts[v.verdict];
+    ResultSample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict};
+    stats.add_sample(sample, sampling);
+    if (std::isfinite(v.ratio) && v.ratio > worst) {
+      worst = v.ratio;
+      worst_element = j;
+    }
+  }
+  if (policy.further_properties && outcome.failure.empty() && property_applies(Property::determinism, backend))
+    ++stats.results.determinism_checks;
+  for (const Finding& finding : judgement.findings) {
+    ++stats.results.violations[finding.verdict];
+    record_finding(stats, w, finding, case_id, has_seed);
+  }
+  if (options_.maximize) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (!stats.results.seconds_to_ratio_0_9 && stats.results.max_ratio >= 0.9) stats.results.seconds_to_ratio_0_9 = seconds;
+    if (!stats.results.seconds_to_ratio_0_99 && stats.results.max_ratio >= 0.99) stats.results.seconds_to_ratio_0_99 = seconds;
+  }
+  return {worst, worst_element};
+}
+
+void Campaign::consider_for_climb(BackendStats& stats, const Workload& w, double ratio, std::size_t element) {
+  if (!(ratio >= 0) || ratio < stats.worst_ratio) return;
+  // One element where the workload has several: its terms, in its order, are the case.
+  stats.worst = element_count(w) > 1 ? element_alone(w, element) : w;
+  stats.worst_ratio = ratio;
+  for (double threshold : {0.5, 0.9, 0.99, 1.0})
+    if (stats.worst_ratio >= threshold && stats.worst_written_ratio < threshold) {
+      write_worst_case(stats);
+      break;
+    }
+}
+
+void Campaign::write_worst_case(BackendStats& stats) {
+  if (!stats.worst) return;
+  CaseFile c;
+  c.workload = *stats.worst;
+  c.backend = stats.backend->name;
+  c.bound = stats.backend->bound_text();
+  c.found_by = options_.found_by + " --maximize";
+  char note[160];
+  std::snprintf(note, sizeof note, "the worst case --maximize found for %s: error/bound %.6g\n", stats.backend->name.c_str(),
+                stats.worst_ratio);
+  c.note = note;
+  const auto directory = std::filesystem::path(options_.findings_dir) / "worst";
+  std::filesystem::create_directories(directory);
+  const std::string path = (directory / (stats.backend->name + ".json")).string();
+  write_file_atomically(path, case_to_json(c));
+  stats.results.worst_case = path;
+  stats.worst_written_ratio = stats.worst_ratio;
+}
+
+void Campaign::seed_climb() {
+  for (auto& stats : stats_) {
+    const Backend& backend = *stats.backend;
+    if (!backend.supports(WorkloadKind::dense)) continue;
+    SeededChoiceStream sampling(mix(options_.seed, 0x5eed, 0));
+    for (const Workload& seed : climb_seeds(backend.storage, options_.limits.max_steps + 1)) {
+      if (budget_spent()) return;
+      const auto exact = exact_sums(seed);
+      const auto [ratio, element] = judge_on(stats, seed, exact, max_terms(seed), "climb", FindingPolicy{.further_properties = false},
+                                             0, false, sampling);
+      consider_for_climb(stats, seed, ratio, element);
+    }
+  }
+}
+
+void Campaign::climb(std::uint64_t case_number) {
+  for (std::size_t b = 0; b < stats_.size(); ++b) {
+    BackendStats& stats = stats_[b];
+    if (!stats.worst) continue;
+    SeededChoiceStream s(mix(options_.seed, 0xc11b + b, case_number));
+    for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k) {
+      const Workload candidate = climb_mutation(*stats.worst, s, options_.limits.max_steps + 1);
+      const auto exact = exact_sums(candidate);
+      std::uint64_t addends = 0;
+      for (const auto& e : exact) addends += e.count;
+      const auto [ratio, element] =
+          judge_on(stats, candidate, exact, addends, "climb", FindingPolicy{.further_properties = false}, 0, false, s);
+      consider_for_climb(stats, candidate, ratio, element);
+    }
+  }
 }
 
 bool Campaign::budget_spent() const { return deadline_ && Clock::now() >= *deadline_; }
@@ -207,7 +294,9 @@ void Campaign::run() {
     for (std::uint64_t case_number = 0;; ++case_number) {
       if (options_.cases && case_number >= *options_.cases) break;
       if (budget_spent()) break;
+      if (case_number == 0 && options_.maximize) seed_climb();
       for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
+      if (options_.maximize) climb(case_number);
       cases_run_ = case_number + 1;
       report_progress();
       if (options_.stop_at_first_violation && violations()) {
@@ -224,6 +313,8 @@ void Campaign::run() {
                    " s, under its time-out): that case was not judged";
   }
   elapsed_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
+  for (auto& stats : stats_)
+    if (stats.worst && stats.worst_written_ratio < stats.worst_ratio) write_worst_case(stats);
   end_progress_line();
 }
 

@@ -55,6 +55,9 @@ std::string results_to_json(const CampaignResults& r) {
         .field("max_ratio", b.max_ratio)
         .field("max_ulps", b.max_ulps)
         .field("determinism_checks", b.determinism_checks);
+    if (b.seconds_to_ratio_0_9) w.field("seconds_to_ratio_0_9", *b.seconds_to_ratio_0_9);
+    if (b.seconds_to_ratio_0_99) w.field("seconds_to_ratio_0_99", *b.seconds_to_ratio_0_99);
+    if (!b.worst_case.empty()) w.field("worst_case", b.worst_case);
     for (const auto* counts : {&b.verdicts, &b.violations}) {
       w.key(counts == &b.verdicts ? "verdicts" : "violations").begin_object();
       for (const auto& [verdict, count] : *counts) w.field(name(verdict), count);
@@ -206,6 +209,9 @@ BackendResults read_backend(const Reader& r, const JsonValue& jb, const std::str
   if (auto* v = r.optional(jb, "addends")) b.addends = r.count(*v, at + "addends");
   if (auto* v = r.optional(jb, "determinism_checks")) b.determinism_checks = r.count(*v, at + "determinism_checks");
   if (auto* v = r.optional(jb, "max_ulps")) b.max_ulps = r.integer(*v, at + "max_ulps");
+  if (auto* v = r.optional(jb, "seconds_to_ratio_0_9")) b.seconds_to_ratio_0_9 = r.number(*v, at + "seconds_to_ratio_0_9");
+  if (auto* v = r.optional(jb, "seconds_to_ratio_0_99")) b.seconds_to_ratio_0_99 = r.number(*v, at + "seconds_to_ratio_0_99");
+  if (auto* v = r.optional(jb, "worst_case")) b.worst_case = r.string(*v, at + "worst_case");
   b.verdicts = r.counts(jb, "verdicts", at);
   b.violations = r.counts(jb, "violations", at);
   b.findings = r.strings(jb, "findings", at);

@@ -35,6 +35,8 @@ CampaignResults example() {
   b.findings = {"findings/naive_f64_bound-exceeded_0123456789abcdef.json"};
   b.failures = {"boom"};
   b.samples = {{"long_chain", 65, 1e-16, 2e-16, 0.5, INFINITY, 0.25, 3.0, Verdict::bound_exceeded}};
+  b.seconds_to_ratio_0_9 = 0.25;  // --maximize; seconds_to_ratio_0_99 left unreached
+  b.worst_case = "findings/worst/naive_f64.json";
   r.backends = {b};
   return r;
 }
@@ -65,6 +67,9 @@ TEST(Results, ReadBackFieldForField) {
   EXPECT_EQ(b.violations, a.violations);
   EXPECT_EQ(b.findings, a.findings);
   EXPECT_EQ(b.failures, a.failures);
+  EXPECT_EQ(b.seconds_to_ratio_0_9, std::optional<double>(0.25));
+  EXPECT_FALSE(b.seconds_to_ratio_0_99) << "not reached: absent, not 0";
+  EXPECT_EQ(b.worst_case, a.worst_case);
   ASSERT_EQ(b.samples.size(), 1u);
   EXPECT_EQ(b.samples[0].family, "long_chain");
   EXPECT_EQ(b.samples[0].n, 65u);

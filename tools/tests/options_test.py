@@ -164,7 +164,29 @@ def mode_plugins(args, tmp):
     require("example.kahan_f32" in proc.stdout, "compare ignores ACCUCHECK_PLUGINS: " + proc.stdout)
 
 
-MODES = {"seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "trace_as": mode_trace_as, "report": mode_report, "help": mode_help, "plugins": mode_plugins}
+def mode_maximize(args, tmp):
+    """check --maximize: the climb's columns in the table, the times in the JSON and the HTML
+    report, and each backend's worst case written as a case file that replays to the ratio reported."""
+    a = args.accucheck
+    findings, results, html = os.path.join(tmp, "f"), os.path.join(tmp, "r.json"), os.path.join(tmp, "r.html")
+    proc = run(a, ["check", "--maximize", "--backend", "naive_f32", "--backend", "kahan_f32", "--cases", 300, "--seed", 3,
+                   "--findings", findings, "--json", results, "--html", html], 0)
+    require("to 0.9 s" in proc.stdout and "to 0.99 s" in proc.stdout, "no climb columns: " + proc.stdout)
+    data = {b["name"]: b for b in json.load(open(results))["backends"]}
+    naive = data["naive_f32"]
+    require(naive["max_ratio"] >= 0.99 and "seconds_to_ratio_0_99" in naive, "naive_f32 did not reach 0.99: %s" % naive)
+    require("seconds_to_ratio_0_99" not in data["kahan_f32"] or data["kahan_f32"]["max_ratio"] >= 0.99, "a time for a ratio not reached")
+    for name, b in data.items():
+        worst = b.get("worst_case")
+        require(worst and os.path.isfile(worst), name + ": no worst case file")
+        replayed = run(a, ["replay", worst, "--json"], 0)
+        ratios = [e["ratio"] for e in json.loads(replayed.stdout)["backends"][0]["elements"]]
+        require(abs(max(ratios) - b["max_ratio"]) <= 1e-12 * b["max_ratio"], "%s: the worst case replays to %s, not %s" % (name, max(ratios), b["max_ratio"]))
+    run(a, ["report", "--html", html, results], 0)
+    require("Climbing toward the bound" in open(html).read(), "the report lacks the climb's table")
+
+
+MODES = {"maximize": mode_maximize, "seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "trace_as": mode_trace_as, "report": mode_report, "help": mode_help, "plugins": mode_plugins}
 
 
 def body():

@@ -43,6 +43,12 @@ struct CampaignOptions {
   GenerationLimits limits;
   bool quiet = false;     // no progress lines (FINDING lines are always written to stderr)
   bool stop_at_first_violation = false;  // end the campaign after the case that violated first
+  // Climb toward each backend's bound (climb.h): between generated cases, each backend's worst
+  // case so far is mutated and kept when its error/bound does not fall; the results record when
+  // 0.9 and 0.99 of the bound were first reached, and the worst case is written as a case file
+  // (<findings>/worst/<backend>.json) whenever it passes 0.5, 0.9, 0.99 or 1, and at the end.
+  bool maximize = false;
+  std::size_t climb_steps_per_case = 4;  // mutations per backend after each generated case
   bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
   std::string found_by;   // recorded in case files; default "accucheck check --seed S"
@@ -56,6 +62,11 @@ struct BackendStats {
   std::uint64_t samples_seen = 0;
 
   void add_sample(const ResultSample& s, ChoiceStream& stream);
+
+  // --maximize: the worst case so far (one element where the workload allows) and its ratio.
+  std::optional<Workload> worst;
+  double worst_ratio = -1;
+  double worst_written_ratio = -1;
 };
 
 class Campaign {
@@ -89,6 +100,17 @@ class Campaign {
 
  private:
   void run_case(Format f, WorkloadKind kind, std::uint64_t case_number);
+  // Judges w on one backend and accounts for it (cases, addends, verdicts, samples, findings,
+  // the climb's worst case); returns the largest error/bound over w's elements and where.
+  std::pair<double, std::size_t> judge_on(BackendStats& stats, const Workload& w, const std::vector<ExactSum>& exact,
+                                          std::uint64_t addends, const std::string& family, const FindingPolicy& policy,
+                                          std::uint64_t case_id, bool has_seed, ChoiceStream& sampling);
+  // --maximize: the seeds (climb.h) on every backend that runs dense workloads, then, per
+  // generated case, climb_steps_per_case mutations of each backend's worst case.
+  void seed_climb();
+  void climb(std::uint64_t case_number);
+  void consider_for_climb(BackendStats& stats, const Workload& w, double ratio, std::size_t element);
+  void write_worst_case(BackendStats& stats);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
   // Minimizes and writes a finding (the first per backend and verdict class).
   void record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id, bool has_seed);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,10 @@ struct BackendResults {
   std::vector<std::string> findings;                      // case files written
   std::vector<std::string> failures;                      // messages of backend failures (the first few)
   std::vector<ResultSample> samples;
+  // --maximize (campaign.h): seconds from the start until max_ratio first reached 0.9 and 0.99
+  // (absent: not reached, or not maximizing), and the case file of the worst case.
+  std::optional<double> seconds_to_ratio_0_9, seconds_to_ratio_0_99;
+  std::string worst_case;
 
   std::uint64_t violation_count() const;
   // "0", or "bound-exceeded 3, overflow 1".

@@ -1,0 +1,31 @@
+// Climbing toward the bound (`accucheck check --maximize`): a backend's current worst case is
+// mutated, and a mutant is kept when its error/bound is at least as large, so the search follows
+// the ratio itself rather than coverage or quarter-octave buckets.
+//
+// The mutations are the moves that make summation errors large in the literature (Higham,
+// Accuracy and Stability of Numerical Algorithms, 2nd ed., ch. 4): a significand bit flipped,
+// an exponent shifted, two addends swapped, an addend moved along the chain (a large value early
+// swamps what follows), an addend split into two that sum exactly (n grows, A stays), an addend
+// appended (a copy, or half an ulp of the running sum: stagnation), a sign flipped. Seeds are the
+// known patterns: a running sum at 2^p absorbing half ulps (2^24 in f32, 2048 in f16, 256 in
+// bf16), and masks of +-2^k among ones.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "accucheck/choice.h"
+#include "accucheck/workload.h"
+
+namespace accucheck {
+
+// One mutation of w drawn from s, always a valid workload of w's kind and format (values of the
+// format). Dense workloads of one element also change shape (swap, move, split, grow), and
+// one-element products their batch (grow, drop, swap), up to max_terms terms; other workloads
+// have their values changed in place.
+Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_terms);
+
+// The seeds of the climb for a format: one-element dense workloads of n terms (family "climb-seed").
+std::vector<Workload> climb_seeds(Format f, std::size_t n);
+
+}  // namespace accucheck

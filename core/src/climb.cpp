@@ -1,0 +1,187 @@
+#include "accucheck/climb.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "accucheck/format.h"
+
+namespace accucheck {
+namespace {
+
+// x with one of its significand bits flipped (a neighbour in the format's encoding).
+double flip_significand_bit(double x, Format f, ChoiceStream& s) {
+  if (!std::isfinite(x)) return x;
+  const int bit = static_cast<int>(s.draw(static_cast<std::uint64_t>(traits(f).precision - 2)));
+  return decode(encode(x, f) ^ (std::uint64_t{1} << bit), f);
+}
+
+// x times 2^k, |k| in 1..4, when that is a finite value of the format; else x.
+double shift_exponent(double x, Format f, ChoiceStream& s) {
+  const int k = static_cast<int>(1 + s.draw(3)) * (s.coin() ? 1 : -1);
+  const double y = std::ldexp(x, k);
+  return std::isfinite(y) && representable(y, f) ? y : x;
+}
+
+// Element 0's terms of a one-element dense workload, and the workload holding `terms`.
+std::vector<double> terms_of(const DenseWorkload& d) {
+  std::vector<double> t;
+  d.column(0, t);
+  return t;
+}
+DenseWorkload with_terms(const DenseWorkload& d, const std::vector<double>& t) {
+  DenseWorkload out{.format = d.format, .elements = 1, .steps = t.size() - 1, .initial = {t[0]},
+                    .addends = std::vector<double>(t.begin() + 1, t.end()), .family = d.family};
+  return out;
+}
+
+// Half an ulp of the format at the naive running sum before position i: the increment a sum
+// there absorbs (or rounds to even), the stagnation move.
+double half_ulp_of_running_sum(const std::vector<double>& t, std::size_t i, Format f) {
+  double running = 0;
+  for (std::size_t k = 0; k < i; ++k) running = round_to_format(running + t[k], f);
+  const double h = ulp(running, f) / 2;
+  return representable(h, f) ? h : ulp(running, f);
+}
+
+// A structural move on one element's terms (n = t.size() >= 1), within max_terms.
+void reshape(std::vector<double>& t, Format f, ChoiceStream& s, std::size_t max_terms) {
+  const std::size_t n = t.size();
+  switch (s.draw(4)) {
+    case 0:  // swap two terms
+      if (n > 1) std::swap(t[s.pick(n)], t[s.pick(n)]);
+      break;
+    case 1: {  // move a term (the largest, half of the time) along the chain
+      std::size_t from = s.pick(n);
+      if (s.coin())
+        from = static_cast<std::size_t>(std::max_element(t.begin(), t.end(), [](double a, double b) {
+                                          return std::fabs(a) < std::fabs(b);
+                                        }) - t.begin());
+      const double x = t[from];
+      t.erase(t.begin() + static_cast<long>(from));
+      t.insert(t.begin() + static_cast<long>(s.pick(n)), x);
+      break;
+    }
+    case 2: {  // split x into a + b, a = RN(x r) with r in [1/2, 1]: b = x - a is exact (Sterbenz)
+      if (n >= max_terms) break;
+      const std::size_t i = s.pick(n);
+      const double x = t[i];
+      if (!std::isfinite(x) || x == 0) break;
+      const double a = round_to_format(x * (0.5 + static_cast<double>(s.draw(63)) / 128), f);
+      const double b = x - a;
+      if (!representable(b, f)) break;
+      t[i] = a;
+      t.insert(t.begin() + static_cast<long>(s.pick(n + 1)), b);
+      break;
+    }
+    case 3: {  // grow: a copy of a term, or the half ulp the running sum absorbs there
+      if (n >= max_terms) break;
+      const std::size_t at = 1 + s.pick(n);
+      const double x = s.coin() ? t[s.pick(n)] : half_ulp_of_running_sum(t, at, f) * (s.chance(1, 4) ? -1.0 : 1.0);
+      t.insert(t.begin() + static_cast<long>(at), x);
+      break;
+    }
+    default:  // drop a term (back from a long chain that no longer pays)
+      if (n > 1) t.erase(t.begin() + static_cast<long>(s.pick(n)));
+      break;
+  }
+}
+
+// A structural move on a one-element product (rows = cols = 1: C and the pairs (a_tk, b_tk) of
+// every step t): a batch column grown (a copy of a pair, or half an ulp of C times 1: the
+// stagnation move of an FMA chain), dropped, or two swapped; within max_terms = 1 + T K.
+ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std::size_t max_terms) {
+  const std::size_t k_count = p.batch, steps = p.steps;
+  std::vector<std::vector<std::pair<double, double>>> pairs(steps);  // per step, per batch column
+  for (std::size_t t = 0; t < steps; ++t)
+    for (std::size_t k = 0; k < k_count; ++k) pairs[t].emplace_back(p.a_at(t, 0, k), p.b_at(t, k, 0));
+  switch (s.draw(2)) {
+    case 0:
+      if (1 + steps * (k_count + 1) > max_terms) break;
+      for (auto& step : pairs) {
+        const double half = ulp(p.initial[0], f) / 2;
+        step.push_back(s.coin() ? step[s.pick(step.size())] : std::pair{representable(half, f) ? half : ulp(p.initial[0], f), 1.0});
+      }
+      break;
+    case 1:
+      if (k_count > 1) {
+        const std::size_t k = s.pick(k_count);
+        for (auto& step : pairs) step.erase(step.begin() + static_cast<long>(k));
+      }
+      break;
+    default: {
+      const std::size_t i = s.pick(k_count), j = s.pick(k_count);
+      for (auto& step : pairs) std::swap(step[i], step[j]);
+      break;
+    }
+  }
+  ProductWorkload out{.format = p.format, .rows = 1, .cols = 1, .batch = pairs[0].size(), .steps = steps, .initial = p.initial,
+                      .a = {}, .b = {}, .family = p.family};
+  for (const auto& step : pairs)
+    for (const auto& [a, b] : step) {
+      out.a.push_back(a);
+      out.b.push_back(b);
+    }
+  return out;
+}
+
+}  // namespace
+
+Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_terms) {
+  const Format f = format_of(w);
+  if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->elements == 1 && s.coin()) {
+    std::vector<double> t = terms_of(*d);
+    reshape(t, f, s, std::max<std::size_t>(max_terms, 1));
+    return with_terms(*d, t);
+  }
+  if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->rows == 1 && p->cols == 1 && p->steps > 0 && s.coin())
+    return reshape(*p, f, s, std::max<std::size_t>(max_terms, 1));
+  Workload m = w;
+  std::vector<double*> slots;
+  for_each_value_array(m, [&](std::vector<double>& values) {
+    for (double& x : values) slots.push_back(&x);
+  });
+  if (slots.empty()) return m;
+  // One value, or a few (a coordinated move), changed.
+  for (std::uint64_t k = 1 + (s.chance(1, 4) ? s.draw(3) : 0); k > 0; --k) {
+    double& x = *slots[s.pick(slots.size())];
+    switch (s.draw(2)) {
+      case 0: x = flip_significand_bit(x, f, s); break;
+      case 1: x = shift_exponent(x, f, s); break;
+      default: x = -x; break;
+    }
+  }
+  return m;
+}
+
+std::vector<Workload> climb_seeds(Format f, std::size_t n) {
+  const auto& t = traits(f);
+  n = std::max<std::size_t>(n, 3);
+  std::vector<Workload> seeds;
+  auto add = [&](std::vector<double> terms) {
+    for (double x : terms)
+      if (!representable(x, f)) return;
+    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed"};
+    seeds.push_back(with_terms(d, terms));
+  };
+  // Stagnation: 2^p, then n - 1 half ulps (each a tie, rounded to even: absorbed).
+  const double big = std::ldexp(1.0, t.precision);
+  add([&] {
+    std::vector<double> v{big};
+    v.resize(n, ulp(big, f) / 2);
+    return v;
+  }());
+  // Masks of +-2^k among ones: 2^k swamps the ones that follow it, -2^k cancels it at the end.
+  for (int k : {t.precision - 1, t.precision, t.precision + 1}) {
+    if (k >= t.emax) continue;
+    std::vector<double> v(n, 1.0);
+    v[0] = std::ldexp(1.0, k);
+    v[n - 1] = -std::ldexp(1.0, k);
+    add(v);
+    std::vector<double> alternating(n, 1.0);
+    for (std::size_t i = 0; i < n; i += 4) alternating[i] = std::ldexp(i % 8 == 0 ? 1.0 : -1.0, k);
+    add(alternating);
+  }
+  return seeds;
+}
+
+}  // namespace accucheck
