@@ -14,17 +14,26 @@
 // only when it is beaten; at start-up and before replacing, a record on disk is re-judged, so
 // that parallel jobs (-fork, -jobs) sharing the directory keep the best. A ratio above 1 is a
 // violation of the stated bound: it aborts (through the same judge_all as fuzz_dense).
+//
+// The climb (core/climb.h, what `check --maximize` does): a quarter of the custom mutator's
+// outputs are a climb mutation of one backend's worst case so far (its worst element alone),
+// encoded as an explicit-mode input, so the search also moves by significand bits, exponent
+// shifts, swaps, moves, exact splits and half-ulp growth from the best it has, not only by the
+// byte edits that reach a new bucket. ACCUCHECK_MAXERR_CLIMB=0 turns it off.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "accucheck/case_file.h"
+#include "accucheck/check.h"
+#include "accucheck/climb.h"
 #include "common/fuzz_check.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
@@ -66,6 +75,7 @@ double recorded_ratio(const Backend& b, const std::string& path) {
 
 struct Record {
   double ratio = -1;  // -1: not loaded from disk yet
+  std::optional<Workload> worst;  // the worst element alone, in this process (the climb's start)
 };
 
 std::unordered_map<const Backend*, Record>& records() {
@@ -86,6 +96,7 @@ void maybe_record(const Backend& b, const Workload& w, const BackendOutcome& out
   for (std::size_t e = 0; e < outcome.elements.size(); ++e)
     if (outcome.elements[e].ratio == outcome.max_ratio) element = e;
   const ElementVerdict& v = outcome.elements[element];
+  rec.worst = element_count(w) > 1 ? element_alone(w, element) : w;
   CaseFile c;
   c.workload = w;
   c.backend = b.name;
@@ -125,6 +136,29 @@ std::size_t backend_index(const Backend* b) {
   return it == index.end() ? 0 : it->second % kMaxBackends;
 }
 
+bool climb_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("ACCUCHECK_MAXERR_CLIMB");
+    return !(v && std::string(v) == "0");
+  }();
+  return enabled;
+}
+
+// A climb mutation of a worst case, as an input of at most max_size bytes; 0 when there is none
+// yet or it does not fit.
+std::size_t climb_input(std::uint8_t* data, std::size_t max_size, unsigned seed) {
+  std::vector<const Workload*> worst;
+  for (const auto& [backend, record] : records())
+    if (record.worst) worst.push_back(&*record.worst);
+  if (worst.empty()) return 0;
+  SeededChoiceStream s(seed);
+  const Workload& start = *worst[s.pick(worst.size())];
+  const auto bytes = fuzz::encode_input(climb_mutation(start, s, fuzz::dense_limits().max_steps + 1));
+  if (bytes.size() > max_size) return 0;
+  std::copy(bytes.begin(), bytes.end(), data);
+  return bytes.size();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -138,4 +172,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return 0;
 }
 
-ACCUCHECK_FUZZ_WORKLOAD_MUTATOR(WorkloadKind::dense)
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed) {
+  if (climb_enabled() && seed % 4 == 0)
+    if (const std::size_t climbed = climb_input(data, max_size, seed / 4)) return climbed;
+  return fuzz::mutate_input(data, size, max_size, seed, WorkloadKind::dense);
+}
+
+extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2,
+                                                 std::size_t size2, std::uint8_t* out, std::size_t max_out_size,
+                                                 unsigned int seed) {
+  return fuzz::cross_over_inputs(data1, size1, data2, size2, out, max_out_size, seed, WorkloadKind::dense);
+}

@@ -30,6 +30,8 @@
 #include <vector>
 
 #include "accucheck/case_file.h"
+#include "accucheck/check.h"
+#include "accucheck/climb.h"
 #include "accucheck/workload_encoding.h"
 #include "accucheck/exact.h"
 #include "accucheck/families.h"
@@ -382,6 +384,20 @@ int selftest() {
             std::fprintf(stderr, "selftest: encode_raw does not round-trip %s/%s seed %llu\n", std::string(fams[i]->name).c_str(),
                          std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
             return 1;
+          }
+          // fuzz_maxerr's climb: a climb mutation of one element is an input that decodes to it
+          if (kind == WorkloadKind::dense) {
+            SeededChoiceStream climb(seed * 977 + i);
+            Workload one = element_alone(w, 0);
+            for (int m = 0; m < 20; ++m) {
+              one = climb_mutation(one, climb, dense_limits().max_steps + 1);
+              if (!same_workload(one, decode_input(encode_input(one), kind).workload)) {
+                std::fprintf(stderr, "selftest: a climb mutation of %s/%s seed %llu does not round-trip\n",
+                             std::string(fams[i]->name).c_str(), std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
+                return 1;
+              }
+              ++checked;
+            }
           }
           // mutations: each result decodes to a valid workload; workload-level mutations round-trip
           MutationRng rng(seed * 131 + i);
