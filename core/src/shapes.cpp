@@ -26,7 +26,7 @@ std::size_t drawn_scale(ChoiceStream& s, std::size_t cap, std::size_t draws, std
   if (top <= low) return cap;
   std::uint64_t k = top - low;
   for (std::size_t i = 0; i < std::max<std::size_t>(draws, 1); ++i) k = s.draw(k);
-  return std::min(cap, std::size_t{1} << (low + k));
+  return low + k >= 63 ? cap : std::min(cap, std::size_t{1} << (low + k));
 }
 
 // A boundary size in (current, cap]: drawn below a drawn scale, or the scale itself (a power of
