@@ -78,6 +78,23 @@ TEST(Findings, TheMinimizerReducesTheElementCountToTheSmallestThatFails) {
   EXPECT_EQ(d.initial.size(), 17u);
 }
 
+// A wide buffer whose bug needs both a size and a remainder (4 threads in chunks of floor(D/4)
+// from D = 1024 on, the last D mod 4 elements lost): halving chunks meet sizes that do not fail
+// and spend the budget on positions; cutting to boundary sizes first reaches 1025 directly.
+TEST(Findings, AWideBufferShrinksToItsThresholdWithinTheBudget) {
+  const Backend b = f32_sum("test_partition_remainder", "recursive(f32)", Determinism::bitwise_deterministic,
+                            [](const DenseWorkload& w, std::size_t j, double sum) {
+                              return w.elements >= 1024 && j >= w.elements / 4 * 4 ? w.initial[j] : sum;
+                            });
+  const DenseWorkload w = dense(131070, 3, 0.25);
+  const Judgement j = find_violations(b, w, exact_sums(w));
+  ASSERT_TRUE(j.violated());
+  const Workload minimal = minimize_finding(b, w, j.findings.front(), 300);
+  const auto& d = std::get<DenseWorkload>(minimal);
+  EXPECT_EQ(d.elements, 1025u) << "the smallest D >= 1024 with D mod 4 != 0";
+  EXPECT_TRUE(still_shows(b, minimal, j.findings.front()));
+}
+
 TEST(Findings, ProductAndSparseShrinkTheirElementDimensionsToo) {
   // Product: wrong when C has more than 5 columns or more than 2 rows (the last element).
   const Backend product = product_backend(
