@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "accucheck/case_file.h"
@@ -24,6 +24,13 @@ using Clock = std::chrono::steady_clock;
 // SplitMix64 stream seeded with their mix.
 std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
   return splitmix64(seed ^ (a * kSplitMix64Gamma) ^ (b * 0xc2b2ae3d27d4eb4fULL));
+}
+
+// Addends judged in a workload: the terms of its elements, each counted once.
+std::uint64_t addends_of(const std::vector<ExactSum>& exact) {
+  std::uint64_t addends = 0;
+  for (const auto& e : exact) addends += e.count;
+  return addends;
 }
 
 // What the results say of a backend before any case: its declaration.
@@ -135,7 +142,7 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
     if (budget_spent()) break;
     if (exact.empty()) {  // once per workload, shared by the backends
       exact = exact_sums(w);
-      for (const auto& e : exact) addends += e.count;
+      addends = addends_of(exact);
     }
     ++ran;
     const auto [ratio, element] = judge_on(stats, w, exact, addends, family, policy, case_id, has_seed, sampling);
@@ -217,17 +224,20 @@ void Campaign::write_worst_case(BackendStats& stats) {
   stats.worst_written_ratio = stats.worst_ratio;
 }
 
+void Campaign::try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling) {
+  const auto exact = exact_sums(candidate);
+  const auto [ratio, element] = judge_on(stats, candidate, exact, addends_of(exact), "climb",
+                                         FindingPolicy{.further_properties = false}, 0, false, sampling);
+  consider_for_climb(stats, candidate, ratio, element);
+}
+
 void Campaign::seed_climb() {
   for (auto& stats : stats_) {
-    const Backend& backend = *stats.backend;
-    if (!backend.supports(WorkloadKind::dense)) continue;
+    if (!stats.backend->supports(WorkloadKind::dense)) continue;
     SeededChoiceStream sampling(mix(options_.seed, 0x5eed, 0));
-    for (const Workload& seed : climb_seeds(backend.storage, options_.limits.max_steps + 1)) {
+    for (const Workload& seed : climb_seeds(stats.backend->storage, options_.limits.max_steps + 1)) {
       if (budget_spent()) return;
-      const auto exact = exact_sums(seed);
-      const auto [ratio, element] = judge_on(stats, seed, exact, max_terms(seed), "climb", FindingPolicy{.further_properties = false},
-                                             0, false, sampling);
-      consider_for_climb(stats, seed, ratio, element);
+      try_for_climb(stats, seed, sampling);
     }
   }
 }
@@ -237,15 +247,8 @@ void Campaign::climb(std::uint64_t case_number) {
     BackendStats& stats = stats_[b];
     if (!stats.worst) continue;
     SeededChoiceStream s(mix(options_.seed, 0xc11b + b, case_number));
-    for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k) {
-      const Workload candidate = climb_mutation(*stats.worst, s, options_.limits.max_steps + 1);
-      const auto exact = exact_sums(candidate);
-      std::uint64_t addends = 0;
-      for (const auto& e : exact) addends += e.count;
-      const auto [ratio, element] =
-          judge_on(stats, candidate, exact, addends, "climb", FindingPolicy{.further_properties = false}, 0, false, s);
-      consider_for_climb(stats, candidate, ratio, element);
-    }
+    for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k)
+      try_for_climb(stats, climb_mutation(*stats.worst, s, options_.limits.max_steps + 1), s);
   }
 }
 

@@ -34,13 +34,18 @@ DenseWorkload with_terms(const DenseWorkload& d, const std::vector<double>& t) {
   return out;
 }
 
-// Half an ulp of the format at the naive running sum before position i: the increment a sum
-// there absorbs (or rounds to even), the stagnation move.
+// Half an ulp of f at x, the increment a sum at x absorbs (or rounds to even): the stagnation
+// move; the ulp itself where half of it is below the format's smallest subnormal.
+double half_ulp(double x, Format f) {
+  const double h = ulp(x, f) / 2;
+  return representable(h, f) ? h : ulp(x, f);
+}
+
+// half_ulp at the naive running sum before position i.
 double half_ulp_of_running_sum(const std::vector<double>& t, std::size_t i, Format f) {
   double running = 0;
   for (std::size_t k = 0; k < i; ++k) running = round_to_format(running + t[k], f);
-  const double h = ulp(running, f) / 2;
-  return representable(h, f) ? h : ulp(running, f);
+  return half_ulp(running, f);
 }
 
 // A structural move on one element's terms (n = t.size() >= 1), within max_terms.
@@ -97,10 +102,7 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
   switch (s.draw(2)) {
     case 0:
       if (1 + steps * (k_count + 1) > max_terms) break;
-      for (auto& step : pairs) {
-        const double half = ulp(p.initial[0], f) / 2;
-        step.push_back(s.coin() ? step[s.pick(step.size())] : std::pair{representable(half, f) ? half : ulp(p.initial[0], f), 1.0});
-      }
+      for (auto& step : pairs) step.push_back(s.coin() ? step[s.pick(step.size())] : std::pair{half_ulp(p.initial[0], f), 1.0});
       break;
     case 1:
       if (k_count > 1) {

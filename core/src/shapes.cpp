@@ -79,8 +79,7 @@ class Filler {
 };
 
 bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t steps = w.steps;
-  const std::size_t n = steps + 1;
+  const std::size_t steps = w.steps, n = steps + 1;
   const std::size_t cap = std::min(l.max_wide_elements, l.max_wide_values / n);
   if (cap <= w.elements) return false;
   const std::size_t d = wider_size(s, w.elements, cap, l.wide_scale_draws);

@@ -109,6 +109,8 @@ class Campaign {
   // generated case, climb_steps_per_case mutations of each backend's worst case.
   void seed_climb();
   void climb(std::uint64_t case_number);
+  // Judges a climb candidate (stated bound only) and keeps it as the worst case if it is one.
+  void try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling);
   void consider_for_climb(BackendStats& stats, const Workload& w, double ratio, std::size_t element);
   void write_worst_case(BackendStats& stats);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
