@@ -124,7 +124,7 @@ std::vector<std::pair<std::string, Workload>> explicit_dense_cases() {
 
 SparseWorkload explicit_sparse_case(Format f) {
   SparseWorkload s{.format = f, .rows = 4, .dim = 2, .steps = 2, .initial = std::vector<double>(8, 0.0),
-                   .step_offsets = {0, 3, 6}, .row_index = {0, 1, 0, 1, 0, 1}, .values = {}, .family = {}};
+                   .step_offsets = {0, 3, 6}, .row_index = {0, 1, 0, 1, 0, 1}, .values = {}, .family = {}, .layout = {}};
   s.initial[0] = round_to_format(1e-3, f);
   for (std::uint32_t q = 0; q < 6; ++q) {
     s.values.push_back(round_to_format(q % 2 ? 0.25 : -0.125, f));

@@ -28,6 +28,7 @@ int list_command(CommandLine& cl) {
           .field("bound_source", bound_source(b.bound.kind))
           .field("determinism", name(b.determinism))
           .field("origin", b.origin)
+          .field("accepts_strides", b.accepts_strides)
           .field("summary", b.summary)
           .end_object();
     }
@@ -40,10 +41,10 @@ int list_command(CommandLine& cl) {
   std::printf("%-*s %-6s %-7s %-5s %-*s %s\n", width.name, "backend", "device", "storage", "acc", width.bound, "stated bound",
               "determinism");
   for (const auto& b : backends) {
-    std::printf("%-*s %-6s %-7s %-5s %-*s %s%s\n", width.name, b.name.c_str(), std::string(name(b.device)).c_str(),
+    std::printf("%-*s %-6s %-7s %-5s %-*s %s%s%s\n", width.name, b.name.c_str(), std::string(name(b.device)).c_str(),
                 std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(), width.bound,
                 b.bound_text().c_str(), std::string(name(b.determinism)).c_str(),
-                b.origin == "builtin" ? "" : ("  [plugin " + b.origin + "]").c_str());
+                b.origin == "builtin" ? "" : ("  [plugin " + b.origin + "]").c_str(), b.accepts_strides ? " [strides]" : "");
   }
   std::printf("%zu backends\n", backends.size());
   return kExitOk;

@@ -178,10 +178,12 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
 // writer may add fields), never silently.
 constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
                                             "verdict",        "family",   "seed",   "found_by", "note"};
-constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends"};
+constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends", "layout"};
 constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "initial", "a", "b"};
-constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs"};
+constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs", "layout"};
 constexpr std::string_view kPairKeys[] = {"row", "values"};
+constexpr std::string_view kDenseLayoutKeys[] = {"element_major", "gap", "padding", "buffer_gap"};
+constexpr std::string_view kSparseLayoutKeys[] = {"table_padding", "value_padding"};
 
 void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view> known, std::span<const std::string_view> also_known,
                        const std::string& source, const std::string& prefix, std::vector<std::string>& warnings) {
@@ -190,6 +192,41 @@ void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view
   };
   for (const auto& [key, value] : object.members)
     if (!in(known, key) && !in(also_known, key)) warnings.push_back(source + ": " + prefix + key + ": unknown key, ignored");
+}
+
+// The optional "layout" object (workload.h); absent: contiguous.
+const JsonValue* layout_object(const JsonValue& root, std::span<const std::string_view> keys, const std::string& source,
+                               std::vector<std::string>& warnings) {
+  const JsonValue* layout = root.find("layout");
+  if (!layout || layout->type == JsonValue::Type::null) return nullptr;
+  if (layout->type != JsonValue::Type::object) fail(source, "layout", "must be an object");
+  warn_unknown_keys(*layout, keys, {}, source, "layout.", warnings);
+  return layout;
+}
+
+std::uint32_t layout_count(const JsonValue& layout, std::string_view key, std::uint32_t limit, const std::string& source) {
+  const JsonValue* v = layout.find(key);
+  if (!v) return 0;
+  return static_cast<std::uint32_t>(unsigned_text(*v, source, "layout." + std::string(key), limit));
+}
+
+void read_dense_layout(const JsonValue& root, const std::string& source, DenseWorkload& w, std::vector<std::string>& warnings) {
+  const JsonValue* layout = layout_object(root, kDenseLayoutKeys, source, warnings);
+  if (!layout) return;
+  if (const JsonValue* major = layout->find("element_major")) {
+    if (major->type != JsonValue::Type::boolean) fail(source, "layout.element_major", "must be true or false");
+    w.layout.element_major = major->boolean;
+  }
+  w.layout.gap = layout_count(*layout, "gap", kMaxLayoutGap, source);
+  w.layout.padding = layout_count(*layout, "padding", kMaxLayoutPadding, source);
+  w.layout.buffer_gap = layout_count(*layout, "buffer_gap", kMaxLayoutGap, source);
+}
+
+void read_sparse_layout(const JsonValue& root, const std::string& source, SparseWorkload& w, std::vector<std::string>& warnings) {
+  const JsonValue* layout = layout_object(root, kSparseLayoutKeys, source, warnings);
+  if (!layout) return;
+  w.layout.table_padding = layout_count(*layout, "table_padding", kMaxLayoutPadding, source);
+  w.layout.value_padding = layout_count(*layout, "value_padding", kMaxLayoutPadding, source);
 }
 
 SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source, std::vector<std::string>& warnings) {
@@ -247,6 +284,10 @@ std::string case_to_json(const CaseFile& c) {
   if (auto* w = std::get_if<DenseWorkload>(&c.workload)) {
     line("elements", std::to_string(w->elements));
     line("steps", std::to_string(w->steps));
+    if (!w->layout.contiguous())
+      line("layout", std::string("{\"element_major\": ") + (w->layout.element_major ? "true" : "false") +
+                         ", \"gap\": " + std::to_string(w->layout.gap) + ", \"padding\": " + std::to_string(w->layout.padding) +
+                         ", \"buffer_gap\": " + std::to_string(w->layout.buffer_gap) + "}");
     line("initial", initial_list(w->initial));
     out += "  \"addends\": " + step_lists(w->addends, w->steps, w->elements) + "\n}\n";
   } else if (auto* p = std::get_if<ProductWorkload>(&c.workload)) {
@@ -262,6 +303,9 @@ std::string case_to_json(const CaseFile& c) {
     line("rows", std::to_string(s.rows));
     line("dim", std::to_string(s.dim));
     line("steps", std::to_string(s.steps));
+    if (!s.layout.contiguous())
+      line("layout", "{\"table_padding\": " + std::to_string(s.layout.table_padding) +
+                         ", \"value_padding\": " + std::to_string(s.layout.value_padding) + "}");
     line("initial", initial_list(s.initial));
     out += "  \"pairs\": [";
     for (std::size_t t = 0; t < s.steps; ++t) {
@@ -294,12 +338,14 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
   CaseFile c;
   if (kind == "dense") {
     c.workload = read_dense(root, *format, source);
+    read_dense_layout(root, source, std::get<DenseWorkload>(c.workload), c.warnings);
     warn_unknown_keys(root, kCommonKeys, kDenseKeys, source, "", c.warnings);
   } else if (kind == "product") {
     c.workload = read_product(root, *format, source);
     warn_unknown_keys(root, kCommonKeys, kProductKeys, source, "", c.warnings);
   } else if (kind == "sparse") {
     c.workload = read_sparse(root, *format, source, c.warnings);
+    read_sparse_layout(root, source, std::get<SparseWorkload>(c.workload), c.warnings);
     warn_unknown_keys(root, kCommonKeys, kSparseKeys, source, "", c.warnings);
   } else {
     fail(source, "workload", echo_token(kind) + " is not a workload kind (dense, product, sparse)");

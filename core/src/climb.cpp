@@ -30,7 +30,7 @@ std::vector<double> terms_of(const DenseWorkload& d) {
 }
 DenseWorkload with_terms(const DenseWorkload& d, const std::vector<double>& t) {
   DenseWorkload out{.format = d.format, .elements = 1, .steps = t.size() - 1, .initial = {t[0]},
-                    .addends = std::vector<double>(t.begin() + 1, t.end()), .family = d.family};
+                    .addends = std::vector<double>(t.begin() + 1, t.end()), .family = d.family, .layout = d.layout};
   return out;
 }
 
@@ -162,7 +162,7 @@ std::vector<Workload> climb_seeds(Format f, std::size_t n) {
   auto add = [&](std::vector<double> terms) {
     for (double x : terms)
       if (!representable(x, f)) return;
-    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed"};
+    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}};
     seeds.push_back(with_terms(d, terms));
   };
   // Stagnation: 2^p, then n - 1 half ulps (each a tie, rounded to even: absorbed).

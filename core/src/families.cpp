@@ -9,6 +9,7 @@
 #include "accucheck/exact.h"
 #include "accucheck/float_gen.h"
 #include "accucheck/shapes.h"
+#include "accucheck/workload_encoding.h"
 
 namespace accucheck {
 namespace {
@@ -638,6 +639,11 @@ Workload generate(ChoiceStream& s, Format f, const GenerationLimits& limits, Wor
     });
     SeededChoiceStream shape(seed);
     if (widen_at_boundaries(shape, limits, w)) label += "/wide";
+  }
+  if (kind_of(w) != WorkloadKind::product && limits.layout_one_in > 0 && s.chance(1, limits.layout_one_in)) {
+    decode_layout(s, w);
+    if (auto* d = std::get_if<DenseWorkload>(&w); d && !d->layout.contiguous()) label += "/strided";
+    if (auto* sp = std::get_if<SparseWorkload>(&w); sp && !sp->layout.contiguous()) label += "/strided";
   }
   std::visit([&](auto& x) { x.family = label; }, w);
   return w;

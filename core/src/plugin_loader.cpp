@@ -49,36 +49,77 @@ std::size_t item_size(Format f) {
   return 8;
 }
 
-void encode_values(const double* values, std::size_t count, Format f, unsigned char* out) {
-  const std::size_t size = item_size(f);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (f == Format::f64) {
-      std::memcpy(out + i * size, &values[i], 8);
-    } else if (f == Format::f32) {
-      const float x = static_cast<float>(values[i]);  // exact: the value is an f32 value
-      std::memcpy(out + i * size, &x, 4);
-    } else {
-      const auto bits = static_cast<std::uint16_t>(encode(values[i], f));
-      std::memcpy(out + i * size, &bits, 2);
-    }
+void encode_value_at(double x, Format f, unsigned char* out) {
+  if (f == Format::f64) {
+    std::memcpy(out, &x, 8);
+  } else if (f == Format::f32) {
+    const float v = static_cast<float>(x);  // exact: the value is an f32 value
+    std::memcpy(out, &v, 4);
+  } else {
+    const auto bits = static_cast<std::uint16_t>(encode(x, f));
+    std::memcpy(out, &bits, 2);
   }
 }
 
-void decode_values(const unsigned char* in, std::size_t count, Format f, std::span<double> out) {
-  const std::size_t size = item_size(f);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (f == Format::f64) {
-      std::memcpy(&out[i], in + i * size, 8);
-    } else if (f == Format::f32) {
-      float x;
-      std::memcpy(&x, in + i * size, 4);
-      out[i] = static_cast<double>(x);
-    } else {
-      std::uint16_t bits;
-      std::memcpy(&bits, in + i * size, 2);
-      out[i] = decode(bits, f);
-    }
+double decode_value_at(const unsigned char* in, Format f) {
+  if (f == Format::f64) {
+    double x;
+    std::memcpy(&x, in, 8);
+    return x;
   }
+  if (f == Format::f32) {
+    float x;
+    std::memcpy(&x, in, 4);
+    return static_cast<double>(x);
+  }
+  std::uint16_t bits;
+  std::memcpy(&bits, in, 2);
+  return decode(bits, f);
+}
+
+// Values between the strided places. Inputs: all-ones bytes, a NaN in every format, so that a
+// backend reading them (one that ignores its strides) gives NaN. The result buffer: a pattern
+// that must still be there after the call, 0x01 bytes, a tiny normal value (a subnormal in f16)
+// that adding any larger value changes (a large one, 0x5A..., absorbed the ordinary values a
+// stride-ignoring sum added to it and kept its bits).
+constexpr unsigned char kInputGapByte = 0xFF;
+constexpr unsigned char kBufferGapByte = 0x01;
+
+// `rows` rows of `per_row` values: value (r, c) of `values` (row-major) goes to place
+// r*row_stride + c*value_stride of `out`; `span_values` places in all, the others filled.
+void encode_strided(const double* values, std::size_t rows, std::size_t per_row, std::size_t row_stride,
+                    std::size_t value_stride, std::size_t span_values, Format f, unsigned char gap_byte,
+                    unsigned char* out) {
+  const std::size_t size = item_size(f);
+  const bool dense = per_row == 0 || rows == 0 || (value_stride == 1 && (rows == 1 || row_stride == per_row));
+  if (!dense) std::memset(out, gap_byte, span_values * size);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < per_row; ++c) encode_value_at(values[r * per_row + c], f, out + (r * row_stride + c * value_stride) * size);
+}
+
+void decode_strided(const unsigned char* in, std::size_t rows, std::size_t per_row, std::size_t row_stride,
+                    std::size_t value_stride, Format f, std::span<double> out) {
+  const std::size_t size = item_size(f);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < per_row; ++c) out[r * per_row + c] = decode_value_at(in + (r * row_stride + c * value_stride) * size, f);
+}
+
+// Where a strided buffer's gaps were written over ("" if nowhere): a backend that ignores its
+// strides writes its results there.
+std::string buffer_gap_damage(const std::vector<unsigned char>& buffer, std::size_t rows, std::size_t per_row,
+                              std::size_t row_stride, std::size_t value_stride, Format f) {
+  const std::size_t size = item_size(f);
+  std::vector<bool> used(buffer.size() / size, false);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < per_row; ++c) used[r * row_stride + c * value_stride] = true;
+  for (std::size_t place = 0; place < used.size(); ++place) {
+    if (used[place]) continue;
+    for (std::size_t k = 0; k < size; ++k)
+      if (buffer[place * size + k] != kBufferGapByte)
+        return "wrote between the strided places of its result buffer (at value " + std::to_string(place) +
+               ", which holds no element: does it ignore its strides?)";
+  }
+  return "";
 }
 
 Determinism to_determinism(long long d) {
@@ -111,36 +152,55 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
   const Format storage = backend.storage;
   auto output = std::make_shared<std::string>();
   backend.captured_output = [output] { return *output; };
+  const bool strided = (b.layouts & ACCUCHECK_ACCEPTS_STRIDES) != 0;
+  backend.accepts_strides = strided;
   if (b.dense) {
     backend.run_dense = [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
       output->clear();
       require_storage(name, storage, w.format);
-      const auto layout = plugin_worker::dense_layout(w.elements, w.steps, item_size(storage));
-      auto call = plugin_worker::call_plugin(id, index, name + ": accumulate_dense", options, layout, [&](unsigned char* base) {
-        encode_values(w.initial.data(), w.elements, storage, base + layout.buffer_offset);
-        encode_values(w.addends.data(), w.addends.size(), storage, base + layout.inputs_offset);
+      const auto strides = dense_strides(strided ? w.layout : DenseLayout{}, w.elements, w.steps);
+      const auto layout = plugin_worker::dense_layout(w.elements, w.steps, item_size(storage), strides);
+      const std::string what = name + ": accumulate_dense";
+      auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
+        encode_strided(w.initial.data(), 1, w.elements, 0, strides.buffer, strides.buffer_span, storage, kBufferGapByte,
+                       base + layout.buffer_offset);
+        encode_strided(w.addends.data(), w.steps, w.elements, strides.step, strides.element, strides.addend_span, storage,
+                       kInputGapByte, base + layout.inputs_offset);
       });
       *output = std::move(call.output);
-      decode_values(call.buffer.data(), w.elements, storage, result);
+      if (strides.buffer != 1)
+        if (auto damage = buffer_gap_damage(call.buffer, 1, w.elements, 0, strides.buffer, storage); !damage.empty())
+          throw BackendFailure(what + " " + damage, FailureKind::overrun);
+      decode_strided(call.buffer.data(), 1, w.elements, 0, strides.buffer, storage, result);
     };
   }
   if (b.sparse) {
     backend.run_sparse = [=](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
       output->clear();
       require_storage(name, storage, w.format);
-      const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, w.row_index.size(), item_size(storage));
-      auto call = plugin_worker::call_plugin(id, index, name + ": accumulate_sparse", options, layout, [&](unsigned char* base) {
-        encode_values(w.initial.data(), w.rows * w.dim, storage, base + layout.buffer_offset);
+      const SparseLayout memory = strided ? w.layout : SparseLayout{};
+      const auto layout =
+          plugin_worker::sparse_layout(w.rows, w.dim, w.steps, w.row_index.size(), item_size(storage), memory);
+      const std::size_t row_stride = w.dim + memory.table_padding, pair_stride = w.dim + memory.value_padding;
+      const std::string what = name + ": accumulate_sparse";
+      auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
+        encode_strided(w.initial.data(), w.rows, w.dim, row_stride, 1, layout.buffer_bytes / item_size(storage), storage,
+                       kBufferGapByte, base + layout.buffer_offset);
         for (std::size_t t = 0; t < w.step_offsets.size(); ++t) {
           const size_t offset = w.step_offsets[t];
           std::memcpy(base + layout.inputs_offset + t * sizeof(size_t), &offset, sizeof offset);
         }
         if (!w.row_index.empty())
           std::memcpy(base + layout.index_offset, w.row_index.data(), w.row_index.size() * sizeof(std::uint32_t));
-        encode_values(w.values.data(), w.values.size(), storage, base + layout.values_offset);
+        const std::size_t pairs = w.row_index.size();
+        encode_strided(w.values.data(), pairs, w.dim, pair_stride, 1, pairs == 0 ? 0 : (pairs - 1) * pair_stride + w.dim,
+                       storage, kInputGapByte, base + layout.values_offset);
       });
       *output = std::move(call.output);
-      decode_values(call.buffer.data(), w.rows * w.dim, storage, result);
+      if (row_stride != w.dim)
+        if (auto damage = buffer_gap_damage(call.buffer, w.rows, w.dim, row_stride, 1, storage); !damage.empty())
+          throw BackendFailure(what + " " + damage, FailureKind::overrun);
+      decode_strided(call.buffer.data(), w.rows, w.dim, row_stride, 1, storage, result);
     };
   }
   return backend;
@@ -161,8 +221,8 @@ std::vector<Backend> validate(PluginId id, const std::string& path, const std::s
     case Status::missing_symbol:
       throw PluginError(path + ": does not export accucheck_plugin_backends (the one symbol of accucheck/plugin.h)");
     case Status::abi_refused:
-      throw PluginError(path + ": accucheck_plugin_backends returned NULL for ABI version " +
-                        std::to_string(ACCUCHECK_PLUGIN_ABI) + ": the plugin does not support this ABI");
+      throw PluginError(path + ": accucheck_plugin_backends returned NULL for ABI versions " +
+                        std::to_string(ACCUCHECK_PLUGIN_ABI) + " and 1: the plugin supports neither");
     case Status::no_backends: throw PluginError(path + ": accucheck_plugin_backends returned no backends (count 0)");
     case Status::too_many:
       throw PluginError(path + ": accucheck_plugin_backends returned count " + d.detail + " (at most " +

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -61,9 +62,32 @@ std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; 
 
 struct Library {  // what dlopen and accucheck_plugin_backends gave, where the code runs
   void* handle = nullptr;
-  const accucheck_backend* list = nullptr;
-  std::size_t count = 0;
+  const unsigned char* list = nullptr;  // `count` entries of `entry_size` bytes
+  std::size_t count = 0, entry_size = 0;
 };
+
+// accucheck_backend as ABI version 1 declared it: the fields before ABI 2's. A version 1
+// plugin's array has entries of this size.
+struct BackendAbi1 {
+  const char* name;
+  accucheck_format storage;
+  accucheck_format accumulation;
+  const char* stated_bound;
+  accucheck_determinism determinism;
+  int (*accumulate_dense)(const accucheck_dense_problem*);
+  int (*accumulate_sparse)(const accucheck_sparse_problem*);
+};
+static_assert(offsetof(BackendAbi1, accumulate_sparse) == offsetof(accucheck_backend, accumulate_sparse) &&
+                  sizeof(BackendAbi1) <= offsetof(accucheck_backend, layouts),
+              "ABI 2 only appends to accucheck_backend");
+
+// Entry i of the plugin's array, ABI 2's fields zero for a version 1 plugin. Copied, so that
+// nothing past a version 1 entry is read.
+accucheck_backend entry(const Library& library, std::size_t i) {
+  accucheck_backend b{};
+  std::memcpy(static_cast<void*>(&b), library.list + i * library.entry_size, library.entry_size);
+  return b;
+}
 
 struct Record {
   std::string display_path, absolute_path;
@@ -145,6 +169,8 @@ struct Request {
   std::uint64_t plugin = 0, backend = 0;
   std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0;
   std::uint64_t total = 0, buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0;
+  std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0, table_row_stride = 0,
+               value_pair_stride = 0;
   std::uint64_t payload_bytes = 0;  // load: the path follows
 };
 
@@ -235,6 +261,7 @@ class Reader {
 std::string serialize(const PluginDescription& d) {
   Writer w;
   w.u32(static_cast<std::uint32_t>(d.status));
+  w.u32(static_cast<std::uint32_t>(d.abi));
   w.text(d.detail);
   w.text(d.fp_change);
   w.u32(static_cast<std::uint32_t>(d.backends.size()));
@@ -248,6 +275,7 @@ std::string serialize(const PluginDescription& d) {
     w.u32(static_cast<std::uint32_t>(b.determinism));
     w.u32(b.dense);
     w.u32(b.sparse);
+    w.u32(b.layouts);
   }
   return w.bytes();
 }
@@ -256,6 +284,7 @@ PluginDescription deserialize(const std::string& bytes) {
   Reader r(bytes);
   PluginDescription d;
   d.status = static_cast<PluginDescription::Status>(r.u32());
+  d.abi = static_cast<int>(r.u32());
   d.detail = r.text();
   d.fp_change = r.text();
   const std::size_t count = r.u32();
@@ -271,6 +300,7 @@ PluginDescription deserialize(const std::string& bytes) {
     b.determinism = static_cast<std::int32_t>(r.u32());
     b.dense = r.u32() != 0;
     b.sparse = r.u32() != 0;
+    b.layouts = r.u32();
     d.backends.push_back(std::move(b));
   }
   return d;
@@ -310,8 +340,18 @@ PluginDescription open_library(const std::string& absolute, Library& library) {
   } else if (auto fn = reinterpret_cast<BackendsFunction>(dlsym(library.handle, "accucheck_plugin_backends")); !fn) {
     d.status = PluginDescription::Status::missing_symbol;
   } else {
+    // The newest version first; a plugin returns NULL for a version it does not support.
     size_t count = 0;
-    library.list = fn(ACCUCHECK_PLUGIN_ABI, &count);
+    const void* list = nullptr;
+    for (int abi = ACCUCHECK_PLUGIN_ABI; abi >= 1 && !list; --abi) {
+      count = 0;
+      list = fn(abi, &count);
+      if (list) {
+        d.abi = abi;
+        library.entry_size = abi == 1 ? sizeof(BackendAbi1) : sizeof(accucheck_backend);
+      }
+    }
+    library.list = static_cast<const unsigned char*>(list);
     library.count = count;
     d.detail = std::to_string(count);
     if (!library.list) d.status = PluginDescription::Status::abi_refused;
@@ -319,7 +359,7 @@ PluginDescription open_library(const std::string& absolute, Library& library) {
     else if (count > kMaxBackendsPerPlugin) d.status = PluginDescription::Status::too_many;
     else
       for (std::size_t i = 0; i < count; ++i) {
-        const accucheck_backend& b = library.list[i];
+        const accucheck_backend b = entry(library, i);
         BackendDescription out;
         bounded_string(b.name, kMaxNameLength, out.name, out.name_too_long);
         bounded_string(b.stated_bound, kMaxBoundLength, out.bound, out.bound_too_long);
@@ -328,6 +368,7 @@ PluginDescription open_library(const std::string& absolute, Library& library) {
         out.determinism = raw_enum(b.determinism);
         out.dense = b.accumulate_dense != nullptr;
         out.sparse = b.accumulate_sparse != nullptr;
+        out.layouts = b.layouts;
         d.backends.push_back(std::move(out));
       }
   }
@@ -337,10 +378,16 @@ PluginDescription open_library(const std::string& absolute, Library& library) {
 
 int execute(const Library& library, std::size_t index, const Request& r, unsigned char* base) {
   if (!library.list || index >= library.count) return -1;
-  const accucheck_backend& b = library.list[index];
+  const accucheck_backend b = entry(library, index);
   if (!r.sparse) {
     if (!b.accumulate_dense) return -1;
-    const accucheck_dense_problem problem{r.elements, r.steps, base + r.inputs_offset, base + r.buffer_offset};
+    const accucheck_dense_problem problem{r.elements,
+                                          r.steps,
+                                          base + r.inputs_offset,
+                                          base + r.buffer_offset,
+                                          static_cast<ptrdiff_t>(r.addend_step_stride),
+                                          static_cast<ptrdiff_t>(r.addend_element_stride),
+                                          static_cast<ptrdiff_t>(r.buffer_stride)};
     return reinterpret_cast<DenseFunction>(b.accumulate_dense)(&problem);
   }
   if (!b.accumulate_sparse) return -1;
@@ -350,7 +397,9 @@ int execute(const Library& library, std::size_t index, const Request& r, unsigne
                                          reinterpret_cast<const size_t*>(base + r.inputs_offset),
                                          reinterpret_cast<const std::uint32_t*>(base + r.index_offset),
                                          base + r.values_offset,
-                                         base + r.buffer_offset};
+                                         base + r.buffer_offset,
+                                         static_cast<ptrdiff_t>(r.table_row_stride),
+                                         static_cast<ptrdiff_t>(r.value_pair_stride)};
   return reinterpret_cast<SparseFunction>(b.accumulate_sparse)(&problem);
 }
 
@@ -385,6 +434,11 @@ Request request_for(const CallLayout& l) {
   r.inputs_offset = l.inputs_offset;
   r.index_offset = l.index_offset;
   r.values_offset = l.values_offset;
+  r.addend_step_stride = l.addend_step_stride;
+  r.addend_element_stride = l.addend_element_stride;
+  r.buffer_stride = l.buffer_stride;
+  r.table_row_stride = l.table_row_stride;
+  r.value_pair_stride = l.value_pair_stride;
   return r;
 }
 
@@ -720,29 +774,37 @@ std::string output_summary(const std::string& bytes, std::size_t total_bytes, st
   return text;
 }
 
-CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size) {
+CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size, const DenseStrides& strides) {
   CallLayout l;
   l.elements = elements;
   l.steps = steps;
+  l.addend_step_stride = static_cast<std::int64_t>(strides.step);
+  l.addend_element_stride = static_cast<std::int64_t>(strides.element);
+  l.buffer_stride = static_cast<std::int64_t>(strides.buffer);
   l.buffer_offset = 2 * kAlign;
-  l.buffer_bytes = elements * item_size;
+  l.buffer_bytes = strides.buffer_span * item_size;
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
-  l.total = aligned(l.inputs_offset + elements * steps * item_size) + kAlign;
+  l.total = aligned(l.inputs_offset + strides.addend_span * item_size) + kAlign;
   return l;
 }
 
-CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size) {
+CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size,
+                         const SparseLayout& layout) {
   CallLayout l;
   l.sparse = true;
   l.rows = rows;
   l.dim = dim;
   l.steps = steps;
+  l.table_row_stride = static_cast<std::int64_t>(dim + layout.table_padding);
+  l.value_pair_stride = static_cast<std::int64_t>(dim + layout.value_padding);
+  // The last row ends after its dim values: no padding after it.
+  auto span = [dim](std::size_t count, std::size_t stride) { return count == 0 ? 0 : (count - 1) * stride + dim; };
   l.buffer_offset = 2 * kAlign;
-  l.buffer_bytes = rows * dim * item_size;
+  l.buffer_bytes = span(rows, dim + layout.table_padding) * item_size;
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
   l.index_offset = aligned(l.inputs_offset + (steps + 1) * sizeof(size_t));
   l.values_offset = aligned(l.index_offset + pairs * sizeof(std::uint32_t));
-  l.total = aligned(l.values_offset + pairs * dim * item_size) + kAlign;
+  l.total = aligned(l.values_offset + span(pairs, dim + layout.value_padding) * item_size) + kAlign;
   return l;
 }
 

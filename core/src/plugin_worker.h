@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "accucheck/plugin_loader.h"
+#include "accucheck/workload.h"
 
 namespace accucheck::plugin_worker {
 
@@ -44,6 +45,7 @@ struct BackendDescription {
   bool bound_too_long = false;
   std::int32_t storage = 0, accumulation = 0, determinism = 0;  // as the plugin stored them
   bool dense = false, sparse = false;                           // which functions are non-NULL
+  std::uint32_t layouts = 0;  // ABI 2's layouts bits (0 for a version 1 plugin)
 };
 
 struct PluginDescription {
@@ -51,6 +53,7 @@ struct PluginDescription {
   Status status = Status::ok;
   std::string detail;  // dlerror()'s text, or the count returned
   std::vector<BackendDescription> backends;
+  int abi = 0;            // the ABI version it accepted (2, or 1 when it returned NULL for 2)
   std::string fp_change;  // how loading changed the floating-point environment ("" if it did not); restored
   std::string output;     // what it wrote to stdout/stderr while loading, escaped (output_summary)
 };
@@ -67,14 +70,18 @@ void keep_plugin(PluginId id);
 void discard_plugin(PluginId id);
 
 // The memory of one call: [header][guard][result buffer][guard][inputs...], parts 64-byte
-// aligned. Dense inputs: the addends. Sparse: step offsets, row indices, values.
+// aligned. Dense inputs: the addends. Sparse: step offsets, row indices, values. The buffer and
+// the values span what their strides (ABI 2, in values) make them span.
 struct CallLayout {
   bool sparse = false;
   std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0;
   std::uint64_t buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0, total = 0;
+  std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0;  // dense
+  std::int64_t table_row_stride = 0, value_pair_stride = 0;                          // sparse
 };
-CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size);
-CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size);
+CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size, const DenseStrides& strides);
+CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size,
+                         const SparseLayout& layout);
 
 struct CallResult {
   std::vector<unsigned char> buffer;  // the result buffer's bytes

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 namespace accucheck {
 namespace {
@@ -86,7 +88,7 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
   Filler filler(s, w.format, n, /*copies_allowed=*/true);
   const auto at = boundary_placement(s, w.elements, d);
   DenseWorkload wide{.format = w.format, .elements = d, .steps = steps, .initial = std::vector<double>(d),
-                     .addends = std::vector<double>(d * steps), .family = w.family};
+                     .addends = std::vector<double>(d * steps), .family = w.family, .layout = w.layout};
   const bool copies = filler.kind() == Filler::copies;
   for (double& x : wide.initial) x = copies ? w.initial[0] : filler.next();
   for (std::size_t t = 0; t < steps; ++t)
@@ -120,7 +122,7 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
   const auto row_at = boundary_placement(s, w.rows, rows);
   const auto dim_at = boundary_placement(s, w.dim, dim);
   SparseWorkload wide{.format = w.format, .rows = rows, .dim = dim, .steps = w.steps, .initial = std::vector<double>(rows * dim),
-                      .step_offsets = w.step_offsets, .row_index = {}, .values = {}, .family = w.family};
+                      .step_offsets = w.step_offsets, .row_index = {}, .values = {}, .family = w.family, .layout = w.layout};
   for (double& x : wide.initial) x = filler.next();
   for (std::size_t r = 0; r < w.rows; ++r)
     for (std::size_t c = 0; c < w.dim; ++c) wide.initial[row_at[r] * dim + dim_at[c]] = w.initial[r * w.dim + c];
@@ -224,6 +226,34 @@ std::size_t draw_boundary_position(ChoiceStream& s, std::size_t size) {
 
 bool widen_at_boundaries(ChoiceStream& s, const GenerationLimits& limits, Workload& w) {
   return std::visit([&](auto& x) { return widen(s, limits, x); }, w);
+}
+
+void encode_layout(ChoiceWriter& out, const Workload& w) {
+  if (const auto* d = std::get_if<DenseWorkload>(&w)) {
+    if (d->layout.gap > kMaxLayoutGap || d->layout.padding > kMaxLayoutPadding || d->layout.buffer_gap > kMaxLayoutGap)
+      throw std::invalid_argument("layout " + describe(d->layout) + " is out of range");
+    out.put(d->layout.element_major ? 1 : 0, 1);
+    out.put(d->layout.gap, kMaxLayoutGap);
+    out.put(d->layout.padding, kMaxLayoutPadding);
+    out.put(d->layout.buffer_gap, kMaxLayoutGap);
+  } else if (const auto* sp = std::get_if<SparseWorkload>(&w)) {
+    if (sp->layout.table_padding > kMaxLayoutPadding || sp->layout.value_padding > kMaxLayoutPadding)
+      throw std::invalid_argument("layout " + describe(sp->layout) + " is out of range");
+    out.put(sp->layout.table_padding, kMaxLayoutPadding);
+    out.put(sp->layout.value_padding, kMaxLayoutPadding);
+  }
+}
+
+void decode_layout(ChoiceStream& s, Workload& w) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    d->layout.element_major = s.draw(1) != 0;
+    d->layout.gap = static_cast<std::uint32_t>(s.draw(kMaxLayoutGap));
+    d->layout.padding = static_cast<std::uint32_t>(s.draw(kMaxLayoutPadding));
+    d->layout.buffer_gap = static_cast<std::uint32_t>(s.draw(kMaxLayoutGap));
+  } else if (auto* sp = std::get_if<SparseWorkload>(&w)) {
+    sp->layout.table_padding = static_cast<std::uint32_t>(s.draw(kMaxLayoutPadding));
+    sp->layout.value_padding = static_cast<std::uint32_t>(s.draw(kMaxLayoutPadding));
+  }
 }
 
 }  // namespace accucheck

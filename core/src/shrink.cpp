@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "accucheck/check.h"
@@ -248,6 +249,32 @@ bool remove_element_chunks(Shrinker& shrinker, Workload& w) {
       });
 }
 
+// The contiguous layout, else each layout field at 0, then at 1 (workload.h): a finding that
+// needs a strided layout keeps only the part of it that matters.
+bool simplify_layout(Shrinker& shrinker, Workload& w) {
+  bool changed = false;
+  auto simpler = [&](auto set) {
+    Workload candidate = w;
+    if (!set(candidate)) return;
+    changed |= shrinker.attempt(w, std::move(candidate));
+  };
+  if (std::holds_alternative<DenseWorkload>(w)) {
+    using Field = std::uint32_t DenseLayout::*;
+    const auto layout = [](Workload& x) -> DenseLayout& { return std::get<DenseWorkload>(x).layout; };
+    simpler([&](Workload& x) { return !std::exchange(layout(x), DenseLayout{}).contiguous(); });
+    simpler([&](Workload& x) { return std::exchange(layout(x).element_major, false); });
+    for (Field f : {&DenseLayout::gap, &DenseLayout::padding, &DenseLayout::buffer_gap})
+      for (std::uint32_t v : {0u, 1u})
+        simpler([&](Workload& x) { return std::exchange(layout(x).*f, v) > v; });
+  } else if (std::holds_alternative<SparseWorkload>(w)) {
+    using Field = std::uint32_t SparseLayout::*;
+    for (Field f : {&SparseLayout::table_padding, &SparseLayout::value_padding})
+      for (std::uint32_t v : {0u, 1u})
+        simpler([&](Workload& x) { return std::exchange(std::get<SparseWorkload>(x).layout.*f, v) > v; });
+  }
+  return changed;
+}
+
 }  // namespace
 
 Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget) {
@@ -325,8 +352,9 @@ Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>&
           },
           0);
     }
-    // 3. Simpler values.
+    // 3. Simpler values, then a simpler layout.
     changed |= shrinker.simplify_values(w, value_slots);
+    changed |= simplify_layout(shrinker, w);
   }
   return w;
 }

@@ -10,7 +10,44 @@ void DenseWorkload::column(std::size_t element, std::vector<double>& out) const 
   for (std::size_t t = 0; t < steps; ++t) out[t + 1] = addends[t * elements + element];
 }
 
+DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std::size_t steps) {
+  DenseStrides s;
+  const std::size_t inner_stride = 1 + std::size_t{layout.gap};
+  const std::size_t inner = layout.element_major ? steps : elements;
+  const std::size_t outer = layout.element_major ? elements : steps;
+  const std::size_t row = inner * inner_stride + layout.padding;
+  (layout.element_major ? s.step : s.element) = inner_stride;
+  (layout.element_major ? s.element : s.step) = row;
+  // The last place used is (outer-1)*row + (inner-1)*inner_stride; the span ends right after it.
+  s.addend_span = inner == 0 || outer == 0 ? 0 : (outer - 1) * row + (inner - 1) * inner_stride + 1;
+  s.buffer = 1 + std::size_t{layout.buffer_gap};
+  s.buffer_span = elements == 0 ? 0 : (elements - 1) * s.buffer + 1;
+  return s;
+}
+
+namespace {
+std::string layout_parts(std::string text, std::uint32_t gap, std::uint32_t padding) {
+  if (gap) text += ", gap " + std::to_string(gap);
+  if (padding) text += ", padding " + std::to_string(padding);
+  return text;
+}
+}  // namespace
+
+std::string describe(const DenseLayout& layout) {
+  std::string text = layout_parts(layout.element_major ? "element-major" : "step-major", layout.gap, layout.padding);
+  if (layout.buffer_gap) text += ", buffer gap " + std::to_string(layout.buffer_gap);
+  return text;
+}
+
+std::string describe(const SparseLayout& layout) {
+  if (layout.contiguous()) return "contiguous";
+  return "table padding " + std::to_string(layout.table_padding) + ", value padding " + std::to_string(layout.value_padding);
+}
+
 std::string DenseWorkload::validate() const {
+  if (layout.gap > kMaxLayoutGap || layout.buffer_gap > kMaxLayoutGap || layout.padding > kMaxLayoutPadding)
+    return "layout " + describe(layout) + " is out of range (gaps at most " + std::to_string(kMaxLayoutGap) +
+           ", padding at most " + std::to_string(kMaxLayoutPadding) + ")";
   if (initial.size() != elements)
     return "initial has " + std::to_string(initial.size()) + " values for " + std::to_string(elements) + " elements";
   if (addends.size() != steps * elements)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "accucheck/case_file.h"
+#include "accucheck/shapes.h"
 
 namespace accucheck {
 namespace {
@@ -136,6 +137,7 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
     put_size(out, d->steps, dense_step_limit(limits, d->elements), "steps");
     values(out, d->initial, f);
     values(out, d->addends, f);
+    encode_layout(out, w);
   } else if (const auto* p = std::get_if<ProductWorkload>(&w)) {
     put_size_at_least_one(out, p->rows, limits.max_product_rows, "rows");
     put_size_at_least_one(out, p->cols, product_col_limit(limits), "cols");
@@ -160,6 +162,7 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
         for (std::size_t c = 0; c < sp.dim; ++c) encode_value(out, sp.values[q * sp.dim + c], f);
       }
     }
+    encode_layout(out, w);
   }
 }
 
@@ -172,7 +175,9 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     d.steps = s.draw(dense_step_limit(limits, d.elements));
     values(s, d.initial, d.elements, f);
     values(s, d.addends, d.elements * d.steps, f);
-    return d;
+    Workload w = std::move(d);
+    decode_layout(s, w);
+    return w;
   }
   if (kind == WorkloadKind::product) {
     ProductWorkload p;
@@ -205,7 +210,9 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     }
     sp.step_offsets.push_back(sp.row_index.size());
   }
-  return sp;
+  Workload w = std::move(sp);
+  decode_layout(s, w);
+  return w;
 }
 
 GenerationLimits unbounded_limits() {

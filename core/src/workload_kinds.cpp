@@ -29,6 +29,8 @@ std::string ProductWorkload::validate() const {
 }
 
 std::string SparseWorkload::validate() const {
+  if (layout.table_padding > kMaxLayoutPadding || layout.value_padding > kMaxLayoutPadding)
+    return "layout " + describe(layout) + " is out of range (padding at most " + std::to_string(kMaxLayoutPadding) + ")";
   if (auto p = check_size(initial.size(), rows * dim, "initial"); !p.empty()) return p;
   if (step_offsets.size() != steps + 1) return "step_offsets has " + std::to_string(step_offsets.size()) + " entries, expected steps+1";
   if (step_offsets.front() != 0 || step_offsets.back() != row_index.size())

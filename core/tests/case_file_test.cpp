@@ -99,5 +99,37 @@ TEST(CaseFile, WrittenCasesReadBackWithoutWarnings) {
   EXPECT_EQ(back.verdict, c.verdict);
 }
 
+// A layout is written only when it is not contiguous, and read back whole; a bad one is refused
+// naming the field.
+TEST(CaseFile, LayoutsRoundTripAndBadOnesAreRefused) {
+  CaseFile dense = parse_case(kDense, "c.json");
+  EXPECT_TRUE(std::get<DenseWorkload>(dense.workload).layout.contiguous());
+  EXPECT_EQ(case_to_json(dense).find("layout"), std::string::npos);
+  const DenseLayout layout{.element_major = true, .gap = 3, .padding = 64, .buffer_gap = 2};
+  std::get<DenseWorkload>(dense.workload).layout = layout;
+  const CaseFile back = parse_case(case_to_json(dense), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(std::get<DenseWorkload>(back.workload).layout, layout);
+
+  CaseFile sparse = parse_case(kSparse, "c.json");
+  std::get<SparseWorkload>(sparse.workload).layout = SparseLayout{.table_padding = 5, .value_padding = 1};
+  EXPECT_EQ(std::get<SparseWorkload>(parse_case(case_to_json(sparse), "s.json").workload).layout,
+            (SparseLayout{.table_padding = 5, .value_padding = 1}));
+
+  EXPECT_EQ(std::get<DenseWorkload>(parse_case(with(kDense, R"("layout": {"gap": 1}, )"), "c.json").workload).layout,
+            (DenseLayout{.gap = 1}));
+  EXPECT_NE(error_of(with(kDense, R"("layout": {"gap": 4}, )")).find("c.json: layout.gap: 4 is too large (at most 3)"),
+            std::string::npos)
+      << error_of(with(kDense, R"("layout": {"gap": 4}, )"));
+  EXPECT_NE(error_of(with(kDense, R"("layout": {"element_major": 1}, )")).find("layout.element_major: must be true or false"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(kDense, R"("layout": [1], )")).find("c.json: layout: must be an object"), std::string::npos);
+  EXPECT_NE(error_of(with(kSparse, R"("layout": {"table_padding": 65}, )")).find("layout.table_padding: 65 is too large"),
+            std::string::npos);
+  const CaseFile unknown = parse_case(with(kDense, R"("layout": {"stride": 2}, )"), "c.json");
+  ASSERT_EQ(unknown.warnings.size(), 1u);
+  EXPECT_NE(unknown.warnings[0].find("layout.stride: unknown key"), std::string::npos) << unknown.warnings[0];
+}
+
 }  // namespace
 }  // namespace accucheck

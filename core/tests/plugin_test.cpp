@@ -29,7 +29,7 @@ using test::random_sparse;
 using test::results_of;
 using test::same_bits;
 
-static_assert(ACCUCHECK_PLUGIN_ABI == 1);
+static_assert(ACCUCHECK_PLUGIN_ABI == 2);
 static_assert(sizeof(accucheck_format) == sizeof(int) && sizeof(accucheck_determinism) == sizeof(int));
 static_assert(ACCUCHECK_F64 == 0 && ACCUCHECK_F32 == 1 && ACCUCHECK_F16 == 2 && ACCUCHECK_BF16 == 3);
 static_assert(ACCUCHECK_DETERMINISTIC == 0 && ACCUCHECK_ORDER_INDEPENDENT == 1 && ACCUCHECK_NONDETERMINISTIC == 2);
@@ -37,6 +37,10 @@ static_assert(ACCUCHECK_DETERMINISTIC == 0 && ACCUCHECK_ORDER_INDEPENDENT == 1 &
 static_assert(offsetof(accucheck_backend, name) == 0);
 static_assert(offsetof(accucheck_dense_problem, elements) == 0 && offsetof(accucheck_dense_problem, buffer) == 3 * sizeof(void*));
 static_assert(offsetof(accucheck_sparse_problem, table) == 6 * sizeof(void*));
+// ABI v2 appended its fields after v1's.
+static_assert(offsetof(accucheck_backend, layouts) == 6 * sizeof(void*));
+static_assert(offsetof(accucheck_dense_problem, addend_step_stride) == 4 * sizeof(void*));
+static_assert(offsetof(accucheck_sparse_problem, table_row_stride) == 7 * sizeof(void*));
 
 std::string test_plugin(const std::string& variant) {
   return std::string(ACCUCHECK_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant + ".so";
@@ -124,6 +128,145 @@ TEST(PluginLoader, TheWrongExampleIsCaught) {
   EXPECT_EQ(outcome.worst, Verdict::bound_exceeded);
 }
 
+// Layouts a stride-accepting backend is given (workload.h): transposed, sliced, padded, and
+// every field at its largest.
+std::vector<DenseLayout> dense_layouts() {
+  return {DenseLayout{},
+          DenseLayout{.element_major = true},
+          DenseLayout{.gap = 1},
+          DenseLayout{.padding = 5},
+          DenseLayout{.buffer_gap = 2},
+          DenseLayout{.element_major = true, .gap = 2, .padding = 3, .buffer_gap = 1},
+          DenseLayout{.element_major = false, .gap = kMaxLayoutGap, .padding = kMaxLayoutPadding, .buffer_gap = kMaxLayoutGap}};
+}
+
+// The strides follow from the layout (workload.h), worked by hand for D = 3, T = 4.
+TEST(PluginLayouts, StridesAndSpansOfEachLayout) {
+  const auto contiguous = dense_strides(DenseLayout{}, 3, 4);
+  EXPECT_EQ(contiguous.step, 3u);
+  EXPECT_EQ(contiguous.element, 1u);
+  EXPECT_EQ(contiguous.buffer, 1u);
+  EXPECT_EQ(contiguous.addend_span, 12u);
+  EXPECT_EQ(contiguous.buffer_span, 3u);
+  // Transposed: element j's 4 steps are contiguous, then the next element's.
+  const auto transposed = dense_strides(DenseLayout{.element_major = true}, 3, 4);
+  EXPECT_EQ(transposed.step, 1u);
+  EXPECT_EQ(transposed.element, 4u);
+  EXPECT_EQ(transposed.addend_span, 12u);
+  // x[:, ::2] of a 4 x 7 array: rows of 3*2 + 1 = 7 values, the last place 3*7 + 2*2 = 25.
+  const auto sliced = dense_strides(DenseLayout{.gap = 1, .padding = 1, .buffer_gap = 2}, 3, 4);
+  EXPECT_EQ(sliced.step, 7u);
+  EXPECT_EQ(sliced.element, 2u);
+  EXPECT_EQ(sliced.addend_span, 26u);
+  EXPECT_EQ(sliced.buffer, 3u);
+  EXPECT_EQ(sliced.buffer_span, 7u);
+  // No steps: no addends at all.
+  EXPECT_EQ(dense_strides(DenseLayout{.element_major = true, .padding = 4}, 3, 0).addend_span, 0u);
+}
+
+// A backend that honours its strides gives the same bits in every layout; a dense and a sparse
+// one of the good example, on ordinary values.
+TEST(PluginLayouts, StridedBackendsGiveTheSameBitsInEveryLayout) {
+  Registry registry;
+  load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, registry);
+  for (const char* name : {"example.naive_f64", "example.kahan_f32"}) {
+    const Backend* b = registry.find(name);
+    ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(b->accepts_strides) << name;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      DenseWorkload w = random_dense(b->storage, 5, 7, seed);
+      const auto expected = results_of(*b, w);
+      for (const DenseLayout& layout : dense_layouts()) {
+        w.layout = layout;
+        const auto out = results_of(*b, w);
+        for (std::size_t j = 0; j < w.elements; ++j)
+          EXPECT_TRUE(same_bits(out[j], expected[j])) << name << " " << describe(layout) << " element " << j;
+        EXPECT_FALSE(run_and_judge(*b, w).violated()) << name << " " << describe(layout);
+      }
+      SparseWorkload sp = random_sparse(b->storage, seed);
+      const auto sparse_expected = results_of(*b, sp);
+      for (SparseLayout layout : {SparseLayout{.table_padding = 3}, SparseLayout{.value_padding = 1},
+                                  SparseLayout{.table_padding = kMaxLayoutPadding, .value_padding = 7}}) {
+        sp.layout = layout;
+        const auto out = results_of(*b, sp);
+        for (std::size_t i = 0; i < out.size(); ++i)
+          EXPECT_TRUE(same_bits(out[i], sparse_expected[i])) << name << " " << describe(layout) << " value " << i;
+      }
+    }
+  }
+  // The widened ones do not accept strides: given contiguous memory, they are right in every layout.
+  const Backend* widened = registry.find("example.widened_f16");
+  ASSERT_NE(widened, nullptr);
+  EXPECT_FALSE(widened->accepts_strides);
+  DenseWorkload w = random_dense(Format::f16, 4, 6, 9);
+  for (const DenseLayout& layout : dense_layouts()) {
+    w.layout = layout;
+    EXPECT_FALSE(run_and_judge(*widened, w).violated()) << describe(layout);
+  }
+}
+
+// The wrong example's ignores_strides_f32 declares strides and indexes contiguously: right on
+// contiguous memory, and on a strided layout it writes between the buffer's elements (an
+// overrun) or reads the NaN between the addends (a wrong result).
+TEST(PluginLayouts, ABackendIgnoringItsStridesIsCaught) {
+  Registry registry;
+  load_plugin(ACCUCHECK_WRONG_EXAMPLE_PLUGIN, registry);
+  const Backend* b = registry.find("example_wrong.ignores_strides_f32");
+  ASSERT_NE(b, nullptr);
+  DenseWorkload w = random_dense(Format::f32, 3, 5, 4);
+  EXPECT_FALSE(run_and_judge(*b, w).violated());
+  w.layout = DenseLayout{.buffer_gap = 1};
+  auto outcome = run_and_judge(*b, w);
+  ASSERT_TRUE(outcome.violated());
+  EXPECT_EQ(outcome.worst, Verdict::backend_failed);
+  EXPECT_NE(outcome.failure.find("wrote between the strided places of its result buffer"), std::string::npos) << outcome.failure;
+  EXPECT_EQ(outcome.failure_kind, FailureKind::overrun);
+  w.layout = DenseLayout{.element_major = true};
+  EXPECT_TRUE(run_and_judge(*b, w).violated());
+  w.layout = DenseLayout{.padding = 1};  // only step 0 read right, the rest shifted onto the gap
+  EXPECT_TRUE(run_and_judge(*b, w).violated());
+  // Shrinking keeps only as much layout as the failure needs: one field, at 1.
+  w.layout = DenseLayout{.element_major = true, .gap = 2, .padding = 3, .buffer_gap = 1};
+  const Workload shrunk = shrink_workload(w, [&](const Workload& x) { return run_and_judge(*b, x).violated(); }, 300);
+  const DenseLayout& kept = std::get<DenseWorkload>(shrunk).layout;
+  EXPECT_FALSE(kept.contiguous());
+  EXPECT_EQ(kept.element_major + (kept.gap > 0) + (kept.padding > 0) + (kept.buffer_gap > 0), 1) << describe(kept);
+  EXPECT_LE(std::max({kept.gap, kept.padding, kept.buffer_gap}), 1u) << describe(kept);
+}
+
+// A plugin built against ABI 1 (its backend struct without ABI 2's field) loads with version
+// 1's struct size: all three backends, whole, never given strided memory.
+TEST(PluginLayouts, AVersion1PluginLoadsAndGetsContiguousMemory) {
+  Registry registry;
+  const auto names = load_plugin(test_plugin("abi1"), registry);
+  ASSERT_EQ(names, (std::vector<std::string>{"abi1.naive_f32", "abi1.naive_f64", "abi1.sparse_f32"}));
+  const Backend* f64 = registry.find("abi1.naive_f64");
+  ASSERT_NE(f64, nullptr);
+  EXPECT_EQ(f64->storage, Format::f64);
+  EXPECT_EQ(f64->bound_text(), "recursive(f64)");
+  EXPECT_TRUE(f64->supports(WorkloadKind::dense));
+  EXPECT_FALSE(f64->supports(WorkloadKind::sparse));
+  const Backend* sparse = registry.find("abi1.sparse_f32");
+  ASSERT_NE(sparse, nullptr);
+  EXPECT_EQ(sparse->determinism, Determinism::order_independent);
+  EXPECT_FALSE(sparse->supports(WorkloadKind::dense));
+  for (const Backend& b : registry.all()) {
+    EXPECT_FALSE(b.accepts_strides) << b.name;
+    if (b.supports(WorkloadKind::dense)) {
+      DenseWorkload w = random_dense(b.storage, 4, 6, 2);
+      for (const DenseLayout& layout : dense_layouts()) {
+        w.layout = layout;
+        EXPECT_FALSE(run_and_judge(b, w).violated()) << b.name << " " << describe(layout);
+      }
+    }
+    if (b.supports(WorkloadKind::sparse)) {
+      SparseWorkload sp = random_sparse(b.storage, 3);
+      sp.layout = SparseLayout{.table_padding = 2, .value_padding = 2};
+      EXPECT_FALSE(run_and_judge(b, sp).violated()) << b.name;
+    }
+  }
+}
+
 struct BadPlugin {
   const char* variant;
   const char* message;  // what the error must say besides the file name
@@ -151,7 +294,7 @@ TEST_P(BadPluginTest, IsRefusedNamingTheFileAndTheField) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, BadPluginTest,
     ::testing::Values(BadPlugin{"missing_symbol", "does not export accucheck_plugin_backends"},
-                      BadPlugin{"wrong_abi", "returned NULL for ABI version 1"},
+                      BadPlugin{"wrong_abi", "returned NULL for ABI versions 2 and 1"},
                       BadPlugin{"load_crash", "crashed with SIGSEGV"},
                       BadPlugin{"zero_count", "returned no backends"},
                       BadPlugin{"null_functions", "accumulate_dense and accumulate_sparse are both NULL"},

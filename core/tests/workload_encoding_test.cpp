@@ -83,6 +83,7 @@ void expect_same(const Workload& a, const Workload& b) {
     EXPECT_EQ(x->steps, y.steps);
     expect_same(x->initial, y.initial, "initial");
     expect_same(x->addends, y.addends, "addends");
+    EXPECT_EQ(x->layout, y.layout) << describe(x->layout) << " vs " << describe(y.layout);
   } else if (auto* x = std::get_if<ProductWorkload>(&a)) {
     const auto& y = std::get<ProductWorkload>(b);
     EXPECT_EQ(std::vector<std::size_t>({x->rows, x->cols, x->batch, x->steps}), std::vector<std::size_t>({y.rows, y.cols, y.batch, y.steps}));
@@ -97,6 +98,7 @@ void expect_same(const Workload& a, const Workload& b) {
     EXPECT_EQ(x2.row_index, y.row_index);
     expect_same(x2.initial, y.initial, "initial");
     expect_same(x2.values, y.values, "values");
+    EXPECT_EQ(x2.layout, y.layout) << describe(x2.layout) << " vs " << describe(y.layout);
   }
 }
 
@@ -120,6 +122,40 @@ TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
         if (HasFatalFailure()) FAIL() << name(kind) << " " << name(f) << " seed " << seed << " (" << family_of(w) << ")";
       }
     }
+}
+
+// generate() gives some dense and sparse cases a strided layout (families.h layout_one_in) and
+// the encoding keeps it; an exhausted stream decodes to the contiguous layout.
+TEST(WorkloadEncoding, StridedLayoutsAreGeneratedAndRoundTrip) {
+  GenerationLimits limits;
+  limits.max_long_steps = 200;
+  for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::sparse}) {
+    std::size_t strided = 0;
+    for (std::uint64_t seed = 0; seed < 200; ++seed) {
+      SeededChoiceStream s(seed);
+      const Workload w = generate(s, Format::f32, limits, kind);
+      const bool contiguous = std::visit(
+          [](const auto& x) {
+            if constexpr (requires { x.layout; }) return x.layout.contiguous();
+            return true;
+          },
+          w);
+      strided += !contiguous;
+      EXPECT_EQ(!contiguous, family_of(w).find("/strided") != std::string::npos) << family_of(w);
+      ChoiceWriter out;
+      encode_workload(out, w, limits);
+      expect_same(decoded(out.bytes(), kind, Format::f32, limits), w);
+    }
+    // One in 4 draws a layout, nearly all of them non-contiguous: about 50 of 200.
+    EXPECT_GT(strided, 25u) << name(kind);
+    EXPECT_LT(strided, 90u) << name(kind);
+  }
+  limits.layout_one_in = 0;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    SeededChoiceStream s(seed);
+    EXPECT_TRUE(std::get<DenseWorkload>(generate(s, Format::f32, limits, WorkloadKind::dense)).layout.contiguous());
+  }
+  EXPECT_TRUE(std::get<DenseWorkload>(decoded({}, WorkloadKind::dense, Format::f32, limits)).layout.contiguous());
 }
 
 TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {

@@ -12,6 +12,11 @@
  * Every backend also runs sparse (embedding) workloads, accumulated pair by pair in step
  * order, which gives every table element the same sequential sum as the dense path.
  *
+ * naive_f64 and kahan_f32 accept strides (ABI 2, ACCUCHECK_ACCEPTS_STRIDES): they index the
+ * addends, the buffer, the table and the pair vectors through the problem's strides, so
+ * accucheck also gives them transposed, sliced and padded layouts. The widened ones do not set
+ * the flag and are always given contiguous memory, the layout of ABI 1.
+ *
  * Kahan's loop drops its compensation once the sum is infinite: without that, a sum that
  * meets -inf returns NaN instead of -inf, which accucheck reports as special-value-mismatch
  * (it found exactly that in the first version of this file).
@@ -30,7 +35,8 @@ static int naive_f64_dense(const accucheck_dense_problem *p) {
   double *buffer = (double *)p->buffer;
   size_t t, j;
   for (t = 0; t < p->steps; ++t)
-    for (j = 0; j < p->elements; ++j) buffer[j] += g[t * p->elements + j];
+    for (j = 0; j < p->elements; ++j)
+      buffer[(ptrdiff_t)j * p->buffer_stride] += g[(ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride];
   return 0;
 }
 
@@ -39,8 +45,10 @@ static int naive_f64_sparse(const accucheck_sparse_problem *p) {
   double *table = (double *)p->table;
   size_t q, d;
   for (q = 0; q < p->step_offsets[p->steps]; ++q) {
+    double *row;
     if (p->row_index[q] >= p->rows) return 1; /* an index outside the table: report it */
-    for (d = 0; d < p->dim; ++d) table[(size_t)p->row_index[q] * p->dim + d] += values[q * p->dim + d];
+    row = table + (ptrdiff_t)p->row_index[q] * p->table_row_stride;
+    for (d = 0; d < p->dim; ++d) row[d] += values[(ptrdiff_t)q * p->value_pair_stride + (ptrdiff_t)d];
   }
   return 0;
 }
@@ -52,9 +60,9 @@ static int kahan_f32_dense(const accucheck_dense_problem *p) {
   float *buffer = (float *)p->buffer;
   size_t t, j;
   for (j = 0; j < p->elements; ++j) {
-    float sum = buffer[j], c = 0.0f;
+    float sum = buffer[(ptrdiff_t)j * p->buffer_stride], c = 0.0f;
     for (t = 0; t < p->steps; ++t) {
-      const float y = g[t * p->elements + j] - c;
+      const float y = g[(ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride] - c;
       const float s = sum + y;
       /* Once the sum is infinite or NaN the compensation is dropped: (s - sum) would be
        * inf - inf = NaN and turn a correct infinite sum into NaN (accucheck's special-value
@@ -62,7 +70,7 @@ static int kahan_f32_dense(const accucheck_dense_problem *p) {
       c = isfinite(s) ? (s - sum) - y : 0.0f;
       sum = s;
     }
-    buffer[j] = sum;
+    buffer[(ptrdiff_t)j * p->buffer_stride] = sum;
   }
   return 0;
 }
@@ -73,19 +81,21 @@ static int kahan_f32_sparse(const accucheck_sparse_problem *p) {
   float *table = (float *)p->table;
   const size_t n = p->rows * p->dim;
   size_t q, d;
-  float *c = (float *)calloc(n ? n : 1, sizeof(float));
+  float *c = (float *)calloc(n ? n : 1, sizeof(float)); /* contiguous: our own array */
   if (!c) return 2;
   for (q = 0; q < p->step_offsets[p->steps]; ++q) {
+    float *row;
     if (p->row_index[q] >= p->rows) {
       free(c);
       return 1;
     }
+    row = table + (ptrdiff_t)p->row_index[q] * p->table_row_stride;
     for (d = 0; d < p->dim; ++d) {
       const size_t i = (size_t)p->row_index[q] * p->dim + d;
-      const float y = values[q * p->dim + d] - c[i];
-      const float s = table[i] + y;
-      c[i] = isfinite(s) ? (s - table[i]) - y : 0.0f;
-      table[i] = s;
+      const float y = values[(ptrdiff_t)q * p->value_pair_stride + (ptrdiff_t)d] - c[i];
+      const float s = row[d] + y;
+      c[i] = isfinite(s) ? (s - row[d]) - y : 0.0f;
+      row[d] = s;
     }
   }
   free(c);
@@ -161,13 +171,15 @@ static int widened_f16_sparse(const accucheck_sparse_problem *p) {
 }
 
 static const accucheck_backend backends[] = {
+    /* name, storage, accumulation, stated bound, determinism, dense, sparse, layouts (ABI 2) */
     {"example.naive_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, naive_f64_dense,
-     naive_f64_sparse},
-    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, kahan_f32_sparse},
+     naive_f64_sparse, ACCUCHECK_ACCEPTS_STRIDES},
+    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, kahan_f32_sparse,
+     ACCUCHECK_ACCEPTS_STRIDES},
     {"example.widened_bf16", ACCUCHECK_BF16, ACCUCHECK_F32, "widened(recursive(f32),bf16)", ACCUCHECK_DETERMINISTIC,
-     widened_bf16_dense, widened_bf16_sparse},
+     widened_bf16_dense, widened_bf16_sparse, 0},
     {"example.widened_f16", ACCUCHECK_F16, ACCUCHECK_F64, "widened(recursive(f64),f16)", ACCUCHECK_DETERMINISTIC,
-     widened_f16_dense, widened_f16_sparse},
+     widened_f16_dense, widened_f16_sparse, 0},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

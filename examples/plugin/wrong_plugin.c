@@ -8,6 +8,10 @@
  *                                   step, out = out + (out + g). States recursive(f32).
  *   example_wrong.claims_kahan_f32  a plain sequential f32 sum that states Kahan's bound,
  *                                   kahan(f32): true for short sums, false for long ones.
+ *   example_wrong.ignores_strides_f32  declares ACCUCHECK_ACCEPTS_STRIDES (ABI 2) but indexes
+ *                                   its inputs as if they were contiguous: right on contiguous
+ *                                   memory, wrong on a transposed or sliced view (the kernel
+ *                                   that assumed .contiguous() had been called).
  */
 #include "accucheck/plugin.h"
 
@@ -37,9 +41,11 @@ static int naive_f32_dense(const accucheck_dense_problem *p) {
 
 static const accucheck_backend backends[] = {
     {"example_wrong.elemwise_sum_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC,
-     elemwise_sum_dense, NULL},
+     elemwise_sum_dense, NULL, 0},
     {"example_wrong.claims_kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, naive_f32_dense,
-     NULL},
+     NULL, 0},
+    {"example_wrong.ignores_strides_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC,
+     naive_f32_dense, NULL, ACCUCHECK_ACCEPTS_STRIDES},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

@@ -61,8 +61,8 @@ static int wide_f32(const accucheck_dense_problem *p) {
 }
 
 static const accucheck_backend list[] = {
-  {"outside.pairwise_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, sum_f64, NULL},
-  {"outside.wide_f32", ACCUCHECK_F32, ACCUCHECK_F64, "widened(recursive(f64),f32)", ACCUCHECK_DETERMINISTIC, wide_f32, NULL},
+  {"outside.pairwise_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, sum_f64, NULL, 0},
+  {"outside.wide_f32", ACCUCHECK_F32, ACCUCHECK_F64, "widened(recursive(f64),f32)", ACCUCHECK_DETERMINISTIC, wide_f32, NULL, 0},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
@@ -103,8 +103,8 @@ static int claims_exact(const accucheck_dense_problem *p) {
 }
 
 static const accucheck_backend list[] = {
-  {"outside_wrong.embedding_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, nullptr, drops_initial},
-  {"outside_wrong.claims_exact_f64", ACCUCHECK_F64, ACCUCHECK_F64, "correctly_rounded", ACCUCHECK_ORDER_INDEPENDENT, claims_exact, nullptr},
+  {"outside_wrong.embedding_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, nullptr, drops_initial, 0},
+  {"outside_wrong.claims_exact_f64", ACCUCHECK_F64, ACCUCHECK_F64, "correctly_rounded", ACCUCHECK_ORDER_INDEPENDENT, claims_exact, nullptr, 0},
 };
 
 extern "C" const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
@@ -161,6 +161,12 @@ def mode_examples(args, tmp):
     listed = json.loads(run(a, ["list", "--json", "--plugin", good], 0).stdout)
     origins = {b["name"]: b["origin"] for b in listed["backends"]}
     require(origins["example.kahan_f32"] == os.path.abspath(good) and origins["naive_f32"] == "builtin", "origins in list --json")
+    strides = {b["name"]: b["accepts_strides"] for b in listed["backends"]}
+    require(strides["example.kahan_f32"] and not strides["example.widened_f16"] and not strides["naive_f32"],
+            "accepts_strides in list --json: " + str(strides))
+    require(any("example.naive_f64" in line and "[strides]" in line for line in listing.splitlines()) and
+            not any("example.widened_bf16" in line and "[strides]" in line for line in listing.splitlines()),
+            "list does not mark the backends that accept strides")
 
     proc = check_passes(a, good, ["example.*"], tmp, "good", cases=500)
     for name in ("example.naive_f64", "example.kahan_f32", "example.widened_bf16", "example.widened_f16"):
@@ -171,7 +177,8 @@ def mode_examples(args, tmp):
             "--findings", os.path.join(tmp, "f_mixed"), "--quiet"], 0, env={"ACCUCHECK_PLUGINS": good})
 
     found = check_caught(a, wrong, ["example_wrong.*"], tmp, "wrong",
-                         names=["example_wrong.elemwise_sum_f32", "example_wrong.claims_kahan_f32"])
+                         names=["example_wrong.elemwise_sum_f32", "example_wrong.claims_kahan_f32",
+                                "example_wrong.ignores_strides_f32"])
     # The same finding through ACCUCHECK_PLUGINS; without the plugin, a clear usage error.
     run(a, ["replay", found[0]], 1, env={"ACCUCHECK_PLUGINS": wrong})
     missing = run(a, ["replay", found[0]], 2)
@@ -219,7 +226,8 @@ def mode_out_of_tree(args, tmp):
     ex_wrong = compile_plugin(cc, None, "ex_wrong", tmp, include, extra_sources=[os.path.join(tmp, "wrong_plugin.c")])
     check_passes(a, ex_good, ["example.*"], tmp, "ex_good", cases=300)
     check_caught(a, ex_wrong, ["example_wrong.*"], tmp, "ex_wrong",
-                 names=["example_wrong.elemwise_sum_f32", "example_wrong.claims_kahan_f32"])
+                 names=["example_wrong.elemwise_sum_f32", "example_wrong.claims_kahan_f32",
+                                "example_wrong.ignores_strides_f32"])
 
 
 MISBEHAVIOUR = {

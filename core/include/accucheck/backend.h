@@ -83,6 +83,9 @@ struct Backend {
   std::string summary;            // one line: what it does
   std::string origin = "builtin"; // "builtin", or the plugin file it came from
   std::vector<PropertyExemption> exemptions;
+  // It reads its inputs at the places a workload's layout gives (workload.h): plugins that set
+  // ACCUCHECK_ACCEPTS_STRIDES. Every other backend is given contiguous memory.
+  bool accepts_strides = false;
   DenseRun run_dense;      // each backend runs at least one workload kind
   ProductRun run_product;
   SparseRun run_sparse;

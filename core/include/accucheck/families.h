@@ -45,6 +45,9 @@ struct GenerationLimits {
   std::size_t max_wide_batch = 4096;
   std::size_t max_wide_cols = 1024;
   std::size_t max_wide_values = std::size_t{1} << 20;
+  // One dense or sparse case in layout_one_in gets a non-contiguous memory layout (workload.h:
+  // transposed, sliced, padded), drawn last; only backends that accept strides see it. 0: never.
+  std::size_t layout_one_in = 4;
 };
 
 struct Family {

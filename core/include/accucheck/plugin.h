@@ -1,4 +1,4 @@
-/* accucheck plugin ABI, version 1.
+/* accucheck plugin ABI, version 2 (version 1 plugins still load).
  *
  * A plugin is a shared library that exports one symbol, accucheck_plugin_backends, returning
  * its backends. accucheck loads it with `--plugin LIB.so` (or the ACCUCHECK_PLUGINS
@@ -8,7 +8,14 @@
  *
  * Compatibility: later ABI versions only append fields to these structs and values to these
  * enums; accucheck passes the version it speaks to accucheck_plugin_backends, and a plugin
- * that does not support it returns NULL.
+ * that does not support it returns NULL. accucheck asks for version 2 first and, given NULL,
+ * for version 1, whose backend array it then reads with version 1's struct size (the fields
+ * before "ABI 2" below); a version 1 plugin reads only the problem fields it knows.
+ *
+ * Version 2 adds strides: a backend that sets ACCUCHECK_ACCEPTS_STRIDES in `layouts` is given
+ * non-contiguous inputs and buffers too (element-major, transposed, sliced, padded), because
+ * framework kernels take other code paths for them; every other backend is given the
+ * contiguous layout of version 1, whose strides the version 2 fields then state.
  */
 #ifndef ACCUCHECK_PLUGIN_H
 #define ACCUCHECK_PLUGIN_H
@@ -20,7 +27,7 @@
 extern "C" {
 #endif
 
-#define ACCUCHECK_PLUGIN_ABI 1
+#define ACCUCHECK_PLUGIN_ABI 2
 
 typedef enum { ACCUCHECK_F64 = 0, ACCUCHECK_F32 = 1, ACCUCHECK_F16 = 2, ACCUCHECK_BF16 = 3 } accucheck_format;
 
@@ -36,8 +43,15 @@ typedef enum {
 typedef struct {
   size_t elements;      /* D */
   size_t steps;         /* T */
-  const void *addends;  /* T*D values, step-major: step t, element j at [t*D + j] */
+  const void *addends;  /* T*D values; contiguous (version 1): step t, element j at [t*D + j] */
   void *buffer;         /* D values: the initial gradient on entry, the accumulated result on return */
+  /* ABI 2. Strides count values, not bytes. Step t's addend of element j is at
+   * addends[t*addend_step_stride + j*addend_element_stride] and element j of the buffer at
+   * buffer[j*buffer_stride]. No two addends share a place; values between the strided places
+   * of the buffer must be left as they are (accucheck checks). Contiguous: D, 1, 1. */
+  ptrdiff_t addend_step_stride;
+  ptrdiff_t addend_element_stride;
+  ptrdiff_t buffer_stride;
 } accucheck_dense_problem;
 
 /* A sparse (embedding) workload: a table of rows x dim values; each step is a list of
@@ -48,7 +62,15 @@ typedef struct {
   const uint32_t *row_index;   /* one row per pair */
   const void *row_values;      /* one dim-vector per pair, pair-major */
   void *table;                 /* rows*dim values: the initial gradient on entry, the result on return */
+  /* ABI 2, in values: table row r starts at table[r*table_row_stride] and pair q's vector at
+   * row_values[q*value_pair_stride] (both >= dim; dim when contiguous). Values between the rows
+   * of the table must be left as they are. */
+  ptrdiff_t table_row_stride;
+  ptrdiff_t value_pair_stride;
 } accucheck_sparse_problem;
+
+/* Bits of accucheck_backend.layouts (ABI 2). */
+#define ACCUCHECK_ACCEPTS_STRIDES 1u /* its functions honour the strides of the problem */
 
 typedef struct {
   const char *name;                  /* unique; letters, digits, '_', '-', '.' */
@@ -58,6 +80,8 @@ typedef struct {
   accucheck_determinism determinism;
   int (*accumulate_dense)(const accucheck_dense_problem *);    /* NULL if unsupported; 0 on success */
   int (*accumulate_sparse)(const accucheck_sparse_problem *);  /* NULL if unsupported; 0 on success */
+  /* ABI 2 (an initializer that stops before it leaves it 0: contiguous problems only). */
+  unsigned layouts;  /* ACCUCHECK_ACCEPTS_STRIDES, or 0 */
 } accucheck_backend;
 
 /* Keeps the symbol exported when the plugin is built with -fvisibility=hidden. */

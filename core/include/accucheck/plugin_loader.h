@@ -1,7 +1,7 @@
 // Loading backends from plugins (shared libraries exporting the C ABI of accucheck/plugin.h).
 //
 // A plugin is validated as a whole before any of its backends is registered: the library
-// loads, exports accucheck_plugin_backends, accepts ABI version 1, and every backend has a
+// loads, exports accucheck_plugin_backends, accepts ABI version 2 or 1, and every backend has a
 // valid unique name, formats and determinism class in range, a stated bound that parses and
 // at least one accumulate function. Anything else is a PluginError naming the file and the
 // field; nothing of that plugin is registered.

@@ -37,4 +37,12 @@ std::size_t draw_boundary_position(ChoiceStream& s, std::size_t size);
 // Returns whether w changed.
 bool widen_at_boundaries(ChoiceStream& s, const GenerationLimits& limits, Workload& w);
 
+// A dense or sparse workload's memory layout (workload.h) as choices: element_major, gap,
+// padding, buffer_gap (dense); table_padding, value_padding (sparse); nothing for a product.
+// All zero choices are the contiguous layout. generate() draws a strided case's layout with
+// decode_layout; the choice encoding (workload_encoding.h) ends with it. encode_layout throws
+// std::invalid_argument for a layout out of range.
+void encode_layout(ChoiceWriter& out, const Workload& w);
+void decode_layout(ChoiceStream& s, Workload& w);
+
 }  // namespace accucheck

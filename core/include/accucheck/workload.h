@@ -17,6 +17,44 @@
 
 namespace accucheck {
 
+// Where a workload's values lie in memory for a backend that accepts strides (plugin ABI 2,
+// plugin.h): values and sums are the same in every layout, only the places differ, so only a
+// backend that declares it reads strided memory sees a layout; every other one gets the
+// contiguous layout. Framework kernels take other paths for non-contiguous tensors (a
+// transposed view, a slice x[:, ::2], rows padded to an alignment). Counts rather than strides,
+// so that a layout stays valid when shrinking changes D and T.
+inline constexpr std::uint32_t kMaxLayoutGap = 3;        // a slice with step up to 4
+inline constexpr std::uint32_t kMaxLayoutPadding = 64;   // values after each row
+
+// Dense: step-major (element j of step t at t*S + j*(1+gap), S = D*(1+gap) + padding) or
+// element-major, the transpose (at j*S + t*(1+gap), S = T*(1+gap) + padding); the buffer's
+// element j at j*(1+buffer_gap). All zero: version 1's contiguous layout.
+struct DenseLayout {
+  bool element_major = false;
+  std::uint32_t gap = 0;         // values skipped between neighbours of the inner dimension
+  std::uint32_t padding = 0;     // values after each row of the outer dimension
+  std::uint32_t buffer_gap = 0;  // values skipped between buffer elements
+  bool contiguous() const { return !element_major && gap == 0 && padding == 0 && buffer_gap == 0; }
+  bool operator==(const DenseLayout&) const = default;
+};
+// Sparse: table row r at r*(dim + table_padding), pair q's vector at q*(dim + value_padding).
+struct SparseLayout {
+  std::uint32_t table_padding = 0;
+  std::uint32_t value_padding = 0;
+  bool contiguous() const { return table_padding == 0 && value_padding == 0; }
+  bool operator==(const SparseLayout&) const = default;
+};
+
+// A layout's strides, in values, and how many values its arrays span.
+struct DenseStrides {
+  std::size_t step = 0, element = 0, buffer = 1;
+  std::size_t addend_span = 0, buffer_span = 0;
+};
+DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std::size_t steps);
+// "step-major", "element-major, gap 1, padding 3, buffer gap 2", ... (for messages).
+std::string describe(const DenseLayout& layout);
+std::string describe(const SparseLayout& layout);
+
 // A buffer of D elements with an initial value (grad_req 'add' accumulates onto it) and T
 // steps, each adding one addend per element. Element j's exact result is
 // initial[j] + sum over t of addends[t*D + j]. Values are doubles holding values of `format`.
@@ -27,6 +65,7 @@ struct DenseWorkload {
   std::vector<double> initial;   // D values
   std::vector<double> addends;   // T*D values, step-major
   std::string family;            // the generator family that made it (provenance; may be empty)
+  DenseLayout layout;            // for backends that accept strides; the values above do not depend on it
 
   double addend(std::size_t step, std::size_t element) const { return addends[step * elements + element]; }
   // Element j's addends in summation order: initial[j], then steps 0..T-1 (n = T+1 values).
@@ -68,6 +107,7 @@ struct SparseWorkload {
   std::vector<std::uint32_t> row_index;     // one row per pair
   std::vector<double> values;               // pairs*dim, pair-major
   std::string family;
+  SparseLayout layout;                      // for backends that accept strides
 
   std::size_t elements() const { return rows * dim; }
   std::size_t pairs() const { return row_index.size(); }
@@ -89,7 +129,7 @@ inline bool same_value_bits(const std::vector<double>& a, const std::vector<doub
 inline bool operator==(const DenseWorkload& a, const DenseWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.elements == b.elements && a.steps == b.steps && a.family == b.family &&
-         same_value_bits(a.initial, b.initial) && same_value_bits(a.addends, b.addends);
+         a.layout == b.layout && same_value_bits(a.initial, b.initial) && same_value_bits(a.addends, b.addends);
 }
 inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
   using workload_detail::same_value_bits;
@@ -99,7 +139,7 @@ inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
 inline bool operator==(const SparseWorkload& a, const SparseWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.rows == b.rows && a.dim == b.dim && a.steps == b.steps && a.family == b.family &&
-         a.step_offsets == b.step_offsets && a.row_index == b.row_index && same_value_bits(a.initial, b.initial) &&
+         a.layout == b.layout && a.step_offsets == b.step_offsets && a.row_index == b.row_index && same_value_bits(a.initial, b.initial) &&
          same_value_bits(a.values, b.values);
 }
 

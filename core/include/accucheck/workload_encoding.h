@@ -13,7 +13,9 @@
 //   (subnormals), so magnitudes near 1 come first; reversed mantissa bits make short binary
 //   fractions small choices.
 // Shapes come first (elements - 1, steps, ...: each bounded by the limits), then the values in
-// the workload's own layout (workload.h).
+// the workload's own order (workload.h), then the memory layout of a dense or sparse workload
+// (element_major, gap, padding, buffer_gap; table_padding, value_padding), all zero choices
+// being the contiguous layout, which an exhausted stream therefore gives (shapes.h encode_layout).
 #pragma once
 
 #include <cstdint>

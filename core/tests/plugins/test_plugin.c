@@ -87,12 +87,12 @@ static int naive_f32_sparse(const accucheck_sparse_problem *p) {
 
 #if defined(VARIANT_duplicate_name)
 static const accucheck_backend backends[] = {
-    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, NULL},
-    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse},
+    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, NULL, 0},
+    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse, 0},
 };
 #else
 static accucheck_backend backends[] = {
-    {"test.variant", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse},
+    {"test.variant", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse, 0},
 };
 #endif
 
