@@ -224,11 +224,12 @@ void Campaign::write_worst_case(BackendStats& stats) {
   stats.worst_written_ratio = stats.worst_ratio;
 }
 
-void Campaign::try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling) {
+double Campaign::try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling) {
   const auto exact = exact_sums(candidate);
   const auto [ratio, element] = judge_on(stats, candidate, exact, addends_of(exact), "climb",
                                          FindingPolicy{.further_properties = false}, 0, false, sampling);
   consider_for_climb(stats, candidate, ratio, element);
+  return ratio;
 }
 
 void Campaign::seed_climb() {
@@ -247,8 +248,27 @@ void Campaign::climb(std::uint64_t case_number) {
     BackendStats& stats = stats_[b];
     if (!stats.worst) continue;
     SeededChoiceStream s(mix(options_.seed, 0xc11b + b, case_number));
+    const std::size_t max_terms = options_.limits.max_steps + 1;
     for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k)
-      try_for_climb(stats, climb_mutation(*stats.worst, s, options_.limits.max_steps + 1), s);
+      try_for_climb(stats, climb_mutation(*stats.worst, s, max_terms), s);
+    // The challenger: a second climb, restarted from a fresh start now and then, so that a worst
+    // case stuck at a local maximum is not the search's last word.
+    if (!stats.backend->supports(WorkloadKind::dense)) continue;
+    for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k) {
+      if (!stats.challenger || stats.challenger_mutations >= options_.climb_restart_after) {
+        stats.challenger = climb_start(stats.backend->storage, s, max_terms);
+        stats.challenger_ratio = try_for_climb(stats, *stats.challenger, s);
+        stats.challenger_mutations = 0;
+        continue;
+      }
+      Workload candidate = climb_mutation(*stats.challenger, s, max_terms);
+      ++stats.challenger_mutations;
+      const double ratio = try_for_climb(stats, candidate, s);
+      if (ratio >= stats.challenger_ratio) {
+        stats.challenger = std::move(candidate);
+        stats.challenger_ratio = ratio;
+      }
+    }
   }
 }
 

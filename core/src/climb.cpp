@@ -155,6 +155,19 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
   return m;
 }
 
+Workload climb_start(Format f, ChoiceStream& s, std::size_t max_terms) {
+  const int p = traits(f).precision;
+  const std::size_t n = 3 + s.draw(std::max<std::size_t>(std::min<std::size_t>(12, max_terms), 3) - 3);
+  std::vector<double> terms(n);
+  for (double& x : terms) {
+    const auto significand = static_cast<double>((std::uint64_t{1} << (p - 1)) | s.draw((std::uint64_t{1} << (p - 1)) - 1));
+    const int binade = 1 - static_cast<int>(s.draw(static_cast<std::uint64_t>(p) + 12));
+    x = round_to_format((s.draw(1) ? -1.0 : 1.0) * std::ldexp(significand, binade - (p - 1)), f);
+  }
+  DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-start", .layout = {}};
+  return with_terms(d, terms);
+}
+
 std::vector<Workload> climb_seeds(Format f, std::size_t n) {
   const auto& t = traits(f);
   n = std::max<std::size_t>(n, 3);

@@ -49,6 +49,9 @@ struct CampaignOptions {
   // (<findings>/worst/<backend>.json) whenever it passes 0.5, 0.9, 0.99 or 1, and at the end.
   bool maximize = false;
   std::size_t climb_steps_per_case = 4;  // mutations per backend after each generated case
+  // ... and as many of a challenger, a climb restarted from climb_start every this many of its
+  // mutations; it replaces the worst case when it climbs above it.
+  std::size_t climb_restart_after = 2000;
   bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
   std::string found_by;   // recorded in case files; default "accucheck check --seed S"
@@ -67,6 +70,9 @@ struct BackendStats {
   std::optional<Workload> worst;
   double worst_ratio = -1;
   double worst_written_ratio = -1;
+  std::optional<Workload> challenger;  // the restarted climb's current case
+  double challenger_ratio = -1;
+  std::size_t challenger_mutations = 0;
 };
 
 class Campaign {
@@ -110,7 +116,8 @@ class Campaign {
   void seed_climb();
   void climb(std::uint64_t case_number);
   // Judges a climb candidate (stated bound only) and keeps it as the worst case if it is one.
-  void try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling);
+  // Returns its error/bound.
+  double try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling);
   void consider_for_climb(BackendStats& stats, const Workload& w, double ratio, std::size_t element);
   void write_worst_case(BackendStats& stats);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;

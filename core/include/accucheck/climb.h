@@ -28,4 +28,10 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
 // The seeds of the climb for a format: one-element dense workloads of n terms (family "climb-seed").
 std::vector<Workload> climb_seeds(Format f, std::size_t n);
 
+// A fresh start for a restarted climb: one element of 3 to min(12, max_terms) terms, each with a
+// random significand, a random sign and an exponent within p + 12 binades below 4 (family
+// "climb-start"). A single climb stalls at a local maximum (kahan_bf16 stayed at 1.97 u A for
+// 90 s, 3 terms); restarts from such starts are what reach past 2u A (docs/detection.md).
+Workload climb_start(Format f, ChoiceStream& s, std::size_t max_terms);
+
 }  // namespace accucheck
