@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -87,6 +89,89 @@ std::size_t product_step_limit(const GenerationLimits& l, std::size_t rows, std:
   return wide ? within_budget(l, l.max_product_steps, batch * (rows + cols)) : l.max_product_steps;
 }
 
+// ---- compact wide buffers (GenerationLimits::max_patched_elements) ----------------------------
+
+constexpr std::uint64_t kWidenBound = 15;  // the widening choice: 1 widens, anything else does not
+
+// The largest D' for a dense workload of `steps` steps.
+std::size_t patched_cap(const GenerationLimits& l, std::size_t steps) {
+  return std::min(l.max_patched_elements, std::max<std::size_t>(l.max_patched_values / (steps + 1), 1));
+}
+
+bool trivial_column(const DenseWorkload& d, std::size_t j) {
+  auto plus_zero = [](double x) { return x == 0 && !std::signbit(x); };
+  if (!plus_zero(d.initial[j])) return false;
+  for (std::size_t t = 0; t < d.steps; ++t)
+    if (!plus_zero(d.addend(t, j))) return false;
+  return true;
+}
+
+// The non-trivial columns of d (column 0 if there are none), when d can be written patched.
+std::optional<std::vector<std::size_t>> patch_columns(const DenseWorkload& d, const GenerationLimits& l) {
+  if (d.elements <= element_limit(l) || d.elements > patched_cap(l, d.steps) || d.steps > dense_step_limit(l, 1))
+    return std::nullopt;
+  std::vector<std::size_t> columns;
+  for (std::size_t j = 0; j < d.elements; ++j)
+    if (!trivial_column(d, j)) {
+      if (columns.size() == element_limit(l)) return std::nullopt;
+      columns.push_back(j);
+    }
+  if (columns.empty()) columns.push_back(0);
+  return columns;
+}
+
+DenseWorkload columns_of(const DenseWorkload& d, const std::vector<std::size_t>& columns) {
+  DenseWorkload narrow = d;
+  narrow.elements = columns.size();
+  narrow.initial.clear();
+  narrow.addends.clear();
+  for (std::size_t j : columns) narrow.initial.push_back(d.initial[j]);
+  for (std::size_t t = 0; t < d.steps; ++t)
+    for (std::size_t j : columns) narrow.addends.push_back(d.addend(t, j));
+  return narrow;
+}
+
+// D' from its choices, within (narrow, cap].
+std::size_t decode_patched_size(ChoiceStream& s, std::size_t narrow, std::size_t cap) {
+  const std::size_t room = cap - narrow;  // >= 1
+  std::size_t size = 0;
+  switch (s.draw(2)) {
+    case 0: return narrow + 1 + s.draw(room - 1);
+    case 1: size = std::size_t{1} << s.draw(std::bit_width(cap)); break;
+    default: {
+      const std::size_t unit = kBoundaryUnits[s.pick(std::size(kBoundaryUnits))];
+      size = unit * (1 + s.draw(std::max<std::size_t>(cap / unit, 1) - 1));
+      break;
+    }
+  }
+  size = size + s.draw(2) - 1;  // -1, 0, +1
+  return std::clamp(size, narrow + 1, cap);
+}
+
+void decode_patched(ChoiceStream& s, DenseWorkload& d, const GenerationLimits& l) {
+  const std::size_t cap = patched_cap(l, d.steps);
+  if (cap <= d.elements || s.draw(kWidenBound) != 1) return;
+  const std::size_t wide = decode_patched_size(s, d.elements, cap), narrow = d.elements;
+  std::vector<std::size_t> at(narrow);
+  if (s.draw(1) == 0) {
+    for (std::size_t i = 0, next = 0; i < narrow; ++i) {  // ascending, room left for the rest
+      at[i] = next + s.draw(wide - (narrow - i) - next);
+      next = at[i] + 1;
+    }
+  } else {
+    for (std::size_t i = 0; i < narrow; ++i) at[i] = wide - narrow + i;
+  }
+  DenseWorkload out = d;
+  out.elements = wide;
+  out.initial.assign(wide, 0.0);
+  out.addends.assign(wide * d.steps, 0.0);
+  for (std::size_t i = 0; i < narrow; ++i) {
+    out.initial[at[i]] = d.initial[i];
+    for (std::size_t t = 0; t < d.steps; ++t) out.addends[t * wide + at[i]] = d.addend(t, i);
+  }
+  d = std::move(out);
+}
+
 void values(ChoiceWriter& out, const std::vector<double>& xs, Format f) {
   for (double x : xs) encode_value(out, x, f);
 }
@@ -133,11 +218,25 @@ double decode_value(ChoiceStream& s, Format f) {
 void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits) {
   const Format f = format_of(w);
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
-    put_size_at_least_one(out, d->elements, element_limit(limits), "elements");
-    put_size(out, d->steps, dense_step_limit(limits, d->elements), "steps");
-    values(out, d->initial, f);
-    values(out, d->addends, f);
-    encode_layout(out, w);
+    const auto columns = patch_columns(*d, limits);
+    const DenseWorkload narrow = columns ? columns_of(*d, *columns) : *d;
+    put_size_at_least_one(out, narrow.elements, element_limit(limits), "elements");
+    put_size(out, narrow.steps, dense_step_limit(limits, narrow.elements), "steps");
+    values(out, narrow.initial, f);
+    values(out, narrow.addends, f);
+    encode_layout(out, narrow);
+    if (patched_cap(limits, narrow.steps) > narrow.elements) {
+      out.put(columns ? 1 : 0, kWidenBound);
+      if (columns) {
+        out.put(0, 2);  // D' raw
+        out.put(d->elements - narrow.elements - 1, patched_cap(limits, d->steps) - narrow.elements - 1);
+        out.put(0, 1);  // ascending positions
+        for (std::size_t i = 0, next = 0; i < columns->size(); ++i) {
+          out.put((*columns)[i] - next, d->elements - (columns->size() - i) - next);
+          next = (*columns)[i] + 1;
+        }
+      }
+    }
   } else if (const auto* p = std::get_if<ProductWorkload>(&w)) {
     put_size_at_least_one(out, p->rows, limits.max_product_rows, "rows");
     put_size_at_least_one(out, p->cols, product_col_limit(limits), "cols");
@@ -177,6 +276,7 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     values(s, d.addends, d.elements * d.steps, f);
     Workload w = std::move(d);
     decode_layout(s, w);
+    if (limits.max_patched_elements > 0) decode_patched(s, std::get<DenseWorkload>(w), limits);
     return w;
   }
   if (kind == WorkloadKind::product) {

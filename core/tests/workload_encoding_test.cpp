@@ -181,6 +181,81 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   EXPECT_TRUE(identical(d.initial[0], 0.0)) << "no bytes: the simplest workload";
 }
 
+// The fuzzers' limits: D of 4, and compact wide buffers (max_patched_elements) up to 2^17.
+GenerationLimits patched_limits() {
+  GenerationLimits l;
+  l.max_elements = 4;
+  l.max_steps = l.max_long_steps = 63;
+  l.max_wide_values = 0;
+  l.max_patched_elements = std::size_t{1} << 17;
+  return l;
+}
+
+// A buffer of 65,537 elements wrong only at its last (what an element-boundary bug needs) takes
+// a few bytes, not the 65,537 x 4 values' worth, and decodes back to itself.
+TEST(WorkloadEncoding, AWideBufferWithFewColumnsTakesAFewBytes) {
+  const GenerationLimits limits = patched_limits();
+  DenseWorkload w;
+  w.format = Format::f32;
+  w.elements = 65537;
+  w.steps = 3;
+  w.initial.assign(w.elements, 0.0);
+  w.addends.assign(w.elements * w.steps, 0.0);
+  w.initial[0] = 1.0;
+  w.addends[1 * w.elements + 65536] = 0x1p-30;
+  w.addends[2 * w.elements + 65536] = -0.0;  // -0 is not trivial: the column is kept
+  w.layout = DenseLayout{.gap = 1};
+  ChoiceWriter out;
+  encode_workload(out, w, limits);
+  EXPECT_LT(out.bytes().size(), 64u);
+  expect_same(decoded(out.bytes(), WorkloadKind::dense, Format::f32, limits), w);
+  // Five non-trivial columns do not fit D = 4: refused, not truncated.
+  for (std::size_t j : {1, 2, 3, 4}) w.initial[j * 1000] = 2.0;
+  ChoiceWriter refused;
+  EXPECT_THROW(encode_workload(refused, w, limits), std::invalid_argument);
+  // All +0: one column stands for them all.
+  DenseWorkload zeros;
+  zeros.format = Format::f16;
+  zeros.elements = 1025;
+  zeros.steps = 2;
+  zeros.initial.assign(1025, 0.0);
+  zeros.addends.assign(2050, 0.0);
+  ChoiceWriter z;
+  encode_workload(z, zeros, limits);
+  expect_same(decoded(z.bytes(), WorkloadKind::dense, Format::f16, limits), zeros);
+}
+
+// Random bytes reach wide buffers, boundary sizes among them, always within the caps, and every
+// one re-encodes to itself.
+TEST(WorkloadEncoding, AnyBytesReachWideBuffersWithinTheCaps) {
+  std::mt19937_64 rng(5);
+  const GenerationLimits limits = patched_limits();
+  std::size_t wide = 0, at_boundary = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::uint8_t> bytes(rng() % 200);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+    const Workload w = decoded(bytes, WorkloadKind::dense, Format::f32, limits);
+    ASSERT_EQ(validate(w), "") << i;
+    const auto& d = std::get<DenseWorkload>(w);
+    ASSERT_LE(d.elements, limits.max_patched_elements);
+    ASSERT_LE(d.elements * (d.steps + 1), std::max(limits.max_patched_values, 4 * (d.steps + 1)));
+    if (d.elements > 4) {
+      ++wide;
+      for (std::size_t unit : {8, 16, 32, 256, 1024, 65535})
+        if ((d.elements + 1) % unit <= 2) {
+          ++at_boundary;
+          break;
+        }
+    }
+    ChoiceWriter out;
+    encode_workload(out, w, limits);
+    expect_same(decoded(out.bytes(), WorkloadKind::dense, Format::f32, limits), w);
+    if (HasFatalFailure()) FAIL() << "input " << i;
+  }
+  EXPECT_GT(wide, 10u);  // the widening choice comes last, 1 of its 16 values widens
+  EXPECT_GT(at_boundary, wide / 4) << "boundary sizes are no likelier than uniform ones";
+}
+
 TEST(WorkloadEncoding, SizesBeyondTheLimitsAreRefused) {
   DenseWorkload w;
   w.format = Format::f32;

@@ -1,6 +1,9 @@
 #include "fuzz_input.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <optional>
 
 #include "accucheck/case_file.h"
@@ -8,11 +11,19 @@
 
 namespace accucheck::fuzz {
 
-// n = steps + 1 <= 64 addends per element; long chains and stagnation stay at 64 too. No
-// boundary shapes (max_wide_values = 0) yet: fit_to_limits and the mutator keep workloads within
-// the ordinary sizes, and a wide case costs libFuzzer's throughput; check and the property suite
-// generate them.
-GenerationLimits dense_limits() { return {.max_elements = 4, .max_steps = 63, .max_long_steps = 63, .max_wide_values = 0}; }
+// n = steps + 1 <= 64 addends per element; long chains and stagnation stay at 64 too. The
+// families do not widen (max_wide_values = 0: a generated wide case costs libFuzzer's throughput
+// 40 ordinary ones, and the family inputs keep their meaning); wide buffers come through the
+// explicit encoding's compact form (max_patched_elements) and the mutator's widening.
+// ACCUCHECK_FUZZ_WIDE=0 turns the wide buffers off (the encoding then has no widening choice).
+GenerationLimits dense_limits() {
+  static const bool wide = [] {
+    const char* v = std::getenv("ACCUCHECK_FUZZ_WIDE");
+    return !(v && std::string_view(v) == "0");
+  }();
+  return {.max_elements = 4, .max_steps = 63, .max_long_steps = 63, .max_wide_values = 0,
+          .max_patched_elements = wide ? std::size_t{1} << 17 : 0, .max_patched_values = std::size_t{1} << 14};
+}
 
 GenerationLimits sparse_limits() {
   return {.max_steps = 16, .max_table_rows = 64, .max_dim = 8, .max_pairs = 256, .max_wide_values = 0};
@@ -52,9 +63,13 @@ Format draw_format(ChoiceStream& s, WorkloadKind kind) {
 }
 
 // The workload cut to the limits (the custom mutator's results may grow past them): sizes
-// clamped, values beyond the cut dropped, row indices kept inside the table.
+// clamped, values beyond the cut dropped, row indices kept inside the table. A wide dense buffer
+// keeps its width when its non-trivial columns fit.
 Workload fit_to_limits(const Workload& workload, const GenerationLimits& l) {
   if (const auto* d = std::get_if<DenseWorkload>(&workload)) {
+    if (d->elements > l.max_elements && d->steps <= std::max(l.max_steps, l.max_long_steps) &&
+        d->elements <= std::min(l.max_patched_elements, l.max_patched_values / (d->steps + 1)) && split_patched(*d))
+      return *d;
     DenseWorkload w = *d;
     w.elements = std::clamp<std::size_t>(d->elements, 1, l.max_elements);
     w.steps = std::min(d->steps, std::max(l.max_steps, l.max_long_steps));
@@ -124,6 +139,46 @@ std::optional<Workload> case_file_input(std::span<const std::uint8_t> bytes, Wor
 }  // namespace
 
 std::uint64_t format_choice(Format f, WorkloadKind kind) { return format_index(f, kind); }
+
+std::optional<PatchedDense> split_patched(const DenseWorkload& w) {
+  const std::size_t narrow_limit = dense_limits().max_elements;
+  if (w.elements <= narrow_limit) return std::nullopt;
+  auto trivial = [&](std::size_t j) {
+    auto plus_zero = [](double x) { return x == 0 && !std::signbit(x); };
+    if (!plus_zero(w.initial[j])) return false;
+    for (std::size_t t = 0; t < w.steps; ++t)
+      if (!plus_zero(w.addend(t, j))) return false;
+    return true;
+  };
+  PatchedDense p;
+  p.elements = w.elements;
+  for (std::size_t j = 0; j < w.elements; ++j)
+    if (!trivial(j)) {
+      if (p.at.size() == narrow_limit) return std::nullopt;
+      p.at.push_back(j);
+    }
+  if (p.at.empty()) p.at.push_back(w.elements - 1);
+  p.narrow = w;
+  p.narrow.elements = p.at.size();
+  p.narrow.initial.clear();
+  p.narrow.addends.clear();
+  for (std::size_t j : p.at) p.narrow.initial.push_back(w.initial[j]);
+  for (std::size_t t = 0; t < w.steps; ++t)
+    for (std::size_t j : p.at) p.narrow.addends.push_back(w.addend(t, j));
+  return p;
+}
+
+DenseWorkload place_patched(const PatchedDense& p) {
+  DenseWorkload w = p.narrow;
+  w.elements = p.elements;
+  w.initial.assign(p.elements, 0.0);
+  w.addends.assign(p.elements * p.narrow.steps, 0.0);
+  for (std::size_t i = 0; i < p.at.size(); ++i) {
+    w.initial[p.at[i]] = p.narrow.initial[i];
+    for (std::size_t t = 0; t < p.narrow.steps; ++t) w.addends[t * p.elements + p.at[i]] = p.narrow.addend(t, i);
+  }
+  return w;
+}
 
 DecodedInput decode_input(ByteChoiceStream& s, WorkloadKind kind) {
   const GenerationLimits limits = limits_for(kind);

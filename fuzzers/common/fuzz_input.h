@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,7 +39,10 @@
 namespace accucheck::fuzz {
 
 // Limits of the dense targets: at most 4 elements of at most 64 addends (the initial value
-// counted), the size at which fuzz_dense's speed is measured (docs/performance.md).
+// counted), the size at which fuzz_dense's speed is measured (docs/performance.md); and wide
+// buffers up to 2^17 elements (2^16 values: every selected backend runs each input) whose
+// non-trivial columns are at most 4, in a few bytes (workload_encoding.h's compact wide
+// buffers): the element-boundary shapes.
 GenerationLimits dense_limits();
 // Limits of fuzz_sparse: tables up to 64 rows x 8, up to 16 steps and 256 pairs.
 GenerationLimits sparse_limits();
@@ -60,6 +64,17 @@ DecodedInput decode_input(std::span<const std::uint8_t> bytes, WorkloadKind kind
 
 // The explicit-mode input of a workload (sizes cut to the kind's limits first).
 std::vector<std::uint8_t> encode_input(const Workload& w);
+
+// A dense workload wider than the dense limits' D as its narrow part (its non-trivial columns,
+// in order: not all +0) and where they are; nullopt when w is not wide or has more such columns
+// than the limits' D.
+struct PatchedDense {
+  DenseWorkload narrow;
+  std::size_t elements = 0;     // D of the wide buffer
+  std::vector<std::size_t> at;  // narrow column i is column at[i], ascending
+};
+std::optional<PatchedDense> split_patched(const DenseWorkload& w);
+DenseWorkload place_patched(const PatchedDense& p);
 
 // The header's format choice for f in inputs of `kind`.
 std::uint64_t format_choice(Format f, WorkloadKind kind);

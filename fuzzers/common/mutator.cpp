@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "accucheck/exact.h"
 #include "accucheck/float_gen.h"
+#include "accucheck/shapes.h"
 #include "fuzz_input.h"
 
 // libFuzzer's byte-level mutator (the replay main defines a stand-in).
@@ -410,8 +412,54 @@ std::size_t fallback(std::uint8_t* data, std::size_t size, std::size_t max_size)
 
 }  // namespace
 
+// Where kernels split (shapes.h): a wide buffer's size and its columns' places, drawn the way
+// generate() widens, into +0 columns (so that the input stays a few bytes).
+PatchedDense widened(DenseWorkload narrow, std::size_t elements, MutationRng& r) {
+  SeededChoiceStream s(r.next());
+  const GenerationLimits l = dense_limits();
+  const std::size_t cap = std::min(l.max_patched_elements, l.max_patched_values / (narrow.steps + 1));
+  PatchedDense p;
+  p.elements = elements ? elements : std::max(draw_boundary_size(s, cap), l.max_elements + 1);
+  std::set<std::size_t> places;  // boundary places first; uniform ones once those repeat
+  for (int attempt = 0; places.size() < narrow.elements; ++attempt)
+    places.insert(attempt < 8 ? draw_boundary_position(s, p.elements) : s.draw(p.elements - 1));
+  p.at.assign(places.begin(), places.end());
+  p.narrow = std::move(narrow);
+  return p;
+}
+
+// Dense inputs: one buffer in 64 is widened to a boundary size; a wide one is narrowed again
+// half the time (a wide input costs every selected backend a wide run: fuzz_dense's throughput),
+// else re-placed or re-sized, or mutated through its narrow part (its columns keep their places).
+const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
+  const GenerationLimits l = dense_limits();
+  if (auto patched = split_patched(w)) {
+    const std::uint64_t choice = r.below(8);
+    if (choice < 4) {
+      w = patched->narrow;
+      return "narrow";
+    }
+    if (choice == 4) {
+      w = place_patched(widened(patched->narrow, r.coin() ? patched->elements : 0, r));
+      return "widen";
+    }
+    const char* what = mutate_dense(patched->narrow, r);
+    if (patched->narrow.elements != patched->at.size() || patched->narrow.steps + 1 > l.max_patched_values / patched->elements) {
+      w = patched->narrow;  // reshaped: its places no longer apply
+      return what;
+    }
+    w = place_patched(*patched);
+    return what;
+  }
+  if (l.max_patched_elements > l.max_elements && r.below(64) == 0 && w.elements <= l.max_elements) {
+    w = place_patched(widened(w, 0, r));
+    return "widen";
+  }
+  return mutate_dense(w, r);
+}
+
 const char* mutate_workload(Workload& w, MutationRng& rng) {
-  if (auto* d = std::get_if<DenseWorkload>(&w)) return mutate_dense(*d, rng);
+  if (auto* d = std::get_if<DenseWorkload>(&w)) return mutate_dense_input(*d, rng);
   if (auto* s = std::get_if<SparseWorkload>(&w)) return mutate_sparse(*s, rng);
   if (auto* p = std::get_if<ProductWorkload>(&w)) return mutate_product(*p, rng);
   return "none";

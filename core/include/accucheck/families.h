@@ -48,6 +48,12 @@ struct GenerationLimits {
   // One dense or sparse case in layout_one_in gets a non-contiguous memory layout (workload.h:
   // transposed, sliced, padded), drawn last; only backends that accept strides see it. 0: never.
   std::size_t layout_one_in = 4;
+  // The choice encoding's compact wide buffers (workload_encoding.h): a dense workload of up to
+  // max_patched_elements elements (and max_patched_values values) whose non-trivial columns fit
+  // the ordinary D is its narrow part plus a few choices placing it among +0 columns. 0: off
+  // (the fuzzers turn it on: their D is 4, and a wide D would otherwise take megabytes).
+  std::size_t max_patched_elements = 0;
+  std::size_t max_patched_values = std::size_t{1} << 20;
 };
 
 struct Family {

@@ -16,6 +16,11 @@
 // the workload's own order (workload.h), then the memory layout of a dense or sparse workload
 // (element_major, gap, padding, buffer_gap; table_padding, value_padding), all zero choices
 // being the contiguous layout, which an exhausted stream therefore gives (shapes.h encode_layout).
+// With GenerationLimits::max_patched_elements, a dense workload ends with one more choice: 1 (of
+// 0..15) widens it, D' then comes (raw; or 2^k + o, or m * unit + o with the units of shapes.h,
+// o in -1..1: boundary sizes in a few random bytes), then where its columns go (ascending raw
+// positions, or all at the tail), every other column +0 in every step. A wide buffer with a few
+// non-trivial columns is thus some twenty bytes (the encoder writes the raw forms).
 #pragma once
 
 #include <cstdint>
