@@ -230,17 +230,21 @@ bool widen_at_boundaries(ChoiceStream& s, const GenerationLimits& limits, Worklo
 
 void encode_layout(ChoiceWriter& out, const Workload& w) {
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
-    if (d->layout.gap > kMaxLayoutGap || d->layout.padding > kMaxLayoutPadding || d->layout.buffer_gap > kMaxLayoutGap)
-      throw std::invalid_argument("layout " + describe(d->layout) + " is out of range");
+    const std::uint32_t padding_limit = dense_padding_limit(d->layout.element_major, d->steps);
+    if (d->layout.gap > kMaxLayoutGap || d->layout.padding > padding_limit || d->layout.buffer_gap > kMaxLayoutGap)
+      throw std::invalid_argument("layout " + describe(d->layout) + " is out of the encoding's range (padding at most " +
+                                  std::to_string(padding_limit) + " here)");
     out.put(d->layout.element_major ? 1 : 0, 1);
     out.put(d->layout.gap, kMaxLayoutGap);
-    out.put(d->layout.padding, kMaxLayoutPadding);
+    out.put(d->layout.padding, padding_limit);
     out.put(d->layout.buffer_gap, kMaxLayoutGap);
   } else if (const auto* sp = std::get_if<SparseWorkload>(&w)) {
-    if (sp->layout.table_padding > kMaxLayoutPadding || sp->layout.value_padding > kMaxLayoutPadding)
-      throw std::invalid_argument("layout " + describe(sp->layout) + " is out of range");
-    out.put(sp->layout.table_padding, kMaxLayoutPadding);
-    out.put(sp->layout.value_padding, kMaxLayoutPadding);
+    const std::uint32_t padding_limit = layout_padding_limit(sp->dim);
+    if (sp->layout.table_padding > padding_limit || sp->layout.value_padding > padding_limit)
+      throw std::invalid_argument("layout " + describe(sp->layout) + " is out of the encoding's range (padding at most " +
+                                  std::to_string(padding_limit) + " here)");
+    out.put(sp->layout.table_padding, padding_limit);
+    out.put(sp->layout.value_padding, padding_limit);
   }
 }
 
@@ -248,11 +252,12 @@ void decode_layout(ChoiceStream& s, Workload& w) {
   if (auto* d = std::get_if<DenseWorkload>(&w)) {
     d->layout.element_major = s.draw(1) != 0;
     d->layout.gap = static_cast<std::uint32_t>(s.draw(kMaxLayoutGap));
-    d->layout.padding = static_cast<std::uint32_t>(s.draw(kMaxLayoutPadding));
+    d->layout.padding = static_cast<std::uint32_t>(s.draw(dense_padding_limit(d->layout.element_major, d->steps)));
     d->layout.buffer_gap = static_cast<std::uint32_t>(s.draw(kMaxLayoutGap));
   } else if (auto* sp = std::get_if<SparseWorkload>(&w)) {
-    sp->layout.table_padding = static_cast<std::uint32_t>(s.draw(kMaxLayoutPadding));
-    sp->layout.value_padding = static_cast<std::uint32_t>(s.draw(kMaxLayoutPadding));
+    const std::uint32_t padding_limit = layout_padding_limit(sp->dim);
+    sp->layout.table_padding = static_cast<std::uint32_t>(s.draw(padding_limit));
+    sp->layout.value_padding = static_cast<std::uint32_t>(s.draw(padding_limit));
   }
 }
 

@@ -1,6 +1,7 @@
 // The invertible choice encoding (workload_encoding.h): every value of every format and every
 // generated workload decodes back to itself, bit for bit; any bytes decode to a workload that
 // round-trips; simpler floats have smaller encodings.
+#include "accucheck/shapes.h"
 #include "accucheck/workload_encoding.h"
 
 #include <gtest/gtest.h>
@@ -156,6 +157,41 @@ TEST(WorkloadEncoding, StridedLayoutsAreGeneratedAndRoundTrip) {
     EXPECT_TRUE(std::get<DenseWorkload>(generate(s, Format::f32, limits, WorkloadKind::dense)).layout.contiguous());
   }
   EXPECT_TRUE(std::get<DenseWorkload>(decoded({}, WorkloadKind::dense, Format::f32, limits)).layout.contiguous());
+}
+
+// Padding is held to three times a row's length where rows are many and short: the largest
+// choices give a wide element-major buffer or a table of dim 1 at most 4x its contiguous span.
+TEST(WorkloadEncoding, LayoutPaddingKeepsWideBuffersWithinFourTimesTheirSize) {
+  const std::vector<std::uint8_t> largest(64, 0xFF);
+  DenseWorkload d;
+  d.format = Format::f32;
+  d.elements = 1 << 16;
+  d.steps = 1;
+  Workload w = d;
+  ByteChoiceStream s(largest);
+  decode_layout(s, w);
+  const auto& layout = std::get<DenseWorkload>(w).layout;
+  EXPECT_TRUE(layout.element_major);
+  EXPECT_EQ(layout.padding, 3u);  // rows of T = 1 value
+  const auto strides = dense_strides(layout, d.elements, d.steps);
+  EXPECT_LE(strides.addend_span, 7 * d.elements * d.steps);  // a gap of 3, then 3 values of padding
+  SparseWorkload sp;
+  sp.rows = 1 << 20;
+  sp.dim = 1;
+  Workload t = sp;
+  ByteChoiceStream s2(largest);
+  decode_layout(s2, t);
+  EXPECT_EQ(std::get<SparseWorkload>(t).layout.table_padding, 3u);
+  EXPECT_EQ(std::get<SparseWorkload>(t).layout.value_padding, 3u);
+  // Step-major rows are the steps: few, so their padding is not held.
+  EXPECT_EQ(dense_padding_limit(false, 1), kMaxLayoutPadding);
+  EXPECT_EQ(layout_padding_limit(100), kMaxLayoutPadding);
+  // A layout the encoding cannot draw for the shape is refused, not changed.
+  std::get<SparseWorkload>(t).layout.table_padding = 4;
+  std::get<SparseWorkload>(t).initial.assign(sp.rows, 0.0);
+  std::get<SparseWorkload>(t).step_offsets = {0};
+  ChoiceWriter out;
+  EXPECT_THROW(encode_layout(out, t), std::invalid_argument);
 }
 
 TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {

@@ -65,7 +65,9 @@ Format draw_format(ChoiceStream& s, WorkloadKind kind) {
 // The workload cut to the limits (the custom mutator's results may grow past them): sizes
 // clamped, values beyond the cut dropped, row indices kept inside the table. A wide dense buffer
 // keeps its width when its non-trivial columns fit.
-Workload fit_to_limits(const Workload& workload, const GenerationLimits& l) {
+Workload fit_to_limits(const Workload& given, const GenerationLimits& l) {
+  Workload workload = given;
+  fit_layout(workload, l);
   if (const auto* d = std::get_if<DenseWorkload>(&workload)) {
     if (d->elements > l.max_elements && d->steps <= std::max(l.max_steps, l.max_long_steps) &&
         d->elements <= std::min(l.max_patched_elements, l.max_patched_values / (d->steps + 1)) && split_patched(*d))
@@ -139,6 +141,17 @@ std::optional<Workload> case_file_input(std::span<const std::uint8_t> bytes, Wor
 }  // namespace
 
 std::uint64_t format_choice(Format f, WorkloadKind kind) { return format_index(f, kind); }
+
+void fit_layout(Workload& w, const GenerationLimits& l) {
+  if (auto* d = std::get_if<DenseWorkload>(&w)) {
+    const std::size_t steps = std::min(d->steps, std::max(l.max_steps, l.max_long_steps));
+    d->layout.padding = std::min(d->layout.padding, dense_padding_limit(d->layout.element_major, steps));
+  } else if (auto* sp = std::get_if<SparseWorkload>(&w)) {
+    const std::uint32_t limit = layout_padding_limit(std::clamp<std::size_t>(sp->dim, 1, l.max_dim));
+    sp->layout.table_padding = std::min(sp->layout.table_padding, limit);
+    sp->layout.value_padding = std::min(sp->layout.value_padding, limit);
+  }
+}
 
 std::optional<PatchedDense> split_patched(const DenseWorkload& w) {
   const std::size_t narrow_limit = dense_limits().max_elements;

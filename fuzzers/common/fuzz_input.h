@@ -76,6 +76,10 @@ struct PatchedDense {
 std::optional<PatchedDense> split_patched(const DenseWorkload& w);
 DenseWorkload place_patched(const PatchedDense& p);
 
+// w's layout padding cut to what the encoding draws for its (limited) shape: a mutation that
+// changes T or dim may leave more (workload.h layout_padding_limit).
+void fit_layout(Workload& w, const GenerationLimits& l);
+
 // The header's format choice for f in inputs of `kind`.
 std::uint64_t format_choice(Format f, WorkloadKind kind);
 

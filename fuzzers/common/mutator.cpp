@@ -459,10 +459,12 @@ const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
 }
 
 const char* mutate_workload(Workload& w, MutationRng& rng) {
-  if (auto* d = std::get_if<DenseWorkload>(&w)) return mutate_dense_input(*d, rng);
-  if (auto* s = std::get_if<SparseWorkload>(&w)) return mutate_sparse(*s, rng);
-  if (auto* p = std::get_if<ProductWorkload>(&w)) return mutate_product(*p, rng);
-  return "none";
+  const char* what = "none";
+  if (auto* d = std::get_if<DenseWorkload>(&w)) what = mutate_dense_input(*d, rng);
+  else if (auto* s = std::get_if<SparseWorkload>(&w)) what = mutate_sparse(*s, rng);
+  else if (auto* p = std::get_if<ProductWorkload>(&w)) what = mutate_product(*p, rng);
+  fit_layout(w, limits_for(kind_of(w)));
+  return what;
 }
 
 std::size_t mutate_input(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed, WorkloadKind kind) {

@@ -40,8 +40,9 @@ bool widen_at_boundaries(ChoiceStream& s, const GenerationLimits& limits, Worklo
 // A dense or sparse workload's memory layout (workload.h) as choices: element_major, gap,
 // padding, buffer_gap (dense); table_padding, value_padding (sparse); nothing for a product.
 // All zero choices are the contiguous layout. generate() draws a strided case's layout with
-// decode_layout; the choice encoding (workload_encoding.h) ends with it. encode_layout throws
-// std::invalid_argument for a layout out of range.
+// decode_layout; the choice encoding (workload_encoding.h) ends with it. Padding is drawn within
+// dense_padding_limit / layout_padding_limit (workload.h); encode_layout throws
+// std::invalid_argument for a layout beyond them.
 void encode_layout(ChoiceWriter& out, const Workload& w);
 void decode_layout(ChoiceStream& s, Workload& w);
 

@@ -25,6 +25,17 @@ namespace accucheck {
 // so that a layout stays valid when shrinking changes D and T.
 inline constexpr std::uint32_t kMaxLayoutGap = 3;        // a slice with step up to 4
 inline constexpr std::uint32_t kMaxLayoutPadding = 64;   // values after each row
+// What generate() and the choice encoding give a row of `row_length` values: at most three times
+// its length, so that padding keeps a buffer within 4x its size where rows are many and short
+// (a wide element-major buffer, a table of 2^20 rows of dim 1: 65x with 64 values after each).
+inline std::uint32_t layout_padding_limit(std::size_t row_length) {
+  return static_cast<std::uint32_t>(std::min<std::size_t>(kMaxLayoutPadding, 3 * std::max<std::size_t>(row_length, 1)));
+}
+// Dense: element-major rows are the elements' T addends; step-major rows are the steps, which
+// are few (at most 10^4 in CI), so their padding is not held.
+inline std::uint32_t dense_padding_limit(bool element_major, std::size_t steps) {
+  return element_major ? layout_padding_limit(steps) : kMaxLayoutPadding;
+}
 
 // Dense: step-major (element j of step t at t*S + j*(1+gap), S = D*(1+gap) + padding) or
 // element-major, the transpose (at j*S + t*(1+gap), S = T*(1+gap) + padding); the buffer's
