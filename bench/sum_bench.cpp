@@ -22,6 +22,9 @@
 //   column_sums         fast_exact_sum of every element's column, gathered beforehand: so
 //                       exact_element - column_sums is the cost of gathering the strided column
 //   *_short             the same with L = 64 terms per element (the fuzzers' shape)
+//   zero_columns        fast_exact_sum of 4096 columns of 9 zeros (a wide buffer's trivial
+//                       elements, shapes.h): its shortcut
+//   zero_columns_accumulator  the same columns through FastExactAccumulator (no shortcut)
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
 
@@ -358,9 +361,32 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
   state.counters["elements"] = static_cast<double>(w.elements);
 }
 
+// A wide buffer's trivial columns (shapes.h fills them with zeros): 4096 columns of 9 terms.
+void bench_zero_columns(benchmark::State& state, bool shortcut) {
+  const std::vector<double> column(9, 0.0);
+  for (auto _ : state) {
+    for (int j = 0; j < 4096; ++j) {
+      if (shortcut) {
+        ExactSum e = fast_exact_sum(column);
+        benchmark::DoNotOptimize(e);
+      } else {
+        FastExactAccumulator accumulator;
+        accumulator.add(column);
+        ExactSum e = accumulator.result();
+        benchmark::DoNotOptimize(e);
+      }
+    }
+  }
+  state.counters["addends"] = 4096.0 * 9;
+}
+
 // ------------------------------------------------------------------------------ registration
 
 void register_all() {
+  benchmark::RegisterBenchmark("zero_columns", [](benchmark::State& s) { bench_zero_columns(s, true); })
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("zero_columns_accumulator", [](benchmark::State& s) { bench_zero_columns(s, false); })
+      ->Unit(benchmark::kMicrosecond);
   for (Format f : all_formats) {
     const std::string fmt(name(f));
     for (std::size_t n : kSizes) {

@@ -498,6 +498,22 @@ double FastExactAccumulator::rounded(Format f) {
 }
 
 ExactSum fast_exact_sum(std::span<const double> addends) {
+  // A column of zeros (most of a wide buffer's, shapes.h) needs no accumulator: S = A = 0, and
+  // its sign is -0 only when every addend is -0. The loop ends at the first non-zero.
+  bool all_zero = true, all_negative_zero = true;
+  for (double x : addends) {
+    if (x != 0) {
+      all_zero = false;
+      break;
+    }
+    all_negative_zero = all_negative_zero && std::signbit(x);
+  }
+  if (all_zero) {
+    ExactSum zero;
+    zero.count = addends.size();
+    zero.all_negative_zero = all_negative_zero;
+    return zero;
+  }
   FastExactAccumulator accumulator;
   accumulator.add(addends);
   return accumulator.result();

@@ -219,6 +219,16 @@ TEST(FastExact, EmptyZerosAndSigns) {
   check(mostly);
 }
 
+// fast_exact_sum's shortcut for columns of zeros gives the reference's summary.
+TEST(FastExact, ColumnsOfZerosMatchTheReference) {
+  std::vector<double> mixed(3000, -0.0);
+  mixed[1234] = 0.0;
+  for (const std::vector<double>& zeros : {std::vector<double>{}, std::vector<double>{0.0}, std::vector<double>{-0.0},
+                                           std::vector<double>(3000, -0.0), std::vector<double>(3000, 0.0), mixed,
+                                           std::vector<double>{-0.0, 0.0, kNaN}, std::vector<double>{0.0, -0.0, kMinSub}})
+    expect_same(fast_exact_sum(zeros), boost_exact_sum(zeros), describe(zeros));
+}
+
 TEST(FastExact, SpecialValues) {
   check({kNaN});
   check({-kNaN, 1.0});
