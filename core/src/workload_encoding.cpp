@@ -93,44 +93,6 @@ std::size_t product_step_limit(const GenerationLimits& l, std::size_t rows, std:
 
 constexpr std::uint64_t kWidenBound = 15;  // the widening choice: 1 widens, anything else does not
 
-// The largest D' for a dense workload of `steps` steps.
-std::size_t patched_cap(const GenerationLimits& l, std::size_t steps) {
-  return std::min(l.max_patched_elements, std::max<std::size_t>(l.max_patched_values / (steps + 1), 1));
-}
-
-bool trivial_column(const DenseWorkload& d, std::size_t j) {
-  auto plus_zero = [](double x) { return x == 0 && !std::signbit(x); };
-  if (!plus_zero(d.initial[j])) return false;
-  for (std::size_t t = 0; t < d.steps; ++t)
-    if (!plus_zero(d.addend(t, j))) return false;
-  return true;
-}
-
-// The non-trivial columns of d (column 0 if there are none), when d can be written patched.
-std::optional<std::vector<std::size_t>> patch_columns(const DenseWorkload& d, const GenerationLimits& l) {
-  if (d.elements <= element_limit(l) || d.elements > patched_cap(l, d.steps) || d.steps > dense_step_limit(l, 1))
-    return std::nullopt;
-  std::vector<std::size_t> columns;
-  for (std::size_t j = 0; j < d.elements; ++j)
-    if (!trivial_column(d, j)) {
-      if (columns.size() == element_limit(l)) return std::nullopt;
-      columns.push_back(j);
-    }
-  if (columns.empty()) columns.push_back(0);
-  return columns;
-}
-
-DenseWorkload columns_of(const DenseWorkload& d, const std::vector<std::size_t>& columns) {
-  DenseWorkload narrow = d;
-  narrow.elements = columns.size();
-  narrow.initial.clear();
-  narrow.addends.clear();
-  for (std::size_t j : columns) narrow.initial.push_back(d.initial[j]);
-  for (std::size_t t = 0; t < d.steps; ++t)
-    for (std::size_t j : columns) narrow.addends.push_back(d.addend(t, j));
-  return narrow;
-}
-
 // D' from its choices, within (narrow, cap].
 std::size_t decode_patched_size(ChoiceStream& s, std::size_t narrow, std::size_t cap) {
   const std::size_t room = cap - narrow;  // >= 1
@@ -149,7 +111,7 @@ std::size_t decode_patched_size(ChoiceStream& s, std::size_t narrow, std::size_t
 }
 
 void decode_patched(ChoiceStream& s, DenseWorkload& d, const GenerationLimits& l) {
-  const std::size_t cap = patched_cap(l, d.steps);
+  const std::size_t cap = patched_elements_limit(l, d.steps);
   if (cap <= d.elements || s.draw(kWidenBound) != 1) return;
   const std::size_t wide = decode_patched_size(s, d.elements, cap), narrow = d.elements;
   std::vector<std::size_t> at(narrow);
@@ -161,15 +123,7 @@ void decode_patched(ChoiceStream& s, DenseWorkload& d, const GenerationLimits& l
   } else {
     for (std::size_t i = 0; i < narrow; ++i) at[i] = wide - narrow + i;
   }
-  DenseWorkload out = d;
-  out.elements = wide;
-  out.initial.assign(wide, 0.0);
-  out.addends.assign(wide * d.steps, 0.0);
-  for (std::size_t i = 0; i < narrow; ++i) {
-    out.initial[at[i]] = d.initial[i];
-    for (std::size_t t = 0; t < d.steps; ++t) out.addends[t * wide + at[i]] = d.addend(t, i);
-  }
-  d = std::move(out);
+  d = place_patched(PatchedDense{std::move(d), wide, std::move(at)});
 }
 
 void values(ChoiceWriter& out, const std::vector<double>& xs, Format f) {
@@ -218,22 +172,22 @@ double decode_value(ChoiceStream& s, Format f) {
 void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits) {
   const Format f = format_of(w);
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
-    const auto columns = patch_columns(*d, limits);
-    const DenseWorkload narrow = columns ? columns_of(*d, *columns) : *d;
+    const auto patched = split_patched(*d, limits);
+    const DenseWorkload& narrow = patched ? patched->narrow : *d;
     put_size_at_least_one(out, narrow.elements, element_limit(limits), "elements");
     put_size(out, narrow.steps, dense_step_limit(limits, narrow.elements), "steps");
     values(out, narrow.initial, f);
     values(out, narrow.addends, f);
     encode_layout(out, narrow);
-    if (patched_cap(limits, narrow.steps) > narrow.elements) {
-      out.put(columns ? 1 : 0, kWidenBound);
-      if (columns) {
+    if (patched_elements_limit(limits, narrow.steps) > narrow.elements) {
+      out.put(patched ? 1 : 0, kWidenBound);
+      if (patched) {
         out.put(0, 2);  // D' raw
-        out.put(d->elements - narrow.elements - 1, patched_cap(limits, d->steps) - narrow.elements - 1);
+        out.put(d->elements - narrow.elements - 1, patched_elements_limit(limits, d->steps) - narrow.elements - 1);
         out.put(0, 1);  // ascending positions
-        for (std::size_t i = 0, next = 0; i < columns->size(); ++i) {
-          out.put((*columns)[i] - next, d->elements - (columns->size() - i) - next);
-          next = (*columns)[i] + 1;
+        for (std::size_t i = 0, next = 0; i < patched->at.size(); ++i) {
+          out.put(patched->at[i] - next, d->elements - (patched->at.size() - i) - next);
+          next = patched->at[i] + 1;
         }
       }
     }
@@ -312,6 +266,50 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
   }
   Workload w = std::move(sp);
   decode_layout(s, w);
+  return w;
+}
+
+std::size_t patched_elements_limit(const GenerationLimits& l, std::size_t steps) {
+  return std::min(l.max_patched_elements, std::max<std::size_t>(l.max_patched_values / (steps + 1), 1));
+}
+
+std::optional<PatchedDense> split_patched(const DenseWorkload& w, const GenerationLimits& l) {
+  if (w.elements <= element_limit(l) || w.elements > patched_elements_limit(l, w.steps) || w.steps > dense_step_limit(l, 1))
+    return std::nullopt;
+  auto plus_zero = [](double x) { return x == 0 && !std::signbit(x); };
+  auto trivial = [&](std::size_t j) {
+    if (!plus_zero(w.initial[j])) return false;
+    for (std::size_t t = 0; t < w.steps; ++t)
+      if (!plus_zero(w.addend(t, j))) return false;
+    return true;
+  };
+  PatchedDense p;
+  p.elements = w.elements;
+  for (std::size_t j = 0; j < w.elements; ++j)
+    if (!trivial(j)) {
+      if (p.at.size() == element_limit(l)) return std::nullopt;
+      p.at.push_back(j);
+    }
+  if (p.at.empty()) p.at.push_back(0);
+  p.narrow = w;
+  p.narrow.elements = p.at.size();
+  p.narrow.initial.clear();
+  p.narrow.addends.clear();
+  for (std::size_t j : p.at) p.narrow.initial.push_back(w.initial[j]);
+  for (std::size_t t = 0; t < w.steps; ++t)
+    for (std::size_t j : p.at) p.narrow.addends.push_back(w.addend(t, j));
+  return p;
+}
+
+DenseWorkload place_patched(const PatchedDense& p) {
+  DenseWorkload w = p.narrow;
+  w.elements = p.elements;
+  w.initial.assign(p.elements, 0.0);
+  w.addends.assign(p.elements * p.narrow.steps, 0.0);
+  for (std::size_t i = 0; i < p.at.size(); ++i) {
+    w.initial[p.at[i]] = p.narrow.initial[i];
+    for (std::size_t t = 0; t < p.narrow.steps; ++t) w.addends[t * p.elements + p.at[i]] = p.narrow.addend(t, i);
+  }
   return w;
 }
 

@@ -1,7 +1,6 @@
 #include "fuzz_input.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <string_view>
 #include <optional>
@@ -69,9 +68,7 @@ Workload fit_to_limits(const Workload& given, const GenerationLimits& l) {
   Workload workload = given;
   fit_layout(workload, l);
   if (const auto* d = std::get_if<DenseWorkload>(&workload)) {
-    if (d->elements > l.max_elements && d->steps <= std::max(l.max_steps, l.max_long_steps) &&
-        d->elements <= std::min(l.max_patched_elements, l.max_patched_values / (d->steps + 1)) && split_patched(*d))
-      return *d;
+    if (split_patched(*d, l)) return *d;
     DenseWorkload w = *d;
     w.elements = std::clamp<std::size_t>(d->elements, 1, l.max_elements);
     w.steps = std::min(d->steps, std::max(l.max_steps, l.max_long_steps));
@@ -151,46 +148,6 @@ void fit_layout(Workload& w, const GenerationLimits& l) {
     sp->layout.table_padding = std::min(sp->layout.table_padding, limit);
     sp->layout.value_padding = std::min(sp->layout.value_padding, limit);
   }
-}
-
-std::optional<PatchedDense> split_patched(const DenseWorkload& w) {
-  const std::size_t narrow_limit = dense_limits().max_elements;
-  if (w.elements <= narrow_limit) return std::nullopt;
-  auto trivial = [&](std::size_t j) {
-    auto plus_zero = [](double x) { return x == 0 && !std::signbit(x); };
-    if (!plus_zero(w.initial[j])) return false;
-    for (std::size_t t = 0; t < w.steps; ++t)
-      if (!plus_zero(w.addend(t, j))) return false;
-    return true;
-  };
-  PatchedDense p;
-  p.elements = w.elements;
-  for (std::size_t j = 0; j < w.elements; ++j)
-    if (!trivial(j)) {
-      if (p.at.size() == narrow_limit) return std::nullopt;
-      p.at.push_back(j);
-    }
-  if (p.at.empty()) p.at.push_back(w.elements - 1);
-  p.narrow = w;
-  p.narrow.elements = p.at.size();
-  p.narrow.initial.clear();
-  p.narrow.addends.clear();
-  for (std::size_t j : p.at) p.narrow.initial.push_back(w.initial[j]);
-  for (std::size_t t = 0; t < w.steps; ++t)
-    for (std::size_t j : p.at) p.narrow.addends.push_back(w.addend(t, j));
-  return p;
-}
-
-DenseWorkload place_patched(const PatchedDense& p) {
-  DenseWorkload w = p.narrow;
-  w.elements = p.elements;
-  w.initial.assign(p.elements, 0.0);
-  w.addends.assign(p.elements * p.narrow.steps, 0.0);
-  for (std::size_t i = 0; i < p.at.size(); ++i) {
-    w.initial[p.at[i]] = p.narrow.initial[i];
-    for (std::size_t t = 0; t < p.narrow.steps; ++t) w.addends[t * p.elements + p.at[i]] = p.narrow.addend(t, i);
-  }
-  return w;
 }
 
 DecodedInput decode_input(ByteChoiceStream& s, WorkloadKind kind) {

@@ -65,17 +65,6 @@ DecodedInput decode_input(std::span<const std::uint8_t> bytes, WorkloadKind kind
 // The explicit-mode input of a workload (sizes cut to the kind's limits first).
 std::vector<std::uint8_t> encode_input(const Workload& w);
 
-// A dense workload wider than the dense limits' D as its narrow part (its non-trivial columns,
-// in order: not all +0) and where they are; nullopt when w is not wide or has more such columns
-// than the limits' D.
-struct PatchedDense {
-  DenseWorkload narrow;
-  std::size_t elements = 0;     // D of the wide buffer
-  std::vector<std::size_t> at;  // narrow column i is column at[i], ascending
-};
-std::optional<PatchedDense> split_patched(const DenseWorkload& w);
-DenseWorkload place_patched(const PatchedDense& p);
-
 // w's layout padding cut to what the encoding draws for its (limited) shape: a mutation that
 // changes T or dim may leave more (workload.h layout_padding_limit).
 void fit_layout(Workload& w, const GenerationLimits& l);

@@ -10,6 +10,7 @@
 #include "accucheck/exact.h"
 #include "accucheck/float_gen.h"
 #include "accucheck/shapes.h"
+#include "accucheck/workload_encoding.h"
 #include "fuzz_input.h"
 
 // libFuzzer's byte-level mutator (the replay main defines a stand-in).
@@ -417,7 +418,7 @@ std::size_t fallback(std::uint8_t* data, std::size_t size, std::size_t max_size)
 PatchedDense widened(DenseWorkload narrow, std::size_t elements, MutationRng& r) {
   SeededChoiceStream s(r.next());
   const GenerationLimits l = dense_limits();
-  const std::size_t cap = std::min(l.max_patched_elements, l.max_patched_values / (narrow.steps + 1));
+  const std::size_t cap = patched_elements_limit(l, narrow.steps);
   PatchedDense p;
   p.elements = elements ? elements : std::max(draw_boundary_size(s, cap), l.max_elements + 1);
   std::set<std::size_t> places;  // boundary places first; uniform ones once those repeat
@@ -433,7 +434,7 @@ PatchedDense widened(DenseWorkload narrow, std::size_t elements, MutationRng& r)
 // else re-placed or re-sized, or mutated through its narrow part (its columns keep their places).
 const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
   const GenerationLimits l = dense_limits();
-  if (auto patched = split_patched(w)) {
+  if (auto patched = split_patched(w, l)) {
     const std::uint64_t choice = r.below(8);
     if (choice < 4) {
       w = patched->narrow;
@@ -444,7 +445,7 @@ const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
       return "widen";
     }
     const char* what = mutate_dense(patched->narrow, r);
-    if (patched->narrow.elements != patched->at.size() || patched->narrow.steps + 1 > l.max_patched_values / patched->elements) {
+    if (patched->narrow.elements != patched->at.size() || patched->elements > patched_elements_limit(l, patched->narrow.steps)) {
       w = patched->narrow;  // reshaped: its places no longer apply
       return what;
     }

@@ -23,7 +23,9 @@
 // non-trivial columns is thus some twenty bytes (the encoder writes the raw forms).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "accucheck/choice.h"
@@ -45,6 +47,20 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
 // The workload of `kind` in format f the choices describe (the family is "explicit"). Never
 // fails: every choice sequence is a workload within the limits.
 Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const GenerationLimits& limits);
+
+// The compact wide buffers' form of a dense workload: its non-trivial columns (not all +0 in
+// every step; column 0 when none is), in order, and where they are. split_patched gives it when
+// the encoding under l writes w that way (D past the ordinary limit, within
+// patched_elements_limit, the non-trivial columns within the ordinary D), else nullopt;
+// place_patched puts the columns back among +0 ones.
+struct PatchedDense {
+  DenseWorkload narrow;
+  std::size_t elements = 0;     // D of the wide buffer
+  std::vector<std::size_t> at;  // narrow column i is column at[i], ascending
+};
+std::size_t patched_elements_limit(const GenerationLimits& l, std::size_t steps);
+std::optional<PatchedDense> split_patched(const DenseWorkload& w, const GenerationLimits& l);
+DenseWorkload place_patched(const PatchedDense& p);
 
 // The limits that hold every workload a case file may hold (case_file.h's cap of 2^28 values):
 // for encoding any case file.
