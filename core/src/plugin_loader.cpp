@@ -178,29 +178,27 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
     backend.run_sparse = [=](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
       output->clear();
       require_storage(name, storage, w.format);
-      const SparseLayout memory = strided ? w.layout : SparseLayout{};
-      const auto layout =
-          plugin_worker::sparse_layout(w.rows, w.dim, w.steps, w.row_index.size(), item_size(storage), memory);
-      const std::size_t row_stride = w.dim + memory.table_padding, pair_stride = w.dim + memory.value_padding;
+      const std::size_t pairs = w.row_index.size();
+      const auto strides = sparse_strides(strided ? w.layout : SparseLayout{}, w.rows, w.dim, pairs);
+      const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, item_size(storage), strides);
       const std::string what = name + ": accumulate_sparse";
       auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
-        encode_strided(w.initial.data(), w.rows, w.dim, row_stride, 1, layout.buffer_bytes / item_size(storage), storage,
-                       kBufferGapByte, base + layout.buffer_offset);
+        encode_strided(w.initial.data(), w.rows, w.dim, strides.table_row, 1, strides.table_span, storage, kBufferGapByte,
+                       base + layout.buffer_offset);
         for (std::size_t t = 0; t < w.step_offsets.size(); ++t) {
           const size_t offset = w.step_offsets[t];
           std::memcpy(base + layout.inputs_offset + t * sizeof(size_t), &offset, sizeof offset);
         }
         if (!w.row_index.empty())
           std::memcpy(base + layout.index_offset, w.row_index.data(), w.row_index.size() * sizeof(std::uint32_t));
-        const std::size_t pairs = w.row_index.size();
-        encode_strided(w.values.data(), pairs, w.dim, pair_stride, 1, pairs == 0 ? 0 : (pairs - 1) * pair_stride + w.dim,
-                       storage, kInputGapByte, base + layout.values_offset);
+        encode_strided(w.values.data(), pairs, w.dim, strides.value_pair, 1, strides.values_span, storage, kInputGapByte,
+                       base + layout.values_offset);
       });
       *output = std::move(call.output);
-      if (row_stride != w.dim)
-        if (auto damage = buffer_gap_damage(call.buffer, w.rows, w.dim, row_stride, 1, storage); !damage.empty())
+      if (strides.table_row != w.dim)
+        if (auto damage = buffer_gap_damage(call.buffer, w.rows, w.dim, strides.table_row, 1, storage); !damage.empty())
           throw BackendFailure(what + " " + damage, FailureKind::overrun);
-      decode_strided(call.buffer.data(), w.rows, w.dim, row_stride, 1, storage, result);
+      decode_strided(call.buffer.data(), w.rows, w.dim, strides.table_row, 1, storage, result);
     };
   }
   return backend;

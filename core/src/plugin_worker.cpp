@@ -789,22 +789,20 @@ CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t ite
 }
 
 CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size,
-                         const SparseLayout& layout) {
+                         const SparseStrides& strides) {
   CallLayout l;
   l.sparse = true;
   l.rows = rows;
   l.dim = dim;
   l.steps = steps;
-  l.table_row_stride = static_cast<std::int64_t>(dim + layout.table_padding);
-  l.value_pair_stride = static_cast<std::int64_t>(dim + layout.value_padding);
-  // The last row ends after its dim values: no padding after it.
-  auto span = [dim](std::size_t count, std::size_t stride) { return count == 0 ? 0 : (count - 1) * stride + dim; };
+  l.table_row_stride = static_cast<std::int64_t>(strides.table_row);
+  l.value_pair_stride = static_cast<std::int64_t>(strides.value_pair);
   l.buffer_offset = 2 * kAlign;
-  l.buffer_bytes = span(rows, dim + layout.table_padding) * item_size;
+  l.buffer_bytes = strides.table_span * item_size;
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
   l.index_offset = aligned(l.inputs_offset + (steps + 1) * sizeof(size_t));
   l.values_offset = aligned(l.index_offset + pairs * sizeof(std::uint32_t));
-  l.total = aligned(l.values_offset + span(pairs, dim + layout.value_padding) * item_size) + kAlign;
+  l.total = aligned(l.values_offset + strides.values_span * item_size) + kAlign;
   return l;
 }
 

@@ -81,7 +81,7 @@ struct CallLayout {
 };
 CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size, const DenseStrides& strides);
 CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size,
-                         const SparseLayout& layout);
+                         const SparseStrides& strides);
 
 struct CallResult {
   std::vector<unsigned char> buffer;  // the result buffer's bytes

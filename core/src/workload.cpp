@@ -25,6 +25,16 @@ DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std:
   return s;
 }
 
+SparseStrides sparse_strides(const SparseLayout& layout, std::size_t rows, std::size_t dim, std::size_t pairs) {
+  SparseStrides s;
+  s.table_row = dim + layout.table_padding;
+  s.value_pair = dim + layout.value_padding;
+  auto span = [dim](std::size_t count, std::size_t stride) { return count == 0 ? 0 : (count - 1) * stride + dim; };
+  s.table_span = span(rows, s.table_row);
+  s.values_span = span(pairs, s.value_pair);
+  return s;
+}
+
 namespace {
 std::string layout_parts(std::string text, std::uint32_t gap, std::uint32_t padding) {
   if (gap) text += ", gap " + std::to_string(gap);

@@ -162,6 +162,14 @@ TEST(PluginLayouts, StridesAndSpansOfEachLayout) {
   EXPECT_EQ(sliced.buffer_span, 7u);
   // No steps: no addends at all.
   EXPECT_EQ(dense_strides(DenseLayout{.element_major = true, .padding = 4}, 3, 0).addend_span, 0u);
+  // A table of 4 rows of dim 3 padded by 2, 5 pair vectors padded by 1: the last row and
+  // vector end after their 3 values (3*5 + 3, 4*4 + 3).
+  const auto sparse = sparse_strides(SparseLayout{.table_padding = 2, .value_padding = 1}, 4, 3, 5);
+  EXPECT_EQ(sparse.table_row, 5u);
+  EXPECT_EQ(sparse.value_pair, 4u);
+  EXPECT_EQ(sparse.table_span, 18u);
+  EXPECT_EQ(sparse.values_span, 19u);
+  EXPECT_EQ(sparse_strides(SparseLayout{}, 4, 3, 0).values_span, 0u);
 }
 
 // A backend that honours its strides gives the same bits in every layout; a dense and a sparse

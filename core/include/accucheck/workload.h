@@ -61,7 +61,11 @@ struct DenseStrides {
   std::size_t step = 0, element = 0, buffer = 1;
   std::size_t addend_span = 0, buffer_span = 0;
 };
-DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std::size_t steps);
+DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std::size_t steps);struct SparseStrides {
+  std::size_t table_row = 0, value_pair = 0;    // dim + the paddings
+  std::size_t table_span = 0, values_span = 0;  // the last row and vector end after their dim values
+};
+SparseStrides sparse_strides(const SparseLayout& layout, std::size_t rows, std::size_t dim, std::size_t pairs);
 // "step-major", "element-major, gap 1, padding 3, buffer gap 2", ... (for messages).
 std::string describe(const DenseLayout& layout);
 std::string describe(const SparseLayout& layout);
