@@ -128,6 +128,21 @@ function(accucheck_script_test)
                        ENVIRONMENT "${ARG_ENV}")
 endfunction()
 
+# accucheck_pytest(NAME <name> FILE <test_file.py> [LABELS ...] [ENV ...] [TIMEOUT s])
+#   One pytest file as one ctest test (label python by default), run by the project's interpreter
+#   with the build tree's package first on the path and its pytest plugin loaded.
+function(accucheck_pytest)
+  _accucheck_test_arguments("FILE" ${ARGN})
+  if(ARG_LABELS STREQUAL "unit")
+    set(ARG_LABELS python)
+  endif()
+  add_test(NAME ${ARG_NAME}
+           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p accucheck.pytest_plugin -p no:cacheprovider
+                   ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_FILE})
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+                       ENVIRONMENT "PYTHONPATH=${ACCUCHECK_PYTHON_PACKAGE_DIR};ACCUCHECK_CLI=$<TARGET_FILE:accucheck>;PYTHONDONTWRITEBYTECODE=1;${ARG_ENV}")
+endfunction()
+
 # accucheck_test_plugins(FAMILY <name> SOURCE <file.c> VARIANTS <v>... [OPTIONS ...])
 #   Test fixtures: one plugin (accucheck_plugin) per variant, compiled from SOURCE with
 #   -DVARIANT_<v>, as target accucheck_<name>_<v> and file ${CMAKE_BINARY_DIR}/<name>s/lib<name>_<v>.so;

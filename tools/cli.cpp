@@ -235,9 +235,11 @@ CLI::Option* CommandLine::output_directory(const std::string& name, std::optiona
   return text(name, target, "DIR", help);
 }
 
-CLI::Option* CommandLine::plugins(std::vector<std::string>& paths) {
-  return repeatable("--plugin", paths, "LIB.so",
-                    "load the backends of a plugin (after those of ACCUCHECK_PLUGINS=A.so:B.so; docs/plugins.md)");
+void CommandLine::plugins(BackendSources& sources) {
+  repeatable("--plugin", sources.libraries, "LIB.so",
+             "load the backends of a plugin (after those of ACCUCHECK_PLUGINS=A.so:B.so; docs/plugins.md)");
+  repeatable("--python", sources.python_files, "FILE.py",
+             "load the backends FILE.py registers with @accucheck.backend (docs/python.md)");
 }
 
 CLI::Option* CommandLine::arguments(const std::string& placeholder, std::vector<std::string>& target, const std::string& help,
@@ -320,19 +322,33 @@ std::string CommandLine::usage_message(const std::exception& error) const {
   return what;
 }
 
-std::string ulps_text(std::int64_t ulps) {
-  if (ulps > -10'000'000 && ulps < 10'000'000) return std::to_string(ulps);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2e", static_cast<double>(ulps));
-  return text;
+// The Python loader library (python/'s accucheck_python_loader): ACCUCHECK_PYTHON_LOADER, else
+// the one built beside this program.
+std::string python_loader_library() {
+  if (const char* path = std::getenv("ACCUCHECK_PYTHON_LOADER"); path && *path) return path;
+#ifdef ACCUCHECK_PYTHON_LOADER
+  return ACCUCHECK_PYTHON_LOADER;
+#else
+  throw UsageError("--python: this accucheck was built without Python (ACCUCHECK_BUILD_PYTHON=OFF); set "
+                   "ACCUCHECK_PYTHON_LOADER to a built libaccucheck_python_loader.so");
+#endif
 }
 
-void load_plugins(const std::vector<std::string>& paths) {
+void load_plugins(const BackendSources& sources) {
   try {
     load_plugins_from_environment();
-    for (const auto& path : paths) load_plugin(path);
+    for (const auto& path : sources.libraries) load_plugin(path);
   } catch (const PluginError& e) {
     throw UsageError(std::string("plugin ") + e.what());
+  }
+  if (!sources.python_files.empty()) {
+    const std::string loader = python_loader_library();
+    try {
+      for (const auto& file : sources.python_files)
+        load_served_backends(loader, file, plugin_options_from_environment());
+    } catch (const PluginError& e) {
+      throw UsageError(std::string("python ") + e.what());
+    }
   }
   for (const auto& warning : plugin_warnings()) std::fprintf(stderr, "accucheck: warning: %s\n", warning.c_str());
 }

@@ -40,6 +40,12 @@ std::uint64_t parse_count(const std::string& text, const std::string& option, st
 // declarations. Parsing refuses, with a UsageError naming the option: a single-valued option
 // given twice ("--seed given twice"), a value that does not parse, an option missing its value,
 // an unknown option, the wrong number of arguments, and options declared exclusive given together.
+// Where backends beyond the built-in ones come from: --plugin and --python.
+struct BackendSources {
+  std::vector<std::string> libraries;     // --plugin LIB.so
+  std::vector<std::string> python_files;  // --python FILE.py
+};
+
 class CommandLine {
  public:
   // `command` as typed after "accucheck"; `summary` is the line under the synopsis of --help.
@@ -80,8 +86,9 @@ class CommandLine {
   // default, which is checked as well.
   CLI::Option* output_directory(const std::string& name, std::string& target, const std::string& help);
   CLI::Option* output_directory(const std::string& name, std::optional<std::string>& target, const std::string& help);
-  // --plugin LIB.so, repeatable; load_plugins(paths) loads them after ACCUCHECK_PLUGINS.
-  CLI::Option* plugins(std::vector<std::string>& paths);
+  // --plugin LIB.so and --python FILE.py, repeatable; load_plugins(sources) loads them after
+  // ACCUCHECK_PLUGINS.
+  void plugins(BackendSources& sources);
   // The arguments that are not options (files, names), anywhere among the options: from `min`
   // to `max` of them, another count is a UsageError saying `count_error`.
   CLI::Option* arguments(const std::string& placeholder, std::vector<std::string>& target, const std::string& help,
@@ -125,14 +132,10 @@ int trace_command(CommandLine& cl);
 int report_command(CommandLine& cl);
 int scenario_command(CommandLine& cl);  // cmd_scenario.cpp, tools/scenarios/
 
-// Loads the plugins named by ACCUCHECK_PLUGINS and then `paths` (the --plugin options) into the
-// registry; a plugin that cannot be loaded is a UsageError naming the file and the field.
-void load_plugins(const std::vector<std::string>& paths);
-
-// A max-ulps cell of the check table and of the report: exact below ten million, then three
-// digits ("9.22e+18"): past that it says "the sign or the magnitude is off" (a cancellation
-// within its bound can land across zero) as well as nineteen digits, and keeps the column narrow.
-std::string ulps_text(std::int64_t ulps);
+// Loads the plugins named by ACCUCHECK_PLUGINS, then the --plugin libraries, then the backends of
+// the --python files (through the Python loader library, python/) into the registry; one that
+// cannot be loaded is a UsageError naming the file and the field.
+void load_plugins(const BackendSources& sources);
 
 // Widths of the backend-name and stated-bound columns of a table of backends (list, check,
 // trace): the longest entry, at least the header, so long plugin names keep the table aligned.

@@ -50,7 +50,7 @@ int check_command(CommandLine& cl) {
   CampaignOptions options;
   std::optional<double> minutes;
   std::optional<std::uint64_t> seed;
-  std::vector<std::string> plugins;
+  BackendSources plugins;
   std::optional<std::string> json_path, junit_path, html_path;
   cl.repeatable("--backend", options.backend_globs, "GLOB", "run the backends whose names match (default: every backend)");
   cl.format("--format", options.format, "only the backends that store this format (f64, f32, f16, bf16)");
@@ -85,7 +85,7 @@ int check_command(CommandLine& cl) {
   if (!options.cases) options.seconds = 60.0 * minutes.value_or(1.0);
 
   options.found_by = "accucheck check --seed " + std::to_string(options.seed);
-  for (const auto& plugin : loaded_plugins()) options.found_by += " --plugin " + plugin;
+  for (const auto& plugin : loaded_plugins()) options.found_by += origin_option(plugin);
 
   Campaign campaign(options);
   campaign.run();

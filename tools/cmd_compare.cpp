@@ -59,7 +59,8 @@ std::string cell(const Reach& r) {
 }  // namespace
 
 int compare_command(CommandLine& cl) {
-  std::vector<std::string> globs, plugins;
+  std::vector<std::string> globs;
+  BackendSources plugins;
   std::vector<std::size_t> lengths;
   std::uint64_t cases = 200, seed = 1;
   cl.repeatable("--backend", globs, "GLOB", "the backends that run dense workloads among those matching (default naive_f32, naive_bf16)");

@@ -104,7 +104,8 @@ std::uint64_t replay_bytes(const Workload& w) {
 }
 
 int replay_command(CommandLine& cl) {
-  std::vector<std::string> files, globs, plugins;
+  std::vector<std::string> files, globs;
+  BackendSources plugins;
   bool json = false, show_all = false;
   cl.arguments("CASE", files, "the case file (docs/case-format.md)", 1, 1, "replay takes one CASE file");
   cl.repeatable("--backend", globs, "GLOB",

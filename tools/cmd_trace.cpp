@@ -253,7 +253,8 @@ int trace_command(CommandLine& cl) {
   CampaignOptions options;
   options.generate = false;
   options.tool = "accucheck trace";
-  std::vector<std::string> files, plugins;
+  std::vector<std::string> files;
+  BackendSources plugins;
   std::optional<std::string> indices, rows, json_path, junit_path, html_path;
   std::optional<std::uint64_t> vocab, chunk_given;
   std::optional<Format> as;
@@ -291,7 +292,7 @@ int trace_command(CommandLine& cl) {
   if (indices) found_by += " --indices " + *indices + " --rows " + *rows;
   if (bf16) found_by += " --bf16";
   if (as) found_by += " --as " + std::string(name(*as));
-  for (const auto& plugin : loaded_plugins()) found_by += " --plugin " + plugin;
+  for (const auto& plugin : loaded_plugins()) found_by += origin_option(plugin);
   options.found_by = found_by;
   std::set<std::pair<Format, WorkloadKind>> needed;
   for (const auto& t : traces)

@@ -128,6 +128,12 @@ Backend exempt_from(Backend backend, Property property, std::string reason) {
   return backend;
 }
 
+std::string origin_option(std::string_view origin) {
+  if (origin.empty() || origin == "builtin") return "";
+  const bool python = origin.size() > 3 && origin.substr(origin.size() - 3) == ".py";
+  return (python ? " --python " : " --plugin ") + std::string(origin);
+}
+
 bool valid_backend_name(std::string_view name) {
   if (name.empty() || name.size() > 128) return false;
   // Names become file names (findings/<backend>_<verdict>_<id>.json) and command-line words:

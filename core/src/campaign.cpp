@@ -112,7 +112,7 @@ void Campaign::record_finding(BackendStats& stats, const Workload& w, const Find
   end_progress_line();
   std::fprintf(stderr, "FINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s%s\n", backend.name.c_str(),
                finding.label.c_str(), finding.detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
-               backend.origin == "builtin" ? "" : (" --plugin " + backend.origin).c_str());
+               origin_option(backend.origin).c_str());
 }
 
 void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) {

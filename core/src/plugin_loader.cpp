@@ -267,30 +267,34 @@ std::vector<std::string> load_plugin(const std::string& path, Registry& registry
   return load_plugin(path, plugin_options_from_environment(), registry);
 }
 
-std::vector<std::string> load_plugin(const std::string& path, const PluginOptions& options, Registry& registry) {
-  namespace fs = std::filesystem;
-  if (path.empty()) throw PluginError("plugin path is empty");
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw PluginError(path + ": no such file");
-  if (fs::is_directory(st)) throw PluginError(path + ": is a directory, not a shared library");
-  const std::string absolute = fs::absolute(path, ec).lexically_normal().string();
+namespace {
 
+// What load_plugin and load_served_backends share: `library` is dlopened (with `argument` in the
+// environment while it loads); `display` names it in every message and `origin` is what its
+// backends record (the library itself, or the file it serves).
+std::vector<std::string> load_library(const std::string& library, const std::string& display, const std::string& origin,
+                                      const std::string& argument, const PluginOptions& options, Registry& registry) {
+  namespace fs = std::filesystem;
   std::lock_guard lock(loader_mutex());
   // Loaded before into this registry: its backends are there, with this origin.
   for (const auto& b : registry.all())
-    if (b.origin == absolute) return {};
+    if (b.origin == origin) return {};
 
-  auto [id, description] = plugin_worker::open_plugin(path, absolute, options);
+  auto [id, description] = plugin_worker::open_plugin(display, library, options, argument);
   std::vector<Backend> backends;
   try {
-    backends = validate(id, path, absolute, description, registry, options);
+    backends = validate(id, display, origin, description, registry, options);
+  } catch (const PluginError& e) {
+    plugin_worker::discard_plugin(id);
+    // What it wrote while loading often says why (a served Python file's traceback).
+    if (description.output.empty()) throw;
+    throw PluginError(std::string(e.what()) + "; it wrote: " + description.output);
   } catch (...) {
     plugin_worker::discard_plugin(id);
     throw;
   }
   plugin_worker::keep_plugin(id);  // from here on the registered backends call it
-  const std::string file = fs::path(absolute).filename().string();
+  const std::string file = fs::path(origin).filename().string();
   if (!description.fp_change.empty())
     warning_list().push_back("plugin " + file + " changed the floating-point environment while loading: " +
                              description.fp_change +
@@ -304,13 +308,39 @@ std::vector<std::string> load_plugin(const std::string& path, const PluginOption
     try {
       registry.add(std::move(b));
     } catch (const std::exception& e) {
-      throw PluginError(path + ": " + e.what());
+      throw PluginError(display + ": " + e.what());
     }
   }
-  if (std::find(loaded_list().begin(), loaded_list().end(), absolute) == loaded_list().end())
-    loaded_list().push_back(absolute);
+  if (std::find(loaded_list().begin(), loaded_list().end(), origin) == loaded_list().end())
+    loaded_list().push_back(origin);
   return names;
 }
+
+// The absolute path of an existing file, or a PluginError naming it.
+std::string existing_file(const std::string& path, const char* expected) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw PluginError(std::string(expected) + " path is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw PluginError(path + ": no such file");
+  if (fs::is_directory(st)) throw PluginError(path + ": is a directory, not a " + expected);
+  return fs::absolute(path, ec).lexically_normal().string();
+}
+
+}  // namespace
+
+std::vector<std::string> load_plugin(const std::string& path, const PluginOptions& options, Registry& registry) {
+  const std::string absolute = existing_file(path, "shared library");
+  return load_library(absolute, path, absolute, "", options, registry);
+}
+
+std::vector<std::string> load_served_backends(const std::string& loader_library, const std::string& served_file,
+                                              const PluginOptions& options, Registry& registry) {
+  const std::string served = existing_file(served_file, "file");
+  const std::string library = existing_file(loader_library, "loader library");
+  return load_library(library, served_file, served, served, options, registry);
+}
+
 std::size_t load_plugins_from_environment() {
   const char* value = std::getenv("ACCUCHECK_PLUGINS");
   if (!value || !*value) return 0;

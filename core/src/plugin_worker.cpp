@@ -91,6 +91,7 @@ accucheck_backend entry(const Library& library, std::size_t i) {
 
 struct Record {
   std::string display_path, absolute_path;
+  std::string argument;  // ACCUCHECK_PLUGIN_ARGUMENT while it loads (open_plugin)
   PluginIsolation isolation = PluginIsolation::worker;
   bool kept = false, discarded = false;
   std::size_t backend_count = 0;  // what it described: a new worker must find the same
@@ -327,10 +328,13 @@ void bounded_string(const char* s, std::size_t limit, std::optional<std::string>
 }
 
 // dlopen and accucheck_plugin_backends, with the floating-point environment compared and
-// restored around both (constructors run inside dlopen).
-PluginDescription open_library(const std::string& absolute, Library& library) {
+// restored around both (constructors run inside dlopen). `argument` is ACCUCHECK_PLUGIN_ARGUMENT
+// meanwhile (a loader plugin's file to serve; "" unsets it), in the process the code runs in.
+PluginDescription open_library(const std::string& absolute, const std::string& argument, Library& library) {
   PluginDescription d;
   const FpEnvironmentGuard environment;
+  if (argument.empty()) unsetenv("ACCUCHECK_PLUGIN_ARGUMENT");
+  else setenv("ACCUCHECK_PLUGIN_ARGUMENT", argument.c_str(), 1);
   dlerror();
   library.handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library.handle) {
@@ -685,7 +689,7 @@ class Worker {
       const Record& record = records()[id];
       if (!record.kept || record.isolation == PluginIsolation::in_process) continue;
       if (limit) limit_address_space(address_space_bytes() + limit);
-      const PluginDescription d = open_library(record.absolute_path, libraries[id]);
+      const PluginDescription d = open_library(record.absolute_path, record.argument, libraries[id]);
       std::fflush(nullptr);
       if (d.status != PluginDescription::Status::ok || d.backends.size() != record.backend_count) {
         send_message(socket, Response{0, 1, Status::failed, 0},
@@ -706,7 +710,10 @@ class Worker {
       if (r.op == Op::load) {
         if (r.plugin >= libraries.size()) libraries.resize(r.plugin + 1);
         if (limit) limit_address_space(address_space_bytes() + limit);
-        const PluginDescription d = open_library(payload, libraries[r.plugin]);
+        // The payload: the library's path, then a NUL and the argument when it has one.
+        const std::size_t nul = payload.find('\0');
+        const std::string argument = nul == std::string::npos ? std::string() : payload.substr(nul + 1);
+        const PluginDescription d = open_library(payload.substr(0, nul), argument, libraries[r.plugin]);
         std::fflush(nullptr);
         if (!send_message(socket, Response{r.sequence, 0, Status::ok, 0}, serialize(d))) _exit(0);
         continue;
@@ -807,13 +814,13 @@ CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, s
 }
 
 std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_path, const std::string& absolute_path,
-                                                   const PluginOptions& options) {
+                                                   const PluginOptions& options, const std::string& argument) {
   std::lock_guard lock(module_mutex());
   const PluginId id = records().size();
-  records().push_back(Record{display_path, absolute_path, options.isolation, false, false, 0, {}});
+  records().push_back(Record{display_path, absolute_path, argument, options.isolation, false, false, 0, {}});
   Record& record = records().back();
   if (options.isolation == PluginIsolation::in_process) {
-    PluginDescription d = open_library(absolute_path, record.in_process);
+    PluginDescription d = open_library(absolute_path, argument, record.in_process);
     record.backend_count = d.backends.size();
     return {id, std::move(d)};
   }
@@ -830,7 +837,8 @@ std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_pa
   std::string reply;
   Capture capture;
   Worker& w = worker();
-  const auto end = w.exchange(&r, absolute_path, options.timeout_seconds, false, response, reply, capture);
+  const std::string payload = argument.empty() ? absolute_path : absolute_path + std::string(1, '\0') + argument;
+  const auto end = w.exchange(&r, payload, options.timeout_seconds, false, response, reply, capture);
   const std::string output = output_suffix(capture.summary());
   if (end == Worker::End::died)
     throw PluginError(display_path + ": " + w.death_text() +

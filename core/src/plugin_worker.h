@@ -63,9 +63,11 @@ using PluginId = std::size_t;
 
 // Loads the library where its code will run (a worker, or this process for in_process) and
 // describes it. Throws PluginError naming `display_path` when it crashes, exits or hangs while
-// loading. The plugin stays provisional until keep_plugin or discard_plugin.
+// loading. The plugin stays provisional until keep_plugin or discard_plugin. A non-empty
+// `argument` is the environment variable ACCUCHECK_PLUGIN_ARGUMENT while it loads (and while a new
+// worker loads it again): a loader plugin serving another file's backends reads it there.
 std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_path, const std::string& absolute_path,
-                                                   const PluginOptions& options);
+                                                   const PluginOptions& options, const std::string& argument = "");
 void keep_plugin(PluginId id);
 void discard_plugin(PluginId id);
 

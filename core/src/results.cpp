@@ -1,12 +1,91 @@
 #include "accucheck/results.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
+#include "accucheck/backend.h"
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
 
 namespace accucheck {
+
+namespace {
+// printf onto the end of a string.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list copy;
+  va_copy(copy, args);
+  const int length = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  if (length > 0) {
+    const std::size_t start = out.size();
+    out.resize(start + static_cast<std::size_t>(length) + 1);
+    std::vsnprintf(out.data() + start, static_cast<std::size_t>(length) + 1, format, args);
+    out.resize(start + static_cast<std::size_t>(length));
+  }
+  va_end(args);
+}
+}  // namespace
+
+std::string ulps_text(std::int64_t ulps) {
+  if (ulps > -10'000'000 && ulps < 10'000'000) return std::to_string(ulps);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", static_cast<double>(ulps));
+  return text;
+}
+
+std::string campaign_table(const CampaignResults& results, const std::string& findings_dir, bool generated) {
+  std::string out;
+  int name_width = 7, bound_width = 12;  // at least the headers; long plugin names keep the table aligned
+  for (const auto& b : results.backends) {
+    name_width = std::max(name_width, static_cast<int>(b.name.size()));
+    bound_width = std::max(bound_width, static_cast<int>(b.bound.size()));
+  }
+  // --maximize: when 0.9 and 0.99 of the bound were first reached.
+  const bool climbed = std::any_of(results.backends.begin(), results.backends.end(), [](const BackendResults& b) {
+    return !b.worst_case.empty() || b.seconds_to_ratio_0_9;
+  });
+  auto seconds = [](const std::optional<double>& s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", s.value_or(0));
+    return s ? std::string(text) : std::string("-");
+  };
+  appendf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s%s\n", name_width, "backend", "format", bound_width, "stated bound",
+               "cases", "violations", "max err/bound", "max ulps", climbed ? "to 0.9 s  to 0.99 s  " : "", "determinism");
+  for (const auto& b : results.backends) {
+    std::string determinism;
+    if (b.determinism == name(Determinism::run_to_run_nondeterministic)) determinism = "not promised";
+    else determinism = "checked " + std::to_string(b.determinism_checks) + "x";
+    if (b.origin != "builtin") determinism += std::string(b.origin.ends_with(".py") ? "  [python " : "  [plugin ") + std::filesystem::path(b.origin).filename().string() + "]";
+    char climb[48] = "";
+    if (climbed)
+      std::snprintf(climb, sizeof climb, "%8s  %9s  ", seconds(b.seconds_to_ratio_0_9).c_str(), seconds(b.seconds_to_ratio_0_99).c_str());
+    appendf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s%s\n", name_width, b.name.c_str(),
+                 std::string(name(b.storage)).c_str(), bound_width, b.bound.c_str(), static_cast<unsigned long long>(b.cases),
+                 b.violation_text().c_str(), b.max_ratio, ulps_text(b.max_ulps).c_str(), climb, determinism.c_str());
+  }
+  for (const auto& b : results.backends)
+    for (const auto& f : b.failures) appendf(out, "backend failed: %s\n", f.c_str());
+  for (const auto& note : results.notes) appendf(out, "note: %s\n", note.c_str());
+  if (climbed) appendf(out, "worst cases (--maximize): %s/worst/<backend>.json\n", findings_dir.c_str());
+  const std::uint64_t violations = results.violation_count();
+  const std::string verdict =
+      violations ? std::to_string(violations) + " violations (findings in " + findings_dir + "/)" : "no violations";
+  if (generated)
+    appendf(out, "\n%zu backends, %llu cases per format x workload stream, %.1f s, seed %llu: %s\n", results.backends.size(),
+                 static_cast<unsigned long long>(results.cases_per_stream), results.seconds,
+                 static_cast<unsigned long long>(results.seed), verdict.c_str());
+  else
+    appendf(out, "\n%zu backends, %llu cases, %.1f s: %s\n", results.backends.size(),
+                 static_cast<unsigned long long>(results.cases_per_stream), results.seconds, verdict.c_str());
+  return out;
+}
+
 
 std::uint64_t BackendResults::violation_count() const {
   std::uint64_t total = 0;

@@ -126,6 +126,10 @@ class Registry {
   std::vector<Backend> backends_;
 };
 
+// The command-line options that load a backend of this origin again, with a leading space: ""
+// for a built-in, " --python FILE.py" for a Python file's, " --plugin LIB.so" for a plugin's.
+std::string origin_option(std::string_view origin);
+
 // 1 to 128 letters, digits, '_', '-', '.', not starting with '.' or '-' (built-in and plugin names).
 bool valid_backend_name(std::string_view name);
 

@@ -65,12 +65,20 @@ std::vector<std::string> load_plugin(const std::string& path, Registry& registry
 std::vector<std::string> load_plugin(const std::string& path, const PluginOptions& options,
                                      Registry& registry = Registry::global());
 
+// Loads the backends of a file that a loader plugin serves (python/'s loader library: the
+// backends a Python file registers with @accucheck.backend): `loader_library` is loaded as a
+// plugin with ACCUCHECK_PLUGIN_ARGUMENT = the file's absolute path while it loads, in the same
+// isolation as every plugin. Messages name `served_file`, and the backends' origin is its
+// absolute path (so a replay hint says which file to load). Throws PluginError.
+std::vector<std::string> load_served_backends(const std::string& loader_library, const std::string& served_file,
+                                              const PluginOptions& options, Registry& registry = Registry::global());
+
 // Loads every plugin named in ACCUCHECK_PLUGINS (colon-separated paths; empty entries are
 // ignored) into Registry::global(). Returns the number of backends registered. Throws
 // PluginError. The property suite, the fuzz targets and the CLI call this at start-up.
 std::size_t load_plugins_from_environment();
 
-// The absolute paths of the plugins loaded so far.
+// The absolute paths of the plugins (and served files) loaded so far.
 std::vector<std::string> loaded_plugins();
 
 // What the user should know about the plugins loaded so far, one line each, e.g. that one

@@ -64,6 +64,14 @@ struct ResultsError : std::runtime_error {
 inline constexpr int kResultsFormatVersion = 1;
 
 std::string results_to_json(const CampaignResults& results);
+
+// The verdict table of a campaign (check, trace, the Python API): one line per backend, the
+// backend failures, the notes and the summary line. `generated`: cases per format x workload
+// stream and the seed (check); else a count of cases (trace).
+std::string campaign_table(const CampaignResults& results, const std::string& findings_dir, bool generated);
+
+// An ulps count for a table: exact below 10^7, else in e-notation.
+std::string ulps_text(std::int64_t ulps);
 // Reads what results_to_json wrote (and files of earlier versions without the optional fields);
 // `source` names the file in errors. Throws ResultsError.
 CampaignResults results_from_json(std::string_view json_text, const std::string& source);

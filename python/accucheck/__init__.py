@@ -1,0 +1,233 @@
+"""accucheck from Python: check an accumulator against the exact sum and the bound it states.
+
+    import accucheck, numpy as np
+
+    @accucheck.backend(storage="f32", bound="recursive(f32)")
+    def my_sum(addends, buffer):          # addends (T, D), buffer (D,): 'add' semantics
+        for row in addends:
+            buffer += row
+
+    result = accucheck.check(backends=[my_sum], seconds=5, seed=1)
+    print(result.table)                   # the CLI's verdict table
+    assert result.ok, result.table
+
+The same campaign engine, verdicts, findings and case files as `accucheck check`; a case file a
+campaign writes replays with `accucheck replay CASE --python FILE.py` or accucheck.replay(CASE).
+docs/python.md has the whole API.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+import numpy as np
+
+from ._backends import BackendFailure, backend, registered, storage_dtype
+from . import _backends
+
+__all__ = ["backend", "check", "replay", "exact", "families", "workloads", "backends", "load_plugin",
+           "BackendFailure", "CheckResult", "Finding", "Workload", "storage_dtype"]
+
+
+def _core():
+    from . import _accucheck  # the extension; imported on first use (the CLI's loader needs only _backends)
+    return _accucheck
+
+
+def _validate(b) -> None:
+    _core().validate_backend(b.name, b.bound, b.origin)
+
+
+if os.environ.get("ACCUCHECK_IN_LOADER") != "1":  # the CLI's loader validates through core's plugin loader
+    _backends.validate = _validate
+
+
+def _sync():
+    """Registers every decorated Python backend with the engine (once each)."""
+    core = _core()
+    for b in registered():
+        core.register_backend(b.name, b.storage, b.accumulation, b.bound, b.determinism, b.kind, b.index, b.origin,
+                              b.summary)
+
+
+def _names(selection) -> list[str]:
+    if selection is None:
+        return []
+    if isinstance(selection, str) or callable(selection):
+        selection = [selection]
+    names = []
+    for s in selection:
+        if isinstance(s, str):
+            names.append(s)
+        elif hasattr(s, "accucheck_name"):
+            names.append(s.accucheck_name)
+        else:
+            raise TypeError(f"{s!r} is neither a backend name or glob nor a function decorated with @accucheck.backend")
+    return names
+
+
+@dataclass
+class Finding:
+    backend: str
+    case_file: str
+    replay_command: str
+
+
+@dataclass
+class BackendRow:
+    name: str
+    format: str
+    bound: str
+    cases: int
+    violations: dict
+    max_ratio: float
+    max_ulps: int
+    determinism: str
+    origin: str
+    findings: list
+    failures: list
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+@dataclass
+class CheckResult:
+    """What a campaign found: `table` is the CLI's verdict table, `backends` its rows, `findings`
+    the case files written, `results` the results JSON (the schema `accucheck report` reads)."""
+    table: str
+    violations: int
+    backends: list
+    findings: list
+    results: dict
+    seed: int
+
+    @property
+    def ok(self) -> bool:
+        return self.violations == 0
+
+    def __str__(self) -> str:
+        return self.table
+
+
+def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[float] = None, cases: Optional[int] = None,
+          seed: Optional[int] = None, format: Optional[str] = None, families: Sequence[str] = (),
+          findings: str = "findings", maximize: bool = False, fail_fast: bool = False, quiet: bool = True,
+          max_steps: int = 0, max_elements: int = 0, timeout: Optional[float] = 60.0) -> CheckResult:
+    """Runs a campaign over the selected backends (names, globs or decorated functions; default:
+    every registered backend) for `cases` cases per format x workload stream, or for `seconds`
+    (default 10 s). Findings are minimized and written to `findings` as case files.
+    `timeout`: seconds one call of a Python backend may run (its Python code) before it is that
+    backend's failure; None for no limit."""
+    _sync()
+    if minutes is not None:
+        seconds = 60.0 * minutes
+    if seconds is None:
+        seconds = 10.0
+    if seed is None:
+        seed = random.getrandbits(64)
+    globs = _names(backends)
+    _backends.call_timeout = timeout
+    try:
+        results_json, table, violations = _core().check(globs, format, list(families), cases, float(seconds), int(seed),
+                                                        findings, maximize, fail_fast, quiet, max_steps, max_elements)
+    finally:
+        _backends.call_timeout = None
+    results = json.loads(results_json)
+    rows, found = [], []
+    for b in results.get("backends", []):
+        row = BackendRow(b.get("name", ""), b.get("storage", ""), b.get("bound", ""), b.get("cases", 0),
+                         b.get("violations", {}), b.get("max_ratio", 0.0), b.get("max_ulps", 0), b.get("determinism", ""),
+                         b.get("origin", ""), b.get("findings", []), b.get("failures", []))
+        rows.append(row)
+        for f in row.findings:
+            found.append(Finding(row.name, f, "accucheck replay " + f + _origin_option(row.origin)))
+    return CheckResult(table, violations, rows, found, results, int(seed))
+
+
+def _origin_option(origin: str) -> str:
+    if not origin or origin in ("builtin", "python"):
+        return ""
+    return (" --python " if origin.endswith(".py") else " --plugin ") + origin
+
+
+def replay(case_file: str, backends=None) -> list:
+    """Re-runs a case file on the backend it names (or the selected backends of its format);
+    returns one dict per backend: verdict, violated, worst_element, max_ratio, failure, counts,
+    and the most severe elements."""
+    _sync()
+    return _core().replay(os.fspath(case_file), _names(backends))
+
+
+def exact(values: Iterable[float], format: str = "f64") -> dict:
+    """The exact sum of values of `format`: `sum` correctly rounded to the format, `exact_hex`
+    the exact value, `kappa` the condition number (as `accucheck exact --json`)."""
+    return _core().exact([float(v) for v in np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
+                                                         dtype=np.float64).ravel()], format)
+
+
+def families() -> list:
+    """The generator families: (name, kind, summary, adversarial)."""
+    return list(_core().families())
+
+
+@dataclass
+class Workload:
+    """One generated workload; arrays are float64 (every value is a value of `format`), `as_storage`
+    gives them in the storage dtype."""
+    kind: str
+    format: str
+    family: str
+    fields: dict = field(repr=False)
+    case_json: str = field(repr=False)
+
+    def __getattr__(self, name):
+        fields = self.__dict__.get("fields", {})
+        if name in fields:
+            return fields[name]
+        raise AttributeError(name)
+
+    def as_storage(self, name: str) -> np.ndarray:
+        return np.asarray(self.fields[name], dtype=np.float64).astype(storage_dtype(self.format))
+
+    def save(self, path: str) -> None:
+        """Writes it as a case file (docs/case-format.md)."""
+        with open(path, "w") as f:
+            f.write(self.case_json)
+
+
+def workloads(family: Optional[str] = None, *, format: str = "f32", kind: str = "dense", seed: int = 0,
+              count: Optional[int] = None, max_steps: int = 0, max_elements: int = 0) -> Iterator[Workload]:
+    """The workloads a family generates (or the kind's adversarial mix), from `seed` on: an
+    endless iterable unless `count` is given. Case i is the one seed + i regenerates."""
+    i = 0
+    while count is None or i < count:
+        batch = 64 if count is None else min(64, count - i)
+        for d in _core().generate(family, format, kind, seed + i, batch, max_steps, max_elements):
+            fields = dict(d)
+            kind_, fmt, fam, case_json = fields.pop("kind"), fields.pop("format"), fields.pop("family"), fields.pop("case_json")
+            for key in ("initial", "addends", "values", "a", "b"):
+                if key in fields:
+                    fields[key] = np.asarray(fields[key], dtype=np.float64)
+            if kind_ == "dense":
+                fields["addends"] = fields["addends"].reshape(fields["steps"], fields["elements"])
+            elif kind_ == "sparse":
+                fields["initial"] = fields["initial"].reshape(fields["rows"], fields["dim"])
+                fields["values"] = fields["values"].reshape(-1, fields["dim"])
+            yield Workload(kind_, fmt, fam, fields, case_json)
+        i += batch
+
+
+def backends() -> list:
+    """Every registered backend (built-in, plugin, Python) as dicts: name, storage, bound, ..."""
+    _sync()
+    return list(_core().backends())
+
+
+def load_plugin(path: str) -> list:
+    """Loads a C plugin (accucheck/plugin.h) into the registry; returns the names it registered."""
+    return list(_core().load_plugin(os.fspath(path)))

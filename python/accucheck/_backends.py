@@ -1,0 +1,278 @@
+"""Python backends: the @accucheck.backend decorator, the table of registered backends, and the
+one conversion between accucheck's raw values and the NumPy arrays a backend function sees.
+
+Pure Python (no extension needed): the CLI's loader library (python/src/loader.cpp) imports this
+module inside the plugin worker, and the extension (accucheck._accucheck) calls the same
+_call_dense/_call_sparse in-process, so both paths hand a backend the same arrays and judge its
+result by the same rules.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import signal
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+try:  # PyPI ml-dtypes: NumPy's bfloat16
+    import ml_dtypes
+
+    _BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # bf16 backends then see uint16 bit patterns only
+    ml_dtypes = None
+    _BF16 = None
+
+# The plugin ABI's codes (accucheck/plugin.h).
+FORMAT_CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3}
+DETERMINISM_CODES = {
+    "deterministic": 0, "bitwise_deterministic": 0,
+    "order_independent": 1,
+    "nondeterministic": 2, "run_to_run_nondeterministic": 2,
+}
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+
+
+def storage_dtype(fmt: str, bits: bool = False) -> np.dtype:
+    """The NumPy dtype a backend of storage `fmt` sees: float64, float32, float16, ml_dtypes.bfloat16
+    (uint16 bit patterns for f16/bf16 when `bits`, or for bf16 when ml-dtypes is missing)."""
+    if fmt == "f64":
+        return np.dtype(np.float64)
+    if fmt == "f32":
+        return np.dtype(np.float32)
+    if fmt == "f16":
+        return np.dtype(np.uint16) if bits else np.dtype(np.float16)
+    if fmt == "bf16":
+        if bits or _BF16 is None:
+            return np.dtype(np.uint16)
+        return _BF16
+    raise ValueError(f"unknown format '{fmt}' (f64, f32, f16, bf16)")
+
+
+@dataclass
+class PythonBackend:
+    name: str
+    storage: str
+    accumulation: str
+    bound: str
+    determinism: str
+    kind: str  # "dense" or "sparse"
+    fn: Callable
+    summary: str
+    origin: str  # the file that defined it ("" when unknown)
+    bits: bool = False
+    index: int = field(default=-1)
+
+    def metadata(self):
+        return (self.name, self.storage, self.accumulation, self.bound, self.determinism, self.kind, self.bits)
+
+
+_registered: list[PythonBackend] = []
+_by_name: dict[str, PythonBackend] = {}
+# Set by the package (accucheck/__init__.py) to the extension's check of a new backend; None in
+# the CLI's loader, whose own validation (core's plugin loader) names the file and the field.
+validate: Optional[Callable[[PythonBackend], None]] = None
+
+
+def registered() -> list[PythonBackend]:
+    """Every backend registered with @accucheck.backend in this process, in registration order."""
+    return list(_registered)
+
+
+def _origin_of(fn) -> str:
+    try:
+        path = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except TypeError:
+        return ""
+    return os.path.abspath(path) if path and os.path.exists(path) else ""
+
+
+def _kind_of(fn) -> str:
+    try:
+        count = len([p for p in inspect.signature(fn).parameters.values()
+                     if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    except (TypeError, ValueError):
+        count = 2
+    if count == 2:
+        return "dense"
+    if count == 4:
+        return "sparse"
+    raise ValueError(f"{getattr(fn, '__name__', fn)}: a backend function takes (addends, buffer) for dense workloads or "
+                     f"(table, step_offsets, rows, values) for sparse ones; it takes {count} arguments (pass kind=...)")
+
+
+def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulation: Optional[str] = None,
+            determinism: str = "deterministic", kind: Optional[str] = None, summary: str = "", bits: bool = False):
+    """Registers the decorated function as an accucheck backend.
+
+    Dense (kind "dense", a function of two arguments): fn(addends, buffer), addends of shape (T, D)
+    and buffer of shape (D,) holding the initial gradient, both in the storage dtype; it adds the
+    addends into the buffer ('add' semantics) and either updates `buffer` in place (returning None)
+    or returns the result, an array of shape (D,) and the storage dtype.
+    Sparse (four arguments): fn(table, step_offsets, rows, values): table (rows, dim) holds the
+    initial gradient, step t owns pairs step_offsets[t]..step_offsets[t+1]-1 (int64), rows[q]
+    (int64) is pair q's row and values[q] its dim-vector; it returns (or updates) the table.
+    Storage dtypes: float64, float32, float16, ml_dtypes.bfloat16; bits=True gives f16 and bf16 as
+    uint16 bit patterns instead (and takes them back).
+    `bound` is a bound expression (docs/bounds.md), `determinism` one of deterministic,
+    order_independent, nondeterministic.
+    """
+    if storage not in FORMAT_CODES:
+        raise ValueError(f"storage '{storage}' is not a format (f64, f32, f16, bf16)")
+    accumulation = accumulation or storage
+    if accumulation not in FORMAT_CODES:
+        raise ValueError(f"accumulation '{accumulation}' is not a format (f64, f32, f16, bf16)")
+    if determinism not in DETERMINISM_CODES:
+        raise ValueError(f"determinism '{determinism}' is not a class (deterministic, order_independent, nondeterministic)")
+    if not isinstance(bound, str) or not bound:
+        raise ValueError("bound: a bound expression is required, e.g. 'recursive(f32)' (docs/bounds.md)")
+
+    def decorate(fn):
+        backend_name = name or fn.__name__
+        if not _NAME.match(backend_name):
+            raise ValueError(f"backend name '{backend_name}' is invalid (1 to 128 letters, digits, '_', '-', '.', "
+                             "not starting with '.' or '-')")
+        backend_kind = kind or _kind_of(fn)
+        if backend_kind not in ("dense", "sparse"):
+            raise ValueError(f"kind '{backend_kind}' is not dense or sparse")
+        b = PythonBackend(backend_name, storage, accumulation, bound, DETERMINISM_NAMES[determinism], backend_kind, fn,
+                          summary or (inspect.getdoc(fn) or "").split("\n")[0] or f"Python function {fn.__qualname__}",
+                          _origin_of(fn), bits)
+        if validate is not None:  # the extension's checks: the bound parses, the name is no built-in's
+            validate(b)
+        old = _by_name.get(backend_name)
+        if old is not None:
+            # A module imported again (pytest, a notebook cell run twice) defines the same backend:
+            # the new function replaces the old one; anything else is a second backend of one name.
+            if old.metadata() != b.metadata():
+                raise ValueError(f"backend '{backend_name}' is already registered with other settings "
+                                 f"(from {old.origin or 'an unknown file'})")
+            old.fn, old.summary = fn, b.summary
+        else:
+            b.index = len(_registered)
+            _registered.append(b)
+            _by_name[backend_name] = b
+        fn.accucheck_name = backend_name
+        return fn
+
+    return decorate
+
+
+DETERMINISM_NAMES = {
+    "deterministic": "deterministic", "bitwise_deterministic": "deterministic",
+    "order_independent": "order_independent",
+    "nondeterministic": "nondeterministic", "run_to_run_nondeterministic": "nondeterministic",
+}
+
+
+class BackendFailure(Exception):
+    """What a backend did wrong (raised, wrong shape or dtype, timed out): accucheck records it as
+    that backend's failure (verdict backend_failed) with the case saved."""
+
+
+# In-process calls (the extension) end after this many seconds of Python code (SIGALRM in the
+# main thread); None: no limit. The plugin worker has its own time-out (ACCUCHECK_PLUGIN_TIMEOUT).
+call_timeout: Optional[float] = None
+
+
+class _Timeout(BaseException):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def _where(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    frames = [f for f in frames if not f.filename.endswith("_backends.py")] or frames
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" (at {f.filename}:{f.lineno}, in {f.name})"
+
+
+def _invoke(b: PythonBackend, *args):
+    timed = call_timeout is not None and threading.current_thread() is threading.main_thread()
+    if timed:
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, call_timeout)
+    try:
+        return b.fn(*args)
+    except _Timeout:
+        raise BackendFailure(f"{b.name}: timed out after {call_timeout:g} s (ACCUCHECK_PLUGIN_TIMEOUT sets the limit)") from None
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # the backend's own error: its failure, not accucheck's
+        raise BackendFailure(f"{b.name} raised {type(e).__name__}: {e}{_where(e)}") from None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _result_array(b: PythonBackend, result, expected_shape, dtype) -> np.ndarray:
+    """The backend's result as an array of the storage dtype and the expected shape, or BackendFailure."""
+    what = f"{b.name} returned"
+    if hasattr(result, "detach") and hasattr(result, "numpy"):  # a torch tensor
+        raise BackendFailure(f"{what} a {type(result).__module__}.{type(result).__name__}; return a NumPy array "
+                             "(tensor.numpy(); bf16: tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16))")
+    try:
+        array = np.asarray(result)
+    except Exception as e:
+        raise BackendFailure(f"{what} {type(result).__name__}, not an array: {e}") from None
+    if array.dtype != dtype:
+        raise BackendFailure(f"{what} dtype {array.dtype}, expected {dtype} (the storage format {b.storage}; "
+                             "round to it explicitly)")
+    if array.shape != tuple(expected_shape):
+        raise BackendFailure(f"{what} shape {array.shape}, expected {tuple(expected_shape)}")
+    return np.ascontiguousarray(array)
+
+
+def _call_dense(index: int, steps: int, elements: int, addends: bytes, initial: bytes) -> bytes:
+    b = _registered[index]
+    dtype = storage_dtype(b.storage, b.bits)
+    addend_array = np.frombuffer(addends, dtype=dtype).reshape(steps, elements).copy()
+    buffer = np.frombuffer(initial, dtype=dtype).copy()
+    returned = _invoke(b, addend_array, buffer)
+    result = _result_array(b, buffer if returned is None else returned, (elements,), dtype)
+    return result.tobytes()
+
+
+def _call_sparse(index: int, rows: int, dim: int, steps: int, step_offsets: bytes, row_index: bytes, values: bytes,
+                 initial: bytes) -> bytes:
+    b = _registered[index]
+    dtype = storage_dtype(b.storage, b.bits)
+    offsets = np.frombuffer(step_offsets, dtype=np.uint64).astype(np.int64)
+    pair_rows = np.frombuffer(row_index, dtype=np.uint32).astype(np.int64)
+    value_array = np.frombuffer(values, dtype=dtype).reshape(len(pair_rows), dim).copy()
+    table = np.frombuffer(initial, dtype=dtype).reshape(rows, dim).copy()
+    returned = _invoke(b, table, offsets, pair_rows, value_array)
+    result = _result_array(b, table if returned is None else returned, (rows, dim), dtype)
+    return result.tobytes()
+
+
+def _load_file(path: str) -> list[PythonBackend]:
+    """Runs a user's Python file (the CLI's --python FILE.py) and returns the backends it registered."""
+    import importlib.util
+    import sys
+
+    before = len(_registered)
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)  # its own imports of modules beside it
+    module_name = "accucheck_user_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # its error, said in one line: the loader's message has room for little more
+        raise BackendFailure(f"{path} raised {type(e).__name__}: {e}{_where(e)}") from None
+    return [b for b in _registered[before:]]

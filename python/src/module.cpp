@@ -1,0 +1,374 @@
+// accucheck._accucheck: the extension behind the Python package (python/accucheck). It uses core
+// and the registry only: Python backends (accucheck._backends) are registered as backends whose
+// run calls back into Python, and check/replay/exact/generate are core's campaign engine, case
+// files, exact oracle and families. The package's __init__.py wraps these in result objects.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/bound.h"
+#include "accucheck/campaign.h"
+#include "accucheck/case_file.h"
+#include "accucheck/check.h"
+#include "accucheck/choice.h"
+#include "accucheck/exact.h"
+#include "accucheck/families.h"
+#include "accucheck/format.h"
+#include "accucheck/plugin_loader.h"
+#include "accucheck/results.h"
+
+namespace nb = nanobind;
+using namespace accucheck;
+
+namespace {
+
+Format format_from(const std::string& text) {
+  const auto f = parse_format(text);
+  if (!f) throw nb::value_error(("'" + text + "' is not a format (f64, f32, f16, bf16)").c_str());
+  return *f;
+}
+
+// Values of a format as the raw bytes of its storage (double, float, or uint16 bit patterns).
+std::string storage_bytes(const std::vector<double>& values, Format f) {
+  const std::size_t size = f == Format::f64 ? 8 : f == Format::f32 ? 4 : 2;
+  std::string out(values.size() * size, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (f == Format::f64) std::memcpy(&out[i * 8], &values[i], 8);
+    else if (f == Format::f32) {
+      const float x = static_cast<float>(values[i]);  // exact: the value is an f32
+      std::memcpy(&out[i * 4], &x, 4);
+    } else {
+      const auto bits = static_cast<std::uint16_t>(encode(values[i], f));
+      std::memcpy(&out[i * 2], &bits, 2);
+    }
+  }
+  return out;
+}
+
+void decode_storage(const nb::bytes& bytes, Format f, std::span<double> result) {
+  const std::size_t size = f == Format::f64 ? 8 : f == Format::f32 ? 4 : 2;
+  if (bytes.size() != result.size() * size) throw BackendFailure("the Python adapter returned a result of the wrong size");
+  const char* data = bytes.c_str();
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    if (f == Format::f64) std::memcpy(&result[i], data + i * 8, 8);
+    else if (f == Format::f32) {
+      float x;
+      std::memcpy(&x, data + i * 4, 4);
+      result[i] = x;
+    } else {
+      std::uint16_t bits;
+      std::memcpy(&bits, data + i * 2, 2);
+      result[i] = decode(bits, f);
+    }
+  }
+}
+
+// accucheck._backends' adapter functions, looked up once (kept for the life of the process).
+nb::handle adapter(const char* function) {
+  static PyObject* module = nullptr;
+  if (!module) module = nb::module_::import_("accucheck._backends").release().ptr();
+  return nb::borrow(nb::handle(module).attr(function)).release();  // a new reference, never released
+}
+
+// A Python exception during a backend call: that backend's failure. BackendFailure carries the
+// adapter's own text (what the backend raised, returned or how long it ran).
+[[noreturn]] void backend_failed(nb::python_error& e) {
+  if (e.matches(PyExc_KeyboardInterrupt)) throw;  // the user's Ctrl-C ends the campaign, it is nobody's failure
+  std::string text = nb::str(e.value()).c_str();
+  if (!e.matches(adapter("BackendFailure"))) text = std::string(nb::str(e.type().attr("__name__")).c_str()) + ": " + text;
+  throw BackendFailure(text);
+}
+
+// A new Python backend's bound parses and its name is no built-in's or plugin's (a Python backend
+// of the same name is the same backend defined again: the package compares the rest). Else ValueError.
+void validate_python_backend(const std::string& name, const std::string& bound, const std::string& origin) {
+  if (const Backend* existing = Registry::global().find(name); existing && !existing->summary.starts_with("python#"))
+    throw nb::value_error(("backend '" + name + "' is already registered" +
+                           (existing->origin == "builtin" ? " (a built-in backend)" : " (by plugin " + existing->origin + ")"))
+                              .c_str());
+  std::string error;
+  if (!parse_bound(bound, &error))
+    throw nb::value_error(("backend '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")") + ": bound '" + bound +
+                           "' is not a bound expression: " + error).c_str());
+}
+
+void register_python_backend(const std::string& name, const std::string& storage, const std::string& accumulation,
+                             const std::string& bound, const std::string& determinism, const std::string& kind, int index,
+                             const std::string& origin, const std::string& summary) {
+  Registry& registry = Registry::global();
+  validate_python_backend(name, bound, origin);
+  if (const Backend* existing = registry.find(name)) {
+    if (existing->summary.starts_with("python#" + std::to_string(index) + " ")) return;  // registered by an earlier check
+    throw nb::value_error(("backend '" + name + "' is already registered (from " + existing->origin + ")").c_str());
+  }
+  const Format s = format_from(storage), a = format_from(accumulation);
+  const Determinism d = determinism == "deterministic"       ? Determinism::bitwise_deterministic
+                        : determinism == "order_independent" ? Determinism::order_independent
+                                                             : Determinism::run_to_run_nondeterministic;
+  const std::string text = "python#" + std::to_string(index) + " " + summary;
+  Backend b;
+  if (kind == "sparse") {
+    b = sparse_backend(name, s, a, bound, d, text, [index](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
+      nb::gil_scoped_acquire gil;
+      std::vector<std::uint64_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
+      const std::string offset_bytes(reinterpret_cast<const char*>(offsets.data()), offsets.size() * 8);
+      const std::string row_bytes(reinterpret_cast<const char*>(w.row_index.data()), w.row_index.size() * 4);
+      const std::string values = storage_bytes(w.values, w.format), initial = storage_bytes(w.initial, w.format);
+      try {
+        nb::object r = adapter("_call_sparse")(index, w.rows, w.dim, w.steps, nb::bytes(offset_bytes.data(), offset_bytes.size()),
+                                               nb::bytes(row_bytes.data(), row_bytes.size()), nb::bytes(values.data(), values.size()),
+                                               nb::bytes(initial.data(), initial.size()));
+        decode_storage(nb::cast<nb::bytes>(r), w.format, result);
+      } catch (nb::python_error& e) {
+        backend_failed(e);
+      }
+    });
+  } else {
+    b = dense_backend(name, s, a, bound, d, text, [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+      nb::gil_scoped_acquire gil;
+      const std::string addends = storage_bytes(w.addends, w.format), initial = storage_bytes(w.initial, w.format);
+      try {
+        nb::object r = adapter("_call_dense")(index, w.steps, w.elements, nb::bytes(addends.data(), addends.size()),
+                                              nb::bytes(initial.data(), initial.size()));
+        decode_storage(nb::cast<nb::bytes>(r), w.format, result);
+      } catch (nb::python_error& e) {
+        backend_failed(e);
+      }
+    });
+  }
+  b.origin = origin.empty() ? "python" : origin;
+  registry.add(std::move(b));
+}
+
+// A campaign over the selected backends; returns (results JSON, verdict table, violations).
+std::tuple<std::string, std::string, std::size_t> run_check(const std::vector<std::string>& globs,
+                                                            const std::optional<std::string>& format,
+                                                            const std::vector<std::string>& families,
+                                                            std::optional<std::uint64_t> cases, double seconds,
+                                                            std::uint64_t seed, const std::string& findings_dir, bool maximize,
+                                                            bool fail_fast, bool quiet, std::size_t max_steps,
+                                                            std::size_t max_elements) {
+  CampaignOptions options;
+  options.backend_globs = globs;
+  if (format) options.format = format_from(*format);
+  for (const auto& f : families)
+    if (!find_family(f)) throw nb::value_error(("family '" + f + "' does not exist (accucheck.families())").c_str());
+  options.families = families;
+  options.cases = cases;
+  options.seconds = seconds;
+  options.seed = seed;
+  options.findings_dir = findings_dir;
+  options.maximize = maximize;
+  options.stop_at_first_violation = fail_fast;
+  options.quiet = quiet;
+  if (max_steps) options.limits.max_steps = max_steps;
+  if (max_elements) options.limits.max_elements = max_elements;
+  options.tool = "accucheck.check (Python)";
+  options.found_by = "accucheck check --seed " + std::to_string(seed);
+  std::vector<std::string> origins;
+  for (const auto& glob : globs)
+    for (const Backend* b : Registry::global().match(glob))
+      if (b->origin != "builtin" && std::find(origins.begin(), origins.end(), b->origin) == origins.end())
+        origins.push_back(b->origin);
+  for (const auto& o : origins) options.found_by += origin_option(o);
+  try {
+    Campaign campaign(options);
+    campaign.run();
+    const CampaignResults results = campaign.results();
+    return {results_to_json(results), campaign_table(results, findings_dir, true), campaign.violations()};
+  } catch (const CampaignError& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
+nb::dict summary_dict(const Backend& b, const OutcomeSummary& s) {
+  nb::dict d;
+  d["backend"] = b.name;
+  d["verdict"] = std::string(name(s.outcome.worst));
+  d["violated"] = s.outcome.violated();
+  d["worst_element"] = s.outcome.worst_element;
+  d["max_ratio"] = s.outcome.max_ratio;
+  d["max_ulps"] = s.outcome.max_abs_ulps;
+  d["failure"] = s.outcome.failure;
+  nb::dict counts;
+  for (std::size_t v = 0; v < kVerdictCount; ++v)
+    if (s.counts[v]) counts[std::string(name(static_cast<Verdict>(v))).c_str()] = s.counts[v];
+  d["counts"] = counts;
+  nb::list elements;
+  for (const auto& e : s.most_severe) {
+    nb::dict x;
+    x["element"] = e.index;
+    x["verdict"] = std::string(name(e.verdict.verdict));
+    x["exact"] = e.verdict.exact;
+    x["computed"] = e.verdict.computed;
+    x["correctly_rounded"] = e.verdict.correctly_rounded;
+    x["error"] = e.verdict.error;
+    x["bound"] = e.verdict.bound;
+    x["ratio"] = e.verdict.ratio;
+    x["ulps"] = e.verdict.ulps;
+    elements.append(x);
+  }
+  d["elements"] = elements;
+  return d;
+}
+
+// Re-runs a case file on its backend (or the backends the globs select, of the case's format).
+nb::list replay(const std::string& path, const std::vector<std::string>& globs) {
+  CaseFile c;
+  try {
+    c = read_case_file(path);
+  } catch (const CaseError& e) {
+    throw nb::value_error(e.what());
+  }
+  const Format f = format_of(c.workload);
+  std::vector<const Backend*> chosen;
+  if (!globs.empty()) {
+    for (const auto& g : globs)
+      for (const Backend* b : Registry::global().match(g))
+        if (b->storage == f && std::find(chosen.begin(), chosen.end(), b) == chosen.end()) chosen.push_back(b);
+    if (chosen.empty()) throw nb::value_error(("no backend of the case's format " + std::string(name(f)) + " matches").c_str());
+  } else if (!c.backend.empty()) {
+    const Backend* b = Registry::global().find(c.backend);
+    if (!b)
+      throw nb::value_error(("the case names backend '" + c.backend + "', which is not registered (import the file that "
+                             "registers it)").c_str());
+    chosen.push_back(b);
+  } else {
+    for (const auto& b : Registry::global().all())
+      if (b.storage == f) chosen.push_back(&b);
+  }
+  nb::list out;
+  for (const Backend* b : chosen) out.append(summary_dict(*b, run_and_summarize(*b, c.workload, 20)));
+  return out;
+}
+
+nb::dict exact(const std::vector<double>& values, const std::string& format) {
+  const Format f = format_from(format);
+  BoostExactAccumulator accumulator;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isnan(values[i]) && !representable(values[i], f))
+      throw nb::value_error(("values[" + std::to_string(i) + "] is not a value of " + format).c_str());
+    accumulator.add(values[i]);
+  }
+  const ExactSum& e = accumulator.result();
+  nb::dict d;
+  const bool finite = e.special == Special::none;
+  d["format"] = format;
+  d["count"] = e.count;
+  d["special"] = std::string(name(e.special));
+  d["sum"] = e.rounded(f);
+  d["exact_hex"] = finite ? fixed_hex(e.sum) : std::string(name(e.special));
+  d["exact_nearest_f64"] = finite ? nearest_double(e.sum) : e.rounded(f);
+  d["abs_sum_hex"] = finite ? fixed_hex(e.abs_sum) : std::string();
+  d["kappa"] = e.condition_number();
+  return d;
+}
+
+nb::list family_list() {
+  nb::list out;
+  for (const auto& f : families())
+    out.append(nb::make_tuple(std::string(f.name), std::string(name(f.kind)), std::string(f.summary), f.adversarial));
+  return out;
+}
+
+// `count` workloads of one family (or the kind's adversarial mix) from a seed, as dicts of raw fields.
+nb::list generate_workloads(const std::optional<std::string>& family_name, const std::string& format, const std::string& kind_text,
+                            std::uint64_t seed, std::size_t count, std::size_t max_steps, std::size_t max_elements) {
+  const Format f = format_from(format);
+  const Family* family = nullptr;
+  WorkloadKind kind = kind_text == "sparse" ? WorkloadKind::sparse : kind_text == "product" ? WorkloadKind::product : WorkloadKind::dense;
+  if (kind_text != "dense" && kind_text != "sparse" && kind_text != "product")
+    throw nb::value_error(("kind '" + kind_text + "' is not dense, product or sparse").c_str());
+  if (family_name) {
+    family = find_family(*family_name);
+    if (!family) throw nb::value_error(("family '" + *family_name + "' does not exist (accucheck.families())").c_str());
+    kind = family->kind;
+  }
+  GenerationLimits limits;
+  if (max_steps) limits.max_steps = max_steps;
+  if (max_elements) limits.max_elements = max_elements;
+  nb::list out;
+  for (std::size_t i = 0; i < count; ++i) {
+    SeededChoiceStream stream(seed + i);
+    const Workload w = generate(stream, f, limits, kind, family);
+    nb::dict d;
+    d["format"] = format;
+    d["case_json"] = case_to_json(CaseFile{w, "", "", "", "accucheck.generate --seed " + std::to_string(seed + i), "", seed + i, {}});
+    if (const auto* dense = std::get_if<DenseWorkload>(&w)) {
+      d["kind"] = "dense";
+      d["family"] = dense->family;
+      d["steps"] = dense->steps;
+      d["elements"] = dense->elements;
+      d["initial"] = dense->initial;
+      d["addends"] = dense->addends;
+    } else if (const auto* sparse = std::get_if<SparseWorkload>(&w)) {
+      d["kind"] = "sparse";
+      d["family"] = sparse->family;
+      d["rows"] = sparse->rows;
+      d["dim"] = sparse->dim;
+      d["steps"] = sparse->steps;
+      d["initial"] = sparse->initial;
+      d["step_offsets"] = std::vector<std::size_t>(sparse->step_offsets);
+      d["row_index"] = std::vector<std::uint32_t>(sparse->row_index);
+      d["values"] = sparse->values;
+    } else {
+      const auto& p = std::get<ProductWorkload>(w);
+      d["kind"] = "product";
+      d["family"] = p.family;
+      d["rows"] = p.rows;
+      d["cols"] = p.cols;
+      d["batch"] = p.batch;
+      d["steps"] = p.steps;
+      d["initial"] = p.initial;
+      d["a"] = p.a;
+      d["b"] = p.b;
+    }
+    out.append(d);
+  }
+  return out;
+}
+
+nb::list backend_list() {
+  nb::list out;
+  for (const auto& b : Registry::global().all()) {
+    nb::dict d;
+    d["name"] = b.name;
+    d["device"] = std::string(name(b.device));
+    d["storage"] = std::string(name(b.storage));
+    d["accumulation"] = std::string(name(b.accumulation));
+    d["bound"] = b.bound_text();
+    d["determinism"] = std::string(name(b.determinism));
+    d["origin"] = b.origin;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+NB_MODULE(_accucheck, m) {
+  m.doc() = "accucheck's core: the campaign engine, case files, exact oracle and families (see the accucheck package)";
+  m.def("register_backend", &register_python_backend);
+  m.def("validate_backend", &validate_python_backend);
+  m.def("check", &run_check);
+  m.def("replay", &replay);
+  m.def("exact", &exact);
+  m.def("families", &family_list);
+  m.def("generate", &generate_workloads);
+  m.def("backends", &backend_list);
+  m.def("load_plugin", [](const std::string& path) {
+    try {
+      return load_plugin(path);
+    } catch (const PluginError& e) {
+      throw nb::value_error(e.what());
+    }
+  });
+}

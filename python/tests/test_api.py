@@ -1,0 +1,213 @@
+"""The Python API: the decorator, check, replay, exact, the families, and contained failures.
+
+Expected values come from outside the code under test: Python's fractions for exact sums, a
+planted bug (a dropped addend, a 16-bit accumulator) for violations."""
+import json
+import os
+import time
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import accucheck
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)", summary="acc += g in order, in f32")
+def api_loop_f32(addends, buffer):
+    for row in addends:
+        buffer += row
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def api_drops_last_f32(addends, buffer):
+    for row in addends[:-1]:  # planted: the last micro-batch is lost
+        buffer += row
+
+
+@accucheck.backend(storage="bf16", accumulation="f32", bound="widened(recursive(f32),bf16)")
+def api_bf16_claims_f32(addends, buffer):
+    acc = buffer.copy()  # planted: accumulates in bf16 while it states an f32 accumulator
+    for row in addends:
+        acc = (acc.astype(np.float32) + row.astype(np.float32)).astype(ml_dtypes.bfloat16)
+    return acc
+
+
+@accucheck.backend(storage="bf16", accumulation="f32", bound="widened(recursive(f32),bf16)")
+def api_bf16_acc_f32(addends, buffer):
+    acc = buffer.astype(np.float32)
+    for row in addends:
+        acc += row.astype(np.float32)
+    return acc.astype(ml_dtypes.bfloat16)
+
+
+@accucheck.backend(storage="f16", bound="recursive(f16)", bits=True)
+def api_f16_bits(addends, buffer):
+    assert addends.dtype == np.uint16 and buffer.dtype == np.uint16
+    acc = buffer.view(np.float16).copy()
+    for row in addends.view(np.float16):
+        acc += row
+    return acc.view(np.uint16)
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def api_sparse_f32(table, step_offsets, rows, values):
+    for q in range(len(rows)):
+        table[rows[q]] += values[q]
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def api_raises(addends, buffer):
+    raise RuntimeError("kernel launch failed")
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def api_wrong_shape(addends, buffer):
+    return addends.sum(axis=0, keepdims=True)
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def api_wrong_dtype(addends, buffer):
+    return buffer.astype(np.float64) + addends.astype(np.float64).sum(axis=0)
+
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def api_hangs(addends, buffer):
+    time.sleep(3600)
+
+
+def run(backends, tmp_path, **options):
+    options.setdefault("cases", 150)
+    options.setdefault("seed", 1)
+    return accucheck.check(backends, findings=str(tmp_path / "findings"), **options)
+
+
+def test_a_correct_backend_passes(tmp_path):
+    r = run([api_loop_f32, api_bf16_acc_f32, api_f16_bits], tmp_path)
+    assert r.ok, r.table
+    rows = {b.name: b for b in r.backends}
+    assert rows["api_loop_f32"].cases == 150 and rows["api_loop_f32"].bound == "recursive(f32)"
+    assert rows["api_bf16_acc_f32"].cases == 150
+    assert rows["api_f16_bits"].cases == 150
+    # The climb of a sequential f32 sum reaches its bound: the check is not vacuous.
+    assert rows["api_loop_f32"].max_ratio > 0.5
+    assert "api_loop_f32" in r.table and "no violations" in r.table
+
+
+def test_a_wrong_backend_is_caught_with_a_replayable_case(tmp_path):
+    r = run([api_drops_last_f32, api_bf16_claims_f32], tmp_path)
+    assert not r.ok
+    rows = {b.name: b for b in r.backends}
+    assert rows["api_drops_last_f32"].violations
+    assert rows["api_bf16_claims_f32"].violations, r.table
+    assert r.findings
+    for f in r.findings:
+        assert os.path.exists(f.case_file)
+        assert f.replay_command.endswith("--python " + os.path.abspath(__file__))
+        case = json.load(open(f.case_file))
+        assert case["backend"] == f.backend
+        replayed = accucheck.replay(f.case_file)
+        assert replayed[0]["backend"] == f.backend and replayed[0]["violated"], replayed
+        # The correct backend of the same format does not violate on the finding.
+        if case["format"] == "f32":
+            assert not accucheck.replay(f.case_file, backends=[api_loop_f32])[0]["violated"]
+
+
+def test_the_same_seed_gives_the_same_findings(tmp_path):
+    a = run([api_drops_last_f32], tmp_path / "a", cases=60)
+    b = run([api_drops_last_f32], tmp_path / "b", cases=60)
+    assert [os.path.basename(f.case_file) for f in a.findings] == [os.path.basename(f.case_file) for f in b.findings]
+    assert a.backends[0].violations == b.backends[0].violations
+
+
+def test_sparse_backends_run_sparse_workloads(tmp_path):
+    r = run([api_sparse_f32], tmp_path, cases=80)
+    assert r.ok, r.table
+    assert r.backends[0].cases == 80
+
+
+@pytest.mark.parametrize("fn,message", [
+    (api_raises, "raised RuntimeError: kernel launch failed"),
+    (api_wrong_shape, "returned shape (1, "),
+    (api_wrong_dtype, "returned dtype float64, expected float32"),
+])
+def test_a_failing_backend_is_its_own_failure(tmp_path, fn, message):
+    r = run([fn], tmp_path, cases=5)
+    row = r.backends[0]
+    assert "backend-failed" in row.violations, r.table
+    assert any(message in f for f in row.failures), row.failures
+    assert any("backend-failed" in f.case_file for f in r.findings)
+
+
+def test_a_hanging_backend_times_out(tmp_path):
+    start = time.monotonic()
+    r = run([api_hangs], tmp_path, cases=2, timeout=0.5)
+    assert time.monotonic() - start < 60
+    assert any("timed out after 0.5 s" in f for f in r.backends[0].failures), r.backends[0].failures
+
+
+def test_registration_errors_name_the_field():
+    with pytest.raises(ValueError, match="storage 'f8'"):
+        accucheck.backend(storage="f8", bound="recursive(f32)")
+    with pytest.raises(ValueError, match="determinism 'sometimes'"):
+        accucheck.backend(storage="f32", bound="recursive(f32)", determinism="sometimes")
+    with pytest.raises(ValueError, match="name 'bad name'"):
+        accucheck.backend(name="bad name", storage="f32", bound="recursive(f32)")(lambda a, b: None)
+
+    with pytest.raises(ValueError, match="api_bad_bound.*not a bound expression.*'f99' is not a format"):
+        accucheck.backend(name="api_bad_bound", storage="f32", bound="recursive(f99)")(lambda a, b: None)
+    with pytest.raises(ValueError, match="'naive_f32' is already registered .a built-in backend"):
+        accucheck.backend(name="naive_f32", storage="f32", bound="recursive(f32)")(lambda a, b: None)
+    with pytest.raises(ValueError, match="already registered"):
+        accucheck.backend(name="api_loop_f32", storage="f64", bound="recursive(f64)")(lambda a, b: None)
+    with pytest.raises(ValueError, match="matches no backend|no backend"):
+        accucheck.check(["no_such_backend_*"], cases=1)
+
+
+def test_exact_against_fractions():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        values = rng.standard_normal(30) * np.exp2(rng.integers(-60, 60, 30))
+        values[::7] *= -1e30
+        expected = sum(Fraction(float(v)) for v in values)
+        e = accucheck.exact(values)
+        assert Fraction(e["exact_nearest_f64"]) == Fraction(float(expected)) or abs(
+            Fraction(e["exact_nearest_f64"]) - expected) <= abs(Fraction(float(expected)) - expected)
+        assert e["sum"] == float(expected)  # float(Fraction) rounds to nearest, ties to even
+        assert e["count"] == 30
+    assert accucheck.exact([1e16, 1.0, -1e16])["sum"] == 1.0
+    assert accucheck.exact([np.inf, 1.0])["special"] == "+inf"
+    assert accucheck.exact([0.1], format="f64")["sum"] == 0.1
+    with pytest.raises(ValueError, match=r"values\[0\] is not a value of f16"):
+        accucheck.exact([0.1], format="f16")
+
+
+def test_workloads_are_reproducible_and_valid():
+    names = [f[0] for f in accucheck.families()]
+    assert {"near_cancelling", "stagnation", "special_values", "embedding_zipf"} <= set(names)
+    first = list(accucheck.workloads("special_values", format="bf16", seed=5, count=3))
+    again = list(accucheck.workloads("special_values", format="bf16", seed=5, count=3))
+    assert [w.case_json for w in first] == [w.case_json for w in again]
+    for w in first:
+        assert w.kind == "dense" and w.addends.shape == (w.steps, w.elements)
+        bf = w.as_storage("addends")
+        assert bf.dtype == ml_dtypes.bfloat16
+        finite = np.isfinite(w.addends)
+        assert np.array_equal(bf.astype(np.float64)[finite], w.addends[finite])  # every value is a bf16
+    sparse = next(iter(accucheck.workloads(kind="sparse", seed=2, count=1)))
+    assert sparse.initial.shape == (sparse.rows, sparse.dim)
+    assert len(sparse.step_offsets) == sparse.steps + 1
+
+
+def test_a_generated_workload_saves_as_a_case_file(tmp_path):
+    w = next(iter(accucheck.workloads("near_cancelling", format="f32", seed=11, count=1)))
+    path = tmp_path / "case.json"
+    w.save(str(path))
+    out = accucheck.replay(str(path), backends=[api_loop_f32])
+    assert out[0]["backend"] == "api_loop_f32" and not out[0]["violated"]
+    # The oracle's exact sums, against Python's fractions of the workload's own values.
+    expected = [sum(Fraction(float(x)) for x in [w.initial[j], *w.addends[:, j]]) for j in range(w.elements)]
+    assert out[0]["elements"]
+    for e in out[0]["elements"]:
+        assert e["exact"] == float(expected[e["element"]])

@@ -1,0 +1,155 @@
+"""The CLI loads Python backends: `accucheck check|list|replay|trace --python FILE.py`, a file a
+user wrote. A backend that raises, crashes the interpreter, exits or hangs is that backend's
+failure (the plugin worker runs it); a file that cannot load is exit 2 naming the file."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+CLI = os.environ["ACCUCHECK_CLI"]
+
+USER_FILE = '''
+import numpy as np
+import accucheck
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def user_loop_f32(addends, buffer):
+    """acc += g, one micro-batch after another"""
+    for row in addends:
+        buffer += row
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def user_twice_f32(addends, buffer):
+    # planted: MXNet's "counted twice with more than four inputs"
+    for t, row in enumerate(addends):
+        buffer += row
+        if t == 4:
+            buffer += row
+'''
+
+
+def accucheck(*args, env=None, timeout=300):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+@pytest.fixture
+def user_file(tmp_path):
+    path = tmp_path / "my_backends.py"
+    path.write_text(USER_FILE)
+    return str(path)
+
+
+def test_check_catches_the_wrong_backend_and_passes_the_right_one(tmp_path, user_file):
+    findings = str(tmp_path / "findings")
+    r = accucheck("check", "--python", user_file, "--backend", "user_*", "--minutes", "0.5", "--seed", "3",
+                  "--findings", findings, "--json", str(tmp_path / "r.json"), "--quiet")
+    assert r.returncode == 1, r.stdout + r.stderr
+    results = {b["name"]: b for b in json.load(open(tmp_path / "r.json"))["backends"]}
+    assert set(results) == {"user_loop_f32", "user_twice_f32"}
+    assert not results["user_loop_f32"]["violations"] and results["user_loop_f32"]["cases"] > 100
+    assert results["user_twice_f32"]["violations"]
+    assert "[python my_backends.py]" in r.stdout
+    cases = results["user_twice_f32"]["findings"]
+    assert cases and "--python " + user_file in r.stderr  # the FINDING line's replay command
+    again = accucheck("replay", cases[0], "--python", user_file)
+    assert again.returncode == 1 and "user_twice_f32" in again.stdout, again.stdout + again.stderr
+    right = accucheck("replay", cases[0], "--python", user_file, "--backend", "user_loop_f32")
+    assert right.returncode == 0, right.stdout + right.stderr
+
+
+def test_list_shows_the_files_backends(user_file):
+    r = accucheck("list", "--python", user_file, "--json")
+    assert r.returncode == 0, r.stderr
+    listed = {b["name"]: b for b in json.loads(r.stdout)["backends"]}
+    assert listed["user_loop_f32"]["bound"] == "recursive(f32)"
+    assert listed["user_loop_f32"]["origin"] == user_file
+
+
+def test_trace_runs_python_backends_on_real_gradients(tmp_path, user_file):
+    trace = tmp_path / "grads.npy"
+    rng = np.random.default_rng(0)
+    np.save(trace, (rng.standard_normal((12, 64)) * 1e-3).astype(np.float32))
+    r = accucheck("trace", str(trace), "--python", user_file, "--backend", "user_*", "--findings", str(tmp_path / "f"),
+                  "--quiet")
+    assert r.returncode == 1, r.stdout + r.stderr  # counted twice on a 12-step trace
+    assert "user_loop_f32" in r.stdout and "user_twice_f32" in r.stdout
+
+
+FAILING = '''
+import os, signal, time
+import accucheck
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_raise(addends, buffer):
+    raise ValueError("no kernel for this shape")
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_crash(addends, buffer):
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_exit(addends, buffer):
+    os._exit(0)
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_hang(addends, buffer):
+    time.sleep(3600)
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_shape(addends, buffer):
+    return addends
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_dtype(addends, buffer):
+    return buffer.astype("float32")
+'''
+
+
+def test_failing_backends_are_their_own_failures(tmp_path):
+    path = tmp_path / "failing.py"
+    path.write_text(FAILING)
+    findings = tmp_path / "findings"
+    r = accucheck("check", "--python", str(path), "--backend", "fails_*", "--cases", "3", "--seed", "1", "--findings",
+                  str(findings), "--json", str(tmp_path / "r.json"), "--quiet", env={"ACCUCHECK_PLUGIN_TIMEOUT": "2"})
+    assert r.returncode == 1, r.stdout + r.stderr
+    results = {b["name"]: b for b in json.load(open(tmp_path / "r.json"))["backends"]}
+    expected = {
+        "fails_raise": "raised ValueError: no kernel for this shape",
+        "fails_crash": "SIGSEGV",
+        "fails_exit": "exit",
+        "fails_hang": "timed out",
+        "fails_shape": "returned shape",
+        "fails_dtype": "returned dtype float32, expected float64",
+    }
+    for name, text in expected.items():
+        b = results[name]
+        assert "backend-failed" in b["violations"], (name, b)
+        assert any(text in f for f in b["failures"]), (name, b["failures"])
+        assert any(os.path.basename(c).startswith(name + "_backend-failed") for c in b["findings"]), (name, b["findings"])
+
+
+@pytest.mark.parametrize("content,message", [
+    ("import accucheck\n", "returned no backends"),
+    ("def broken(:\n", "SyntaxError"),
+    ("import accucheck\n@accucheck.backend(storage='f32', bound='recursive(f99)')\ndef f(a, b): pass\n",
+     "not a bound expression"),
+    ("import accucheck\n@accucheck.backend(name='naive_f32', storage='f32', bound='recursive(f32)')\ndef f(a, b): pass\n",
+     "already registered"),
+])
+def test_a_file_that_cannot_load_is_exit_2_naming_it(tmp_path, content, message):
+    path = tmp_path / "bad.py"
+    path.write_text(content)
+    r = accucheck("list", "--python", str(path))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert str(path) in r.stderr and message in r.stderr, r.stderr
+
+
+def test_a_missing_file_is_exit_2():
+    r = accucheck("check", "--python", "/nonexistent/backends.py", "--cases", "1")
+    assert r.returncode == 2 and "/nonexistent/backends.py: no such file" in r.stderr, r.stderr
