@@ -168,6 +168,10 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
     out = {TreeShape::Kind::numpy, 0};
     return true;
   }
+  if (h == "torch_sum") {
+    out = {TreeShape::Kind::torch_sum, 0};
+    return true;
+  }
   if (h.starts_with("cuda_block:")) return to_cuda_block(h, out, error);
   auto colon = h.find(':');
   if (colon != std::string::npos) {
@@ -185,8 +189,21 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
       out = {TreeShape::Kind::lanes, parameter};
       return true;
     }
+    if (kind == "numpy_buffered") {
+      out = {TreeShape::Kind::numpy_buffered, parameter};
+      return true;
+    }
+    if (kind == "windows") {
+      if (parameter < 2) {
+        error = "tree shape '" + h + "': windows of at least 2";
+        return false;
+      }
+      out = {TreeShape::Kind::windows, parameter};
+      return true;
+    }
   }
-  error = "unknown tree shape '" + h + "' (pairwise, numpy, blocked:B, lanes:L, cuda_block:THREADS:ITEMS:GRID)";
+  error = "unknown tree shape '" + h +
+          "' (pairwise, numpy, blocked:B, lanes:L, numpy_buffered:B, windows:W, torch_sum, cuda_block:THREADS:ITEMS:GRID)";
   return false;
 }
 
@@ -288,6 +305,9 @@ std::string shape_text(const TreeShape& s) {
     case TreeShape::Kind::numpy: return "numpy";
     case TreeShape::Kind::blocked: return "blocked:" + std::to_string(s.parameter);
     case TreeShape::Kind::lanes: return "lanes:" + std::to_string(s.parameter);
+    case TreeShape::Kind::numpy_buffered: return "numpy_buffered:" + std::to_string(s.parameter);
+    case TreeShape::Kind::windows: return "windows:" + std::to_string(s.parameter);
+    case TreeShape::Kind::torch_sum: return "torch_sum";
     case TreeShape::Kind::cuda_block:
       return "cuda_block:" + std::to_string(s.parameter) + ":" + std::to_string(s.items) + ":" + std::to_string(s.grid);
   }
@@ -314,6 +334,68 @@ std::uint64_t numpy_height(std::uint64_t n, std::map<std::uint64_t, std::uint64_
   half -= half % 8;
   const std::uint64_t height = 1 + std::max(numpy_height(half, memo), numpy_height(n - half, memo));
   memo.emplace(n, height);
+  return height;
+}
+
+// Roundings on the deepest path of a partial sum; `empty` is a sum still at its zero start,
+// to which the first addition is exact (torch's accumulators start at 0).
+struct PathDepth {
+  std::uint64_t depth = 0;
+  bool empty = true;
+  PathDepth plus(PathDepth other) const {
+    if (empty) return other;
+    if (other.empty) return *this;
+    return {std::max(depth, other.depth) + 1, false};
+  }
+};
+
+// ATen/native/cpu/SumKernel.cpp (v1.13), multi_row_sum for one of its rows: four levels of
+// accumulators; level 0 takes 2^p leaves (p = max(4, CeilLog2(size) / 4)), then each full level
+// is added into the next and cleared, carrying on while the count is a multiple of the next
+// level's span; the leftovers go into level 0, and levels 1..3 are added into it in order.
+PathDepth torch_multi_row_sum(std::uint64_t size, PathDepth leaf) {
+  const std::uint64_t power = std::max<std::uint64_t>(4, ceil_log2(size) / 4);
+  const std::uint64_t step = std::uint64_t{1} << power, mask = step - 1;
+  PathDepth acc[4];
+  std::uint64_t i = 0;
+  for (; i + step <= size;) {
+    for (std::uint64_t j = 0; j < step; ++j, ++i) acc[0] = acc[0].plus(leaf);
+    for (int j = 1; j < 4; ++j) {
+      acc[j] = acc[j].plus(acc[j - 1]);
+      acc[j - 1] = PathDepth{};
+      if ((i & (mask << (j * power))) != 0) break;
+    }
+  }
+  for (; i < size; ++i) acc[0] = acc[0].plus(leaf);
+  for (int j = 1; j < 4; ++j) acc[0] = acc[0].plus(acc[j]);
+  return acc[0];
+}
+
+// row_sum: the row as (size/4, 4), four multi_row_sum columns, the size%4 leftovers into the
+// first, then the other three added to it.
+PathDepth torch_row_sum(std::uint64_t size, PathDepth leaf) {
+  const PathDepth column = torch_multi_row_sum(size / 4, leaf);
+  PathDepth total = column;
+  for (std::uint64_t i = (size / 4) * 4; i < size; ++i) total = total.plus(leaf);
+  for (int k = 1; k < 4; ++k) total = total.plus(column);
+  return total;
+}
+
+// vectorized_inner_sum: row_sum over the vectors of `width` values (8 f32 lanes; 16-bit inputs
+// load 16 values as 8 lanes of pre-added pairs), the tail summed from 0, then the 8 lanes added to it.
+PathDepth torch_inner_sum(std::uint64_t size, std::uint64_t width) {
+  const PathDepth lanes = torch_row_sum(size / width, PathDepth{width == 16 ? 1u : 0u, false});
+  PathDepth total;
+  for (std::uint64_t k = (size / width) * width; k < size; ++k) total = total.plus(PathDepth{0, false});
+  for (int k = 0; k < 8; ++k) total = total.plus(lanes);
+  return total;
+}
+
+std::uint64_t torch_sum_height(std::uint64_t n) {
+  const PathDepth leaf{0, false};
+  std::uint64_t height = std::max(torch_multi_row_sum(n, leaf).depth, torch_row_sum(n, leaf).depth);
+  if (n >= 8) height = std::max(height, torch_inner_sum(n, 8).depth);
+  if (n >= 16) height = std::max(height, torch_inner_sum(n, 16).depth);
   return height;
 }
 
@@ -357,6 +439,37 @@ std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
     case TreeShape::Kind::lanes: {
       const std::uint64_t lanes = shape.parameter;
       return ((n + lanes - 1) / lanes - 1) + ceil_log2(lanes);
+    }
+    case TreeShape::Kind::numpy_buffered: {
+      // numpy/core/src/umath/reduction.c and nditer_api.c (v1.24): the buffered iterator hands the
+      // add loop at most B elements of the row at a time; each call is pairwise_sum(block) added
+      // to the running output, which starts at the identity 0 (that first addition is exact).
+      // Block j's leaves: h_numpy(block) + (k - j), one less for block 0.
+      const std::uint64_t b = shape.parameter;
+      const std::uint64_t blocks = (n + b - 1) / b;
+      std::map<std::uint64_t, std::uint64_t> memo;
+      std::uint64_t height = numpy_height(std::min(n, b), memo) + (blocks - 1);
+      if (blocks >= 2) height = std::max(height, numpy_height(n - (blocks - 1) * b, memo) + 1);
+      return height;
+    }
+    case TreeShape::Kind::windows: {
+      // xla/service/tree_reduction_rewriter.cc: a reduction longer than W becomes a reduce-window
+      // of W (zero-padded), again until at most W are left; within a window the order is free
+      // (the reducer is emitted with reassoc), so a window of m values costs at most m-1 roundings.
+      const std::uint64_t w = shape.parameter;
+      std::uint64_t height = 0;
+      for (std::uint64_t level = n; level > 1; level = (level + w - 1) / w) height += std::min(level, w) - 1;
+      return height;
+    }
+    case TreeShape::Kind::torch_sum: {
+      // O(n) to walk the cascade: the last length asked for is kept (an element's bound is
+      // evaluated for each of a case's elements, which share n).
+      thread_local std::uint64_t last_n = 0, last_height = 0;
+      if (n != last_n) {
+        last_height = torch_sum_height(n);
+        last_n = n;
+      }
+      return last_height;
     }
     case TreeShape::Kind::cuda_block: return cuda_block_height(shape.parameter, shape.items, shape.grid, n);
   }

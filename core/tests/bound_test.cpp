@@ -43,7 +43,7 @@ BoundExpr bound(const std::string& text) {
 
 TEST(BoundText, RoundTripOfEveryKind) {
   for (const char* text :
-       {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)",
+       {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)",
         "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
         "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)",
         "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
@@ -113,7 +113,7 @@ TEST(BoundText, ClearErrorsOnBadText) {
   for (const std::string text :
        {"", "   ", "recursive", "recursive()", "recursive(f8)", "recursive(f32,f32)", "recursive(f32(1))",
         "tree(f32)", "tree(blocked:0,f32)", "tree(blocked:x,f32)", "tree(blocked:,f32)", "tree(lanes,f32)",
-        "tree(foo,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
+        "tree(foo,f32)", "tree(windows:1,f32)", "tree(numpy_buffered:0,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
         "widened(recursive(f64))", "ftz(f32,f32)", "ulps(-1)", "ulps(x)", "ulps()", "ulps(1,2)",
         "reproducible_binned(1,40,f64)", "reproducible_binned(3,61,f64)", "reproducible_binned(3,40)",
         "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
@@ -149,6 +149,11 @@ using test::model_blocked;
 using test::model_halving;
 using test::model_lanes8;
 using test::model_numpy;
+using test::model_numpy_buffered;
+using test::model_windows;
+using test::model_torch_inner;
+using test::model_torch_multi;
+using test::model_torch_row;
 
 TEST(TreeHeight, MatchesInstrumentedModels) {
   for (std::size_t n = 1; n <= 3000; ++n) {
@@ -168,7 +173,47 @@ TEST(TreeHeight, MatchesInstrumentedModels) {
     }
     EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, n), static_cast<std::uint64_t>(model_halving(n).depth))
         << "pairwise n=" << n;
+    for (std::size_t b : {8, 100, 1000}) {
+      EXPECT_EQ(tree_height({TreeShape::Kind::numpy_buffered, b}, n),
+                static_cast<std::uint64_t>(model_numpy_buffered(leaves.data(), n, b).depth))
+          << "numpy_buffered:" << b << " n=" << n;
+    }
+    for (std::size_t w : {2, 3, 32}) {
+      EXPECT_EQ(tree_height({TreeShape::Kind::windows, w}, n), static_cast<std::uint64_t>(model_windows(leaves.data(), n, w).depth))
+          << "windows:" << w << " n=" << n;
+    }
   }
+  // torch.sum: the deepest of its layouts' trees, against the models of each (n < 8: no vector path).
+  for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 59, 64, 100, 255, 256, 257, 1000, 4096, 4097, 10001, 70000}) {
+    const std::vector<Depth> leaves(n, Depth{0, false});
+    int deepest = std::max(model_torch_multi(leaves.data(), n).depth, model_torch_row(leaves.data(), n).depth);
+    if (n >= 8) deepest = std::max(deepest, model_torch_inner(leaves.data(), n, 8).depth);
+    if (n >= 16) deepest = std::max(deepest, model_torch_inner(leaves.data(), n, 16).depth);
+    EXPECT_EQ(tree_height({TreeShape::Kind::torch_sum, 0}, n), static_cast<std::uint64_t>(deepest)) << "torch_sum n=" << n;
+  }
+  // The helper's probes of torch 1.13 (docs/frameworks.md): multi 16 and row 7 at n = 17; 18/18
+  // at 64; 21/19 at 100; 33/33 at 1000.
+  {
+    const std::vector<Depth> leaves(1000, Depth{0, false});
+    EXPECT_EQ(model_torch_multi(leaves.data(), 17).depth, 16);
+    EXPECT_EQ(model_torch_row(leaves.data(), 17).depth, 7);
+    EXPECT_EQ(model_torch_multi(leaves.data(), 100).depth, 21);
+    EXPECT_EQ(model_torch_row(leaves.data(), 100).depth, 19);
+    EXPECT_EQ(model_torch_multi(leaves.data(), 1000).depth, 33);
+  }
+  // NumPy's default buffer of 8192 and XLA's windows of 32 at the lengths of docs/frameworks.md's
+  // probes (the models' depths, which the probes of the real libraries matched).
+  for (std::size_t n : {100, 1000, 8192, 8193, 10000, 100000}) {
+    const std::vector<Depth> leaves(n, Depth{0, false});
+    EXPECT_EQ(tree_height({TreeShape::Kind::numpy_buffered, 8192}, n),
+              static_cast<std::uint64_t>(model_numpy_buffered(leaves.data(), n, 8192).depth)) << n;
+    EXPECT_EQ(tree_height({TreeShape::Kind::windows, 32}, n), static_cast<std::uint64_t>(model_windows(leaves.data(), n, 32).depth))
+        << n;
+  }
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy_buffered, 8192}, 10000), 25u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::numpy_buffered, 8192}, 100000), 36u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::windows, 32}, 100), 34u);
+  EXPECT_EQ(tree_height({TreeShape::Kind::windows, 32}, 100000), 96u);
   // Hand values.
   EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, 1), 0u);
   EXPECT_EQ(tree_height({TreeShape::Kind::pairwise, 0}, 1024), 10u);

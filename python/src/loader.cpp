@@ -161,8 +161,8 @@ extern "C" ACCUCHECK_PLUGIN_EXPORT const accucheck_backend* accucheck_plugin_bac
     std::fprintf(stderr, "accucheck python loader: no Python file (load it with accucheck --python FILE.py)\n");
     return nullptr;
   }
+  setenv("ACCUCHECK_IN_LOADER", "1", 1);  // (before Python reads the environment) core's plugin loader validates
   if (!start_python()) return nullptr;
-  setenv("ACCUCHECK_IN_LOADER", "1", 1);  // the package leaves validation to core's plugin loader
   const PyGILState_STATE gil = PyGILState_Ensure();
   const std::size_t first = table_used;
   PyObject* loaded = nullptr;

@@ -44,6 +44,17 @@ struct TreeShape {
     numpy,     // NumPy's pairwise_sum: 8 accumulators up to 128, halving above
     blocked,   // blocks of b summed in order, block sums in order: (b-1) + (ceil(n/b)-1)
     lanes,     // L lanes in order, then a pairwise tree over lanes: ceil(n/L)-1 + ceil(log2 L)
+    // NumPy's reduction of a contiguous row through its buffered iterator: blocks of B (the
+    // buffer size, 8192 by default) each summed by pairwise_sum, the block sums added in order
+    // to the identity: max(h_numpy(min(n,B)) + k-1, h_numpy(last block) + 1), k = ceil(n/B).
+    numpy_buffered,
+    // XLA CPU's tree_reduction_rewriter: windows of W reduced in any order, level by level,
+    // until one value is left: the sum over levels of min(n_l, W) - 1, n_{l+1} = ceil(n_l / W).
+    windows,
+    // torch.sum on the CPU (ATen/native/cpu/SumKernel.cpp, cascade_sum, v1.13): the deepest of
+    // the trees its layouts get, multi_row_sum's 4-level cascade, row_sum (4 interleaved
+    // cascades) and the 8-lane inner sums of f32 and of 16-bit inputs (pairs pre-added).
+    torch_sum,
     // The CUDA block reduction of impls/cuda (docs/bounds.md, "CUDA reduction trees"): tiles of
     // THREADS*ITEMS addends dealt to G = min(tiles, GRID) blocks in a grid-stride loop, each
     // thread summing its items in order, a warp-shuffle tree per warp and one over the warp

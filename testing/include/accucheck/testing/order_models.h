@@ -1,4 +1,5 @@
-// Summation orders of the tree backends (impls/cpu/pairwise.cpp, blocked.cpp, lanes.cpp),
+// Summation orders of the tree backends (impls/cpu/pairwise.cpp, blocked.cpp, lanes.cpp) and of
+// the frameworks' reductions (docs/frameworks.md),
 // restated from their definitions as templates over the value type: on float they must give
 // the backends' bits (impls/tests/backends_test.cpp), on Depth the height of the tree they
 // build, which core's tree_height must match (core/tests/bound_test.cpp).
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <numeric>
+#include <vector>
 
 namespace accucheck::test {
 
@@ -21,6 +23,11 @@ struct Depth {
     return {std::max(a.depth, b.depth) + 1, false};
   }
 };
+
+// An accumulator's zero start (torch's): +0 for float, an empty Depth (adding to it is exact).
+template <class T> T zero();
+template <> inline float zero<float>() { return 0.0f; }
+template <> inline Depth zero<Depth>() { return {0, true}; }
 
 // The lanes' starting value: adding it changes nothing.
 template <class T> T identity();
@@ -63,6 +70,86 @@ T model_lanes8(const T* x, std::size_t n) {
   std::fill(lane, lane + 8, identity<T>());
   for (std::size_t i = 0; i < n; ++i) lane[i % 8] = i < 8 ? x[i] : lane[i % 8] + x[i];
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// NumPy 1.24's reduction of a contiguous row (umath/reduction.c through the buffered iterator):
+// the output starts at the identity, and each block of b terms is pairwise_sum'd and added to it.
+template <class T>
+T model_numpy_buffered(const T* x, std::size_t n, std::size_t b) {
+  T total = identity<T>();
+  for (std::size_t start = 0; start < n; start += b) total = total + model_numpy(x + start, std::min(b, n - start));
+  return total;
+}
+
+// XLA CPU's tree_reduction_rewriter: windows of w terms (here each summed left to right, the
+// deepest order within a window), level after level until one value is left.
+template <class T>
+T model_windows(const T* x, std::size_t n, std::size_t w) {
+  std::vector<T> level(x, x + n);
+  while (level.size() > 1) {
+    std::vector<T> next;
+    for (std::size_t start = 0; start < level.size(); start += w)
+      next.push_back(std::accumulate(level.begin() + static_cast<std::ptrdiff_t>(start + 1),
+                                     level.begin() + static_cast<std::ptrdiff_t>(std::min(level.size(), start + w)),
+                                     level[start]));
+    level = std::move(next);
+  }
+  return level[0];
+}
+
+// torch.sum's accumulators on the CPU (ATen/native/cpu/SumKernel.cpp, v1.13), from a zero start
+// (`T{}`: +0.0f for float, an empty Depth). multi_row_sum for one row: four levels, level 0 taking
+// 2^p terms (p = max(4, CeilLog2(n) / 4)) before it is carried into level 1, and so on while the
+// count is a multiple of the next span; leftovers into level 0; then levels 1..3 into level 0.
+template <class T>
+T model_torch_multi(const T* x, std::size_t n) {
+  std::size_t log = 0;
+  while ((std::size_t{1} << log) < n) ++log;
+  const std::size_t power = std::max<std::size_t>(4, log / 4);
+  const std::size_t step = std::size_t{1} << power;
+  T acc[4] = {zero<T>(), zero<T>(), zero<T>(), zero<T>()};
+  std::size_t i = 0;
+  while (i + step <= n) {
+    for (std::size_t j = 0; j < step; ++j, ++i) acc[0] = acc[0] + x[i];
+    for (std::size_t level = 1; level < 4; ++level) {
+      acc[level] = acc[level] + acc[level - 1];
+      acc[level - 1] = zero<T>();
+      if (i % (std::size_t{1} << (power * (level + 1))) != 0) break;
+    }
+  }
+  for (; i < n; ++i) acc[0] = acc[0] + x[i];
+  return ((acc[0] + acc[1]) + acc[2]) + acc[3];
+}
+
+// row_sum: terms 4q+k into column k (each a multi_row_sum), the n%4 leftovers into column 0,
+// then columns 1..3 added to it.
+template <class T>
+T model_torch_row(const T* x, std::size_t n) {
+  const std::size_t rows = n / 4;
+  T column[4];
+  for (std::size_t k = 0; k < 4; ++k) {
+    std::vector<T> terms;
+    for (std::size_t q = 0; q < rows; ++q) terms.push_back(x[4 * q + k]);
+    column[k] = model_torch_multi(terms.data(), rows);
+  }
+  for (std::size_t i = 4 * rows; i < n; ++i) column[0] = column[0] + x[i];
+  return ((column[0] + column[1]) + column[2]) + column[3];
+}
+
+// vectorized_inner_sum: 8 lanes; a vector holds `width` terms (8, or 16 for 16-bit inputs, whose
+// two halves are added first); row_sum over the vectors per lane, the tail from zero, then the lanes.
+template <class T>
+T model_torch_inner(const T* x, std::size_t n, std::size_t width) {
+  const std::size_t vectors = n / width;
+  T total = zero<T>();
+  for (std::size_t i = vectors * width; i < n; ++i) total = total + x[i];
+  for (std::size_t lane = 0; lane < 8; ++lane) {
+    std::vector<T> terms;
+    for (std::size_t v = 0; v < vectors; ++v)
+      terms.push_back(width == 16 ? (zero<T>() + x[v * 16 + lane]) + x[v * 16 + 8 + lane] : x[v * 8 + lane]);
+    total = total + model_torch_row(terms.data(), vectors);
+  }
+  return total;
 }
 
 // Recursive halving (the textbook pairwise tree).

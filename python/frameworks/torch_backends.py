@@ -1,0 +1,196 @@
+"""PyTorch's own CPU accumulators as accucheck backends (PyTorch 1.13, Debian's python3-torch).
+
+Dense backends sum each element's initial gradient and T addends with one torch op (the buffer
+is row 0 of what is reduced, or the tensor added into); sparse backends add (row, vector) pairs
+into the table. The bound of each rests on the source named beside it (docs/frameworks.md).
+
+    accucheck check --python python/frameworks/torch_backends.py --minutes 0.5
+"""
+import ml_dtypes
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import accucheck
+
+TORCH_DTYPE = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def to_torch(a: np.ndarray) -> torch.Tensor:
+    """A NumPy array of the storage dtype as a tensor (bf16 through its bit patterns)."""
+    if a.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def stacked(addends, buffer) -> torch.Tensor:
+    """(n, D) contiguous: the initial gradient, then the addends."""
+    return to_torch(np.concatenate([buffer[None, :], addends], axis=0))
+
+
+# The layouts torch.sum(x, dim=0) takes other code paths for (SumKernel.cpp, cascade_sum):
+# contiguous (vectorized_outer_sum / scalar_outer_sum), column-major (the reduced dim
+# contiguous: vectorized_inner_sum), a slice with a column stride of 2, and a stride-0 expand.
+def contiguous(x):
+    return x.sum(dim=0)
+
+
+def column_major(x):
+    return x.t().contiguous().t().sum(dim=0)
+
+
+def sliced(x):
+    wide = torch.zeros((x.shape[0], 2 * x.shape[1]), dtype=x.dtype)
+    wide[:, ::2] = x
+    return wide[:, ::2].sum(dim=0)
+
+
+def expanded(x):
+    # each element's column as an (n, 1) tensor expanded to (n, 2): stride 0 across the outputs
+    return torch.stack([x[:, j:j + 1].expand(x.shape[0], 2).sum(dim=0)[0] for j in range(x.shape[1])])
+
+
+LAYOUTS = {"contiguous": contiguous, "column_major": column_major, "sliced": sliced, "expanded": expanded}
+
+
+def _torch_sum(fmt, layout, threads):
+    # f32 sums in f32; f16 and bf16 load into f32 (acc_type<T, true> = float), sum there and
+    # round once when the output (filled with 0) takes the result (CastStoreAccumulate).
+    bound = "tree(torch_sum,f32)" if fmt == "f32" else f"widened(tree(torch_sum,f32),{fmt})"
+    reduce = LAYOUTS[layout]
+
+    @accucheck.backend(name=f"torch.sum_{layout}_{fmt}_t{threads}", storage=fmt, accumulation="f32", bound=bound,
+                       summary=f"torch.sum(x, dim=0), {layout}, {threads} thread(s)")
+    def run(addends, buffer):
+        torch.set_num_threads(threads)
+        return to_numpy(reduce(stacked(addends, buffer)))
+
+
+for fmt in ("f32", "f16", "bf16"):
+    for layout in LAYOUTS:
+        for threads in (1, 2):
+            _torch_sum(fmt, layout, threads)
+
+
+# Tensor.index_add_ (TensorAdvancedIndexing.cpp, index_add_cpu_out): for i in index order,
+# self[index[i]] += source[i], rounded to the tensor's dtype each time: recursive in the storage format.
+def _index_add(fmt):
+    @accucheck.backend(name=f"torch.index_add_{fmt}", storage=fmt, bound=f"recursive({fmt})",
+                       summary="table.index_add_(0, rows, values)")
+    def run(table, step_offsets, rows, values):
+        t = to_torch(table).clone()
+        t.index_add_(0, torch.from_numpy(rows), to_torch(values))
+        return to_numpy(t)
+
+
+# Tensor.scatter_add_ (ScatterGatherKernel.cpp, cpu_scatter_gather_base_kernel, ReduceAdd):
+# the index dim in ascending order, *self += *src in the dtype: recursive in the storage format.
+def _scatter_add(fmt):
+    @accucheck.backend(name=f"torch.scatter_add_{fmt}", storage=fmt, bound=f"recursive({fmt})",
+                       summary="table.scatter_add_(0, rows expanded to (pairs, dim), values)")
+    def run(table, step_offsets, rows, values):
+        t = to_torch(table).clone()
+        index = torch.from_numpy(rows)[:, None].expand(-1, table.shape[1]).contiguous()
+        t.scatter_add_(0, index, to_torch(values))
+        return to_numpy(t)
+
+
+def backward_per_step(fmt, table, step_offsets, rows, values, forward):
+    """weight.grad = the initial table, then per step (micro-batch) t: forward(rows_t, weight).backward(values_t)."""
+    weight = torch.zeros(table.shape, dtype=TORCH_DTYPE[fmt], requires_grad=True)
+    weight.grad = to_torch(table).clone()
+    grads = to_torch(values)
+    index = torch.from_numpy(rows)
+    for t in range(len(step_offsets) - 1):
+        lo, hi = int(step_offsets[t]), int(step_offsets[t + 1])
+        if hi > lo:
+            forward(index[lo:hi], weight).backward(grads[lo:hi])
+    return to_numpy(weight.grad)
+
+
+# Dense embedding backward, one backward per micro-batch (step): embedding_dense_backward_cpu
+# (Embedding.cpp) adds each occurrence's gradient into a zeroed grad_weight in input order, then
+# AccumulateGrad (torch/csrc/autograd/functions/accumulate_grad.h) adds that into .grad, which
+# holds the initial gradient. Every leaf passes at most n-1 roundings: recursive.
+def _embedding(fmt):
+    @accucheck.backend(name=f"torch.embedding_backward_{fmt}", storage=fmt, bound=f"recursive({fmt})",
+                       summary="F.embedding(rows_t, weight).backward(values_t) per step into weight.grad")
+    def run(table, step_offsets, rows, values):
+        return backward_per_step(fmt, table, step_offsets, rows, values, F.embedding)
+
+
+# F.embedding_bag(mode="sum") backward (EmbeddingBag.cpp, _embedding_bag_dense_backward_cpu_sum_mean):
+# the indices sorted (std::sort, not stable), then one axpy per occurrence: a sequential sum in an
+# order that depends on the input: recursive. bf16 is refused there in 1.13 (f32 and f16 only).
+def _embedding_bag(fmt):
+    def one_bag_per_pair(index, weight):
+        return F.embedding_bag(index, weight, torch.arange(len(index)), mode="sum")
+
+    @accucheck.backend(name=f"torch.embedding_bag_backward_{fmt}", storage=fmt, bound=f"recursive({fmt})",
+                       summary="F.embedding_bag(rows, weight, offsets, mode='sum'), one bag per pair, per step")
+    def run(table, step_offsets, rows, values):
+        return backward_per_step(fmt, table, step_offsets, rows, values, one_bag_per_pair)
+
+
+for fmt in ("f32", "f16", "bf16"):
+    _index_add(fmt)
+    _scatter_add(fmt)
+    _embedding(fmt)
+for fmt in ("f32", "f16"):
+    _embedding_bag(fmt)
+
+
+# torch.addmm(C, A, B, beta=1) with A = ones(1, T) and B the addends: C_j + sum_k B_kj as a GEMM
+# with beta = 1 (products by 1 are exact, so an FMA is an addition). f32 calls OpenBLAS sgemm
+# (0.3.21): a sequential K loop, 16 lanes in its small kernel, or 448-row panels, C entering
+# first or last: every leaf within n-1 roundings, recursive(f32). bf16 (CPUBlas.cpp gemm): a
+# bf16 loop rounding every step for small problems, oneDNN with an f32 accumulator (which flushes
+# subnormals) above m*n*k = 4096: both within ftz(recursive(bf16), bf16).
+@accucheck.backend(name="torch.addmm_beta1_f32", storage="f32", bound="recursive(f32)",
+                   summary="torch.addmm(C, ones(1, T), addends, beta=1)")
+def addmm_f32(addends, buffer):
+    c = to_torch(buffer)[None, :]
+    return to_numpy(torch.addmm(c, torch.ones((1, addends.shape[0]), dtype=torch.float32), to_torch(addends), beta=1)[0])
+
+
+@accucheck.backend(name="torch.addmm_beta1_bf16", storage="bf16", bound="ftz(recursive(bf16),bf16)",
+                   summary="torch.addmm(C, ones(1, T), addends, beta=1) in bf16")
+def addmm_bf16(addends, buffer):
+    c = to_torch(buffer)[None, :]
+    ones = torch.ones((1, addends.shape[0]), dtype=torch.bfloat16)
+    return to_numpy(torch.addmm(c, ones, to_torch(addends), beta=1)[0])
+
+
+# The seed's question in PyTorch terms: T micro-batches of loss.backward() accumulating into
+# .grad (AccumulateGrad: variable_grad += new_grad in place, recursive in the parameter's dtype)
+# versus summing the per-micro-batch gradients by hand (torch.stack(...).sum(0): torch.sum's
+# cascade in f32, one rounding).
+def _grad_accumulation(fmt):
+    @accucheck.backend(name=f"torch.grad_accumulation_{fmt}", storage=fmt, bound=f"recursive({fmt})",
+                       summary="p.grad = g0, then T x (p * g_t).sum().backward()")
+    def run(addends, buffer):
+        p = torch.zeros(buffer.shape, dtype=TORCH_DTYPE[fmt], requires_grad=True)
+        p.grad = to_torch(buffer).clone()
+        grads = to_torch(addends)
+        for t in range(grads.shape[0]):
+            (p * grads[t]).sum().backward()  # d/dp = grads[t] * 1, exact
+        return to_numpy(p.grad)
+
+    bound = "tree(torch_sum,f32)" if fmt == "f32" else f"widened(tree(torch_sum,f32),{fmt})"
+
+    @accucheck.backend(name=f"torch.grad_stack_sum_{fmt}", storage=fmt, accumulation="f32", bound=bound,
+                       summary="torch.stack([g0, g_1..g_T]).sum(0): the micro-batch gradients summed by hand")
+    def by_hand(addends, buffer):
+        torch.set_num_threads(1)
+        return to_numpy(torch.stack([to_torch(buffer), *to_torch(addends)]).sum(dim=0))
+
+
+for fmt in ("f32", "f16", "bf16"):
+    _grad_accumulation(fmt)
