@@ -129,7 +129,7 @@ Backend exempt_from(Backend backend, Property property, std::string reason) {
 }
 
 std::string origin_option(std::string_view origin) {
-  if (origin.empty() || origin == "builtin") return "";
+  if (origin.empty() || origin == "builtin" || origin == "python") return "";  // "python": no file to load
   const bool python = origin.size() > 3 && origin.substr(origin.size() - 3) == ".py";
   return (python ? " --python " : " --plugin ") + std::string(origin);
 }

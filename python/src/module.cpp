@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <bit>
+#include <csignal>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -81,7 +82,12 @@ nb::handle adapter(const char* function) {
 // A Python exception during a backend call: that backend's failure. BackendFailure carries the
 // adapter's own text (what the backend raised, returned or how long it ran).
 [[noreturn]] void backend_failed(nb::python_error& e) {
-  if (e.matches(PyExc_KeyboardInterrupt)) throw;  // the user's Ctrl-C ends the campaign, it is nobody's failure
+  if (e.matches(PyExc_KeyboardInterrupt)) {
+    // The user's Ctrl-C is nobody's failure: it ends the process as it ends the CLI (what the
+    // campaign found is already written, each finding atomically).
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
   std::string text = nb::str(e.value()).c_str();
   if (!e.matches(adapter("BackendFailure"))) text = std::string(nb::str(e.type().attr("__name__")).c_str()) + ": " + text;
   throw BackendFailure(text);

@@ -127,7 +127,8 @@ class Registry {
 };
 
 // The command-line options that load a backend of this origin again, with a leading space: ""
-// for a built-in, " --python FILE.py" for a Python file's, " --plugin LIB.so" for a plugin's.
+// for a built-in (and a Python backend defined where no file names it, origin "python"),
+// " --python FILE.py" for a Python file's, " --plugin LIB.so" for a plugin's.
 std::string origin_option(std::string_view origin);
 
 // 1 to 128 letters, digits, '_', '-', '.', not starting with '.' or '-' (built-in and plugin names).
