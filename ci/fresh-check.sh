@@ -28,4 +28,30 @@ echo "fresh-check: ci/test.sh in a fresh clone of $(git -C "$scratch/clone" rev-
 cd "$scratch/clone"
 unset ACCUCHECK_VENV ACCUCHECK_PYTHON
 bash ci/test.sh
+
+# The README's install command for the Python package, in a new venv of Debian's interpreter
+# (numpy and ml-dtypes from PyPI, the build isolated by pip), then its first example's check.
+echo "fresh-check: pip install . into a new venv"
+/usr/bin/python3 -m venv "$scratch/pip-venv"
+"$scratch/pip-venv/bin/python" -m pip install --quiet --disable-pip-version-check .
+(cd "$scratch" && "$scratch/pip-venv/bin/python" - <<'PY'
+import accucheck
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def fresh_loop_f32(addends, buffer):
+    for row in addends:
+        buffer += row
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def fresh_drops_last_f32(addends, buffer):
+    for row in addends[:-1]:
+        buffer += row
+
+good = accucheck.check([fresh_loop_f32], cases=100, seed=1, findings="pip-findings")
+bad = accucheck.check([fresh_drops_last_f32], cases=100, seed=1, findings="pip-findings")
+print(good.table)
+assert good.ok and not bad.ok and bad.findings, (good.table, bad.table)
+print("fresh-check: the installed package passes a correct backend and catches a wrong one")
+PY
+)
 echo "fresh-check: passed"
