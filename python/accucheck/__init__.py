@@ -37,6 +37,14 @@ def _core():
     return _accucheck
 
 
+def _refuse_inside_the_loader(what: str) -> None:
+    # A file given to `accucheck --python` whose top level calls accucheck.check would start a
+    # campaign inside the plugin worker: say how to keep it for `python FILE.py` only.
+    if os.environ.get("ACCUCHECK_IN_LOADER") == "1":
+        raise RuntimeError(f"accucheck.{what}() called while the file is loaded by `accucheck --python`: "
+                           "put it under `if __name__ == \"__main__\":`")
+
+
 def _validate(b) -> None:
     _core().validate_backend(b.name, b.bound, b.origin)
 
@@ -123,6 +131,7 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
     (default 10 s). Findings are minimized and written to `findings` as case files.
     `timeout`: seconds one call of a Python backend may run (its Python code) before it is that
     backend's failure; None for no limit."""
+    _refuse_inside_the_loader("check")
     _sync()
     if minutes is not None:
         seconds = 60.0 * minutes
@@ -159,6 +168,7 @@ def replay(case_file: str, backends=None) -> list:
     """Re-runs a case file on the backend it names (or the selected backends of its format);
     returns one dict per backend: verdict, violated, worst_element, max_ratio, failure, counts,
     and the most severe elements."""
+    _refuse_inside_the_loader("replay")
     _sync()
     return _core().replay(os.fspath(case_file), _names(backends))
 

@@ -187,7 +187,10 @@ std::tuple<std::string, std::string, std::size_t> run_check(const std::vector<st
   for (const auto& o : origins) options.found_by += origin_option(o);
   try {
     Campaign campaign(options);
-    campaign.run();
+    {
+      nb::gil_scoped_release released;  // other Python threads run meanwhile; Python backends take the GIL per call
+      campaign.run();
+    }
     const CampaignResults results = campaign.results();
     return {results_to_json(results), campaign_table(results, findings_dir, true), campaign.violations()};
   } catch (const CampaignError& e) {
@@ -252,7 +255,14 @@ nb::list replay(const std::string& path, const std::vector<std::string>& globs) 
       if (b.storage == f) chosen.push_back(&b);
   }
   nb::list out;
-  for (const Backend* b : chosen) out.append(summary_dict(*b, run_and_summarize(*b, c.workload, 20)));
+  for (const Backend* b : chosen) {
+    OutcomeSummary summary;
+    {
+      nb::gil_scoped_release released;
+      summary = run_and_summarize(*b, c.workload, 20);
+    }
+    out.append(summary_dict(*b, summary));
+  }
   return out;
 }
 

@@ -153,3 +153,13 @@ def test_a_file_that_cannot_load_is_exit_2_naming_it(tmp_path, content, message)
 def test_a_missing_file_is_exit_2():
     r = accucheck("check", "--python", "/nonexistent/backends.py", "--cases", "1")
     assert r.returncode == 2 and "/nonexistent/backends.py: no such file" in r.stderr, r.stderr
+
+
+def test_a_file_that_runs_a_campaign_at_its_top_level_is_told_to_guard_it(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text(USER_FILE + "\nresult = accucheck.check([user_loop_f32], cases=5)\n")
+    r = accucheck("list", "--python", str(path))
+    assert r.returncode == 2 and "if __name__ ==" in r.stderr, r.stderr
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(USER_FILE + "\nif __name__ == '__main__':\n    accucheck.check([user_loop_f32], cases=5)\n")
+    assert accucheck("list", "--python", str(guarded)).returncode == 0
