@@ -125,10 +125,13 @@ class CheckResult:
 def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[float] = None, cases: Optional[int] = None,
           seed: Optional[int] = None, format: Optional[str] = None, families: Sequence[str] = (),
           findings: str = "findings", maximize: bool = False, fail_fast: bool = False, quiet: bool = True,
-          max_steps: int = 0, max_elements: int = 0, timeout: Optional[float] = 60.0) -> CheckResult:
+          max_steps: int = 0, max_elements: int = 0, max_long_steps: int = 0,
+          timeout: Optional[float] = 60.0) -> CheckResult:
     """Runs a campaign over the selected backends (names, globs or decorated functions; default:
     every registered backend) for `cases` cases per format x workload stream, or for `seconds`
     (default 10 s). Findings are minimized and written to `findings` as case files.
+    max_steps, max_elements, max_long_steps: the CLI's --max-steps, --max-elements and
+    --max-long-steps (0: the defaults, 64, 4 and 10000).
     `timeout`: seconds one call of a Python backend may run (its Python code) before it is that
     backend's failure; None for no limit."""
     _refuse_inside_the_loader("check")
@@ -143,7 +146,8 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
     _backends.call_timeout = timeout
     try:
         results_json, table, violations = _core().check(globs, format, list(families), cases, float(seconds), int(seed),
-                                                        findings, maximize, fail_fast, quiet, max_steps, max_elements)
+                                                        findings, maximize, fail_fast, quiet, max_steps, max_elements,
+                                                        max_long_steps)
     finally:
         _backends.call_timeout = None
     results = json.loads(results_json)

@@ -161,7 +161,7 @@ std::tuple<std::string, std::string, std::size_t> run_check(const std::vector<st
                                                             std::optional<std::uint64_t> cases, double seconds,
                                                             std::uint64_t seed, const std::string& findings_dir, bool maximize,
                                                             bool fail_fast, bool quiet, std::size_t max_steps,
-                                                            std::size_t max_elements) {
+                                                            std::size_t max_elements, std::size_t max_long_steps) {
   CampaignOptions options;
   options.backend_globs = globs;
   if (format) options.format = format_from(*format);
@@ -177,6 +177,7 @@ std::tuple<std::string, std::string, std::size_t> run_check(const std::vector<st
   options.quiet = quiet;
   if (max_steps) options.limits.max_steps = max_steps;
   if (max_elements) options.limits.max_elements = max_elements;
+  if (max_long_steps) options.limits.max_long_steps = max_long_steps;
   options.tool = "accucheck.check (Python)";
   options.found_by = "accucheck check --seed " + std::to_string(seed);
   std::vector<std::string> origins;

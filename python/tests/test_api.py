@@ -211,3 +211,21 @@ def test_a_generated_workload_saves_as_a_case_file(tmp_path):
     assert out[0]["elements"]
     for e in out[0]["elements"]:
         assert e["exact"] == float(expected[e["element"]])
+
+
+STEPS_SEEN = []
+
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def api_records_steps(addends, buffer):
+    STEPS_SEEN.append(addends.shape[0])
+    return np.add.reduce(np.concatenate([buffer[None], addends]), axis=0)
+
+
+def test_the_limits_reach_the_generators(tmp_path):
+    # long chains draw T from max_steps (64) to max_long_steps
+    run([api_records_steps], tmp_path, cases=20, families=["long_chain"], max_long_steps=200, format="f64")
+    assert STEPS_SEEN and 64 <= min(STEPS_SEEN) and max(STEPS_SEEN) <= 200
+    STEPS_SEEN.clear()
+    run([api_records_steps], tmp_path, cases=20, families=["long_chain"], format="f64")
+    assert max(STEPS_SEEN) > 200
