@@ -11,6 +11,7 @@
 #include <bit>
 #include <csignal>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -93,10 +94,16 @@ nb::handle adapter(const char* function) {
   throw BackendFailure(text);
 }
 
+// The Python backends registered so far: name -> index in accucheck._backends' table.
+std::map<std::string, int>& python_backends() {
+  static std::map<std::string, int> registered;
+  return registered;
+}
+
 // A new Python backend's bound parses and its name is no built-in's or plugin's (a Python backend
 // of the same name is the same backend defined again: the package compares the rest). Else ValueError.
 void validate_python_backend(const std::string& name, const std::string& bound, const std::string& origin) {
-  if (const Backend* existing = Registry::global().find(name); existing && !existing->summary.starts_with("python#"))
+  if (const Backend* existing = Registry::global().find(name); existing && !python_backends().contains(name))
     throw nb::value_error(("backend '" + name + "' is already registered" +
                            (existing->origin == "builtin" ? " (a built-in backend)" : " (by plugin " + existing->origin + ")"))
                               .c_str());
@@ -109,20 +116,18 @@ void validate_python_backend(const std::string& name, const std::string& bound, 
 void register_python_backend(const std::string& name, const std::string& storage, const std::string& accumulation,
                              const std::string& bound, const std::string& determinism, const std::string& kind, int index,
                              const std::string& origin, const std::string& summary) {
-  Registry& registry = Registry::global();
   validate_python_backend(name, bound, origin);
-  if (const Backend* existing = registry.find(name)) {
-    if (existing->summary.starts_with("python#" + std::to_string(index) + " ")) return;  // registered by an earlier check
-    throw nb::value_error(("backend '" + name + "' is already registered (from " + existing->origin + ")").c_str());
+  if (const auto known = python_backends().find(name); known != python_backends().end()) {
+    if (known->second == index) return;  // registered by an earlier check
+    throw nb::value_error(("backend '" + name + "' is already registered (another Python function)").c_str());
   }
   const Format s = format_from(storage), a = format_from(accumulation);
   const Determinism d = determinism == "deterministic"       ? Determinism::bitwise_deterministic
                         : determinism == "order_independent" ? Determinism::order_independent
                                                              : Determinism::run_to_run_nondeterministic;
-  const std::string text = "python#" + std::to_string(index) + " " + summary;
   Backend b;
   if (kind == "sparse") {
-    b = sparse_backend(name, s, a, bound, d, text, [index](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
+    b = sparse_backend(name, s, a, bound, d, summary, [index](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
       nb::gil_scoped_acquire gil;
       std::vector<std::uint64_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
       const std::string offset_bytes(reinterpret_cast<const char*>(offsets.data()), offsets.size() * 8);
@@ -138,7 +143,7 @@ void register_python_backend(const std::string& name, const std::string& storage
       }
     });
   } else {
-    b = dense_backend(name, s, a, bound, d, text, [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+    b = dense_backend(name, s, a, bound, d, summary, [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
       nb::gil_scoped_acquire gil;
       const std::string addends = storage_bytes(w.addends, w.format), initial = storage_bytes(w.initial, w.format);
       try {
@@ -151,7 +156,8 @@ void register_python_backend(const std::string& name, const std::string& storage
     });
   }
   b.origin = origin.empty() ? "python" : origin;
-  registry.add(std::move(b));
+  Registry::global().add(std::move(b));
+  python_backends().emplace(name, index);
 }
 
 // A campaign over the selected backends; returns (results JSON, verdict table, violations).
