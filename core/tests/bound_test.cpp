@@ -191,7 +191,17 @@ TEST(TreeHeight, MatchesInstrumentedModels) {
     if (n >= 16) deepest = std::max(deepest, model_torch_inner(leaves.data(), n, 16).depth);
     EXPECT_EQ(tree_height({TreeShape::Kind::torch_sum, 0}, n), static_cast<std::uint64_t>(deepest)) << "torch_sum n=" << n;
   }
-  // The helper's probes of torch 1.13 (docs/frameworks.md): multi 16 and row 7 at n = 17; 18/18
+  // torch.sum of one output on two threads (TensorIteratorReduce.cpp two_pass_reduction, n >=
+  // GRAIN_SIZE = 32768): each thread reduces its chunk of ceil(n/2) (inner or row tree: one
+  // output has no groups of 4 columns), then 0 + p0 + p1. The shape covers that tree too.
+  for (std::size_t n = 32769; n <= (std::size_t{1} << 20); n += n == 32769 ? 613 : 20011) {
+    const std::size_t half = (n + 1) / 2;
+    const std::vector<Depth> leaves(half, Depth{0, false});
+    const int two_pass = std::max({model_torch_inner(leaves.data(), half, 8).depth, model_torch_inner(leaves.data(), half, 16).depth,
+                                   model_torch_row(leaves.data(), half).depth}) + 1;
+    EXPECT_LE(static_cast<std::uint64_t>(two_pass), tree_height({TreeShape::Kind::torch_sum, 0}, n)) << "two-pass n=" << n;
+  }
+  // Probes of torch 1.13 (docs/frameworks.md): multi 16 and row 7 at n = 17; 18/18
   // at 64; 21/19 at 100; 33/33 at 1000.
   {
     const std::vector<Depth> leaves(1000, Depth{0, false});
