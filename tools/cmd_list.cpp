@@ -44,7 +44,7 @@ int list_command(CommandLine& cl) {
     std::printf("%-*s %-6s %-7s %-5s %-*s %s%s%s\n", width.name, b.name.c_str(), std::string(name(b.device)).c_str(),
                 std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(), width.bound,
                 b.bound_text().c_str(), std::string(name(b.determinism)).c_str(),
-                b.origin == "builtin" ? "" : (std::string(b.origin.ends_with(".py") ? "  [python " : "  [plugin ") + b.origin + "]").c_str(), b.accepts_strides ? " [strides]" : "");
+                b.origin == "builtin" ? "" : ("  [" + std::string(origin_kind(b.origin)) + " " + b.origin + "]").c_str(), b.accepts_strides ? " [strides]" : "");
   }
   std::printf("%zu backends\n", backends.size());
   return kExitOk;

@@ -352,7 +352,7 @@ std::string render_report(const ReportData& data) {
          (b.determinism_checks ? " (checked " + std::to_string(b.determinism_checks) + "x)" : "") + "</td><td class=\"num\">" +
          std::to_string(b.cases) + "</td><td>" + escape(violation_text(b)) + "</td><td class=\"num\">" + fmt("%.4g", b.max_ratio) +
          "</td><td class=\"num\">" + ulps_text(b.max_ulps) + "</td><td>" +
-         escape(b.origin.empty() || b.origin == "builtin" ? "built-in" : "plugin " + b.origin) + "</td></tr>\n";
+         escape(origin_kind(b.origin) == "built-in" ? std::string("built-in") : std::string(origin_kind(b.origin)) + " " + b.origin) + "</td></tr>\n";
   }
   h += "</table>\n";
   // --maximize: how fast the climb reached the bound, and the worst cases.

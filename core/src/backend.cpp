@@ -128,10 +128,15 @@ Backend exempt_from(Backend backend, Property property, std::string reason) {
   return backend;
 }
 
+std::string_view origin_kind(std::string_view origin) {
+  if (origin.empty() || origin == "builtin") return "built-in";
+  if (origin == "python" || origin.ends_with(".py")) return "python";
+  return "plugin";
+}
+
 std::string origin_option(std::string_view origin) {
-  if (origin.empty() || origin == "builtin" || origin == "python") return "";  // "python": no file to load
-  const bool python = origin.size() > 3 && origin.substr(origin.size() - 3) == ".py";
-  return (python ? " --python " : " --plugin ") + std::string(origin);
+  if (origin_kind(origin) == "built-in" || origin == "python") return "";  // "python": no file to load
+  return std::string(origin_kind(origin) == "python" ? " --python " : " --plugin ") + std::string(origin);
 }
 
 bool valid_backend_name(std::string_view name) {

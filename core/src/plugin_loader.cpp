@@ -147,7 +147,8 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
   backend.bound = std::move(bound);
   backend.determinism = to_determinism(b.determinism);
   backend.origin = origin;
-  backend.summary = "plugin backend from " + std::filesystem::path(origin).filename().string();
+  backend.summary = std::string(origin_kind(origin) == "python" ? "Python" : "plugin") + " backend from " +
+                    std::filesystem::path(origin).filename().string();
   const std::string name = backend.name;
   const Format storage = backend.storage;
   auto output = std::make_shared<std::string>();

@@ -62,9 +62,8 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
     if (b.determinism == name(Determinism::run_to_run_nondeterministic)) determinism = "not promised";
     else determinism = "checked " + std::to_string(b.determinism_checks) + "x";
     if (b.origin == "python") determinism += "  [python]";  // defined where no file names it (python -c, a notebook)
-    else if (b.origin != "builtin")
-      determinism += std::string(b.origin.ends_with(".py") ? "  [python " : "  [plugin ") +
-                     std::filesystem::path(b.origin).filename().string() + "]";
+    else if (origin_kind(b.origin) != "built-in")
+      determinism += "  [" + std::string(origin_kind(b.origin)) + " " + std::filesystem::path(b.origin).filename().string() + "]";
     char climb[48] = "";
     if (climbed)
       std::snprintf(climb, sizeof climb, "%8s  %9s  ", seconds(b.seconds_to_ratio_0_9).c_str(), seconds(b.seconds_to_ratio_0_99).c_str());

@@ -126,6 +126,10 @@ class Registry {
   std::vector<Backend> backends_;
 };
 
+// What a backend's origin is, for tables and reports: "built-in", "python" (a Python file's
+// backend, or one defined where no file names it: origin "python") or "plugin".
+std::string_view origin_kind(std::string_view origin);
+
 // The command-line options that load a backend of this origin again, with a leading space: ""
 // for a built-in (and a Python backend defined where no file names it, origin "python"),
 // " --python FILE.py" for a Python file's, " --plugin LIB.so" for a plugin's.
