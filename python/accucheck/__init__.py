@@ -126,14 +126,17 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
           seed: Optional[int] = None, format: Optional[str] = None, families: Sequence[str] = (),
           findings: str = "findings", maximize: bool = False, fail_fast: bool = False, quiet: bool = True,
           max_steps: int = 0, max_elements: int = 0, max_long_steps: int = 0,
-          timeout: Optional[float] = 60.0) -> CheckResult:
+          timeout: Optional[float] = 60.0, isolate: bool = False) -> CheckResult:
     """Runs a campaign over the selected backends (names, globs or decorated functions; default:
     every registered backend) for `cases` cases per format x workload stream, or for `seconds`
     (default 10 s). Findings are minimized and written to `findings` as case files.
     max_steps, max_elements, max_long_steps: the CLI's --max-steps, --max-elements and
     --max-long-steps (0: the defaults, 64, 4 and 10000).
     `timeout`: seconds one call of a Python backend may run (its Python code) before it is that
-    backend's failure; None for no limit."""
+    backend's failure; None for no limit.
+    `isolate`: run the campaign in the CLI (`accucheck check --python FILE.py` for each selected
+    backend's file), whose plugin worker also contains a backend that crashes the interpreter or
+    hangs in C code; needs the CLI (ACCUCHECK_CLI, or the build tree's) and backends defined in files."""
     _refuse_inside_the_loader("check")
     _sync()
     if minutes is not None:
@@ -143,6 +146,10 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
     if seed is None:
         seed = random.getrandbits(64)
     globs = _names(backends)
+    if isolate:
+        table, results = _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, maximize, fail_fast,
+                                           max_steps, max_elements, max_long_steps, timeout)
+        return _check_result(table, results, int(seed))
     _backends.call_timeout = timeout
     try:
         results_json, table, violations = _core().check(globs, format, list(families), cases, float(seconds), int(seed),
@@ -150,7 +157,65 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
                                                         max_long_steps)
     finally:
         _backends.call_timeout = None
-    results = json.loads(results_json)
+    return _check_result(table, json.loads(results_json), int(seed))
+
+
+def _cli_binary() -> str:
+    path = os.environ.get("ACCUCHECK_CLI") or _core().cli_binary()
+    if not path or not os.path.exists(path):
+        raise RuntimeError("isolate=True runs the accucheck CLI, and none was found: set ACCUCHECK_CLI to build/accucheck "
+                           "(a pip-installed package has no CLI)")
+    return path
+
+
+def _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, maximize, fail_fast, max_steps,
+                      max_elements, max_long_steps, timeout):
+    """The same campaign through `accucheck check --python FILE.py`: the plugin worker runs the
+    Python backends, so a crash or a hang in C code is that backend's failure here too."""
+    import fnmatch
+    import subprocess
+    import tempfile
+
+    selected = set()
+    for glob in globs or ["*"]:
+        selected.update(b.name for b in registered() if fnmatch.fnmatchcase(b.name, glob))
+    selected = [b for b in registered() if b.name in selected]
+    files = sorted({b.origin for b in selected})
+    if "" in files:
+        names = ", ".join(sorted(b.name for b in selected if not b.origin))
+        raise ValueError(f"isolate=True loads each backend's file in the CLI, and {names} has none (defined in "
+                         "python -c or a notebook)")
+    os.makedirs(os.path.dirname(os.path.abspath(findings)), exist_ok=True)  # as the engine does in-process
+    args = [_cli_binary(), "check", "--seed", str(seed), "--findings", findings, "--quiet"]
+    for f in files:
+        args += ["--python", f]
+    for g in globs:
+        args += ["--backend", g]
+    args += ["--cases", str(cases)] if cases is not None else ["--minutes", repr(seconds / 60.0)]
+    if format:
+        args += ["--format", format]
+    for f in families:
+        args += ["--family", f]
+    for option, value in (("--max-steps", max_steps), ("--max-elements", max_elements), ("--max-long-steps", max_long_steps)):
+        if value:
+            args += [option, str(value)]
+    if maximize:
+        args.append("--maximize")
+    if fail_fast:
+        args.append("--fail-fast")
+    env = dict(os.environ)
+    if timeout is not None:
+        env["ACCUCHECK_PLUGIN_TIMEOUT"] = repr(float(timeout))
+    with tempfile.TemporaryDirectory() as scratch:
+        results_path = os.path.join(scratch, "results.json")
+        run = subprocess.run(args + ["--json", results_path], capture_output=True, text=True, env=env)
+        if run.returncode not in (0, 1) or not os.path.exists(results_path):
+            raise ValueError(f"accucheck check failed (exit {run.returncode}): {run.stderr.strip()}")
+        with open(results_path) as f:
+            return run.stdout, json.load(f)
+
+
+def _check_result(table: str, results: dict, seed: int) -> CheckResult:
     rows, found = [], []
     for b in results.get("backends", []):
         row = BackendRow(b.get("name", ""), b.get("storage", ""), b.get("bound", ""), b.get("cases", 0),
@@ -159,7 +224,8 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
         rows.append(row)
         for f in row.findings:
             found.append(Finding(row.name, f, "accucheck replay " + f + _origin_option(row.origin)))
-    return CheckResult(table, violations, rows, found, results, int(seed))
+    violations = results.get("violations", sum(sum(b.violations.values()) for b in rows))
+    return CheckResult(table, int(violations), rows, found, results, seed)
 
 
 def _origin_option(origin: str) -> str:

@@ -381,6 +381,13 @@ NB_MODULE(_accucheck, m) {
   m.doc() = "accucheck's core: the campaign engine, case files, exact oracle and families (see the accucheck package)";
   m.def("register_backend", &register_python_backend);
   m.def("validate_backend", &validate_python_backend);
+  m.def("cli_binary", [] {  // the CLI built beside this extension ("" when it was not: pip install)
+#ifdef ACCUCHECK_CLI_BINARY
+    return std::string(ACCUCHECK_CLI_BINARY);
+#else
+    return std::string();
+#endif
+  });
   m.def("check", &run_check);
   m.def("replay", &replay);
   m.def("exact", &exact);

@@ -229,3 +229,26 @@ def test_the_limits_reach_the_generators(tmp_path):
     STEPS_SEEN.clear()
     run([api_records_steps], tmp_path, cases=20, families=["long_chain"], format="f64")
     assert max(STEPS_SEEN) > 200
+
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def api_crashes(addends, buffer):
+    import ctypes
+    ctypes.string_at(0)  # a segmentation fault inside C code: no exception to catch in-process
+
+
+def test_isolate_runs_the_same_campaign_in_the_cli(tmp_path):
+    inside = run([api_drops_last_f32, api_loop_f32], tmp_path / "in", cases=80)
+    isolated = run([api_drops_last_f32, api_loop_f32], tmp_path / "cli", cases=80, isolate=True)
+    assert [(b.name, b.cases, b.violations) for b in inside.backends] == \
+        [(b.name, b.cases, b.violations) for b in isolated.backends]
+    assert [os.path.basename(f.case_file) for f in inside.findings] == \
+        [os.path.basename(f.case_file) for f in isolated.findings]
+    assert inside.violations == isolated.violations > 0
+    assert "api_drops_last_f32" in isolated.table
+
+
+def test_isolate_contains_a_crash_in_c_code(tmp_path):
+    r = run([api_crashes], tmp_path, cases=2, isolate=True)
+    assert "backend-failed" in r.backends[0].violations
+    assert any("SIGSEGV" in f for f in r.backends[0].failures), r.backends[0].failures
