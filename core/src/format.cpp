@@ -150,6 +150,44 @@ double decode(std::uint64_t bits, Format f) {
   return negative ? -magnitude : magnitude;
 }
 
+std::size_t storage_size(Format f) {
+  switch (f) {
+    case Format::f64: return 8;
+    case Format::f32: return 4;
+    case Format::f16:
+    case Format::bf16: return 2;
+  }
+  return 8;
+}
+
+void store_value(double value, Format f, unsigned char* out) {
+  if (f == Format::f64) {
+    std::memcpy(out, &value, 8);
+  } else if (f == Format::f32) {
+    const float v = static_cast<float>(value);  // exact: the value is an f32 value
+    std::memcpy(out, &v, 4);
+  } else {
+    const auto bits = static_cast<std::uint16_t>(encode(value, f));
+    std::memcpy(out, &bits, 2);
+  }
+}
+
+double load_value(const unsigned char* in, Format f) {
+  if (f == Format::f64) {
+    double x;
+    std::memcpy(&x, in, 8);
+    return x;
+  }
+  if (f == Format::f32) {
+    float x;
+    std::memcpy(&x, in, 4);
+    return static_cast<double>(x);
+  }
+  std::uint16_t bits;
+  std::memcpy(&bits, in, 2);
+  return decode(bits, f);
+}
+
 double ulp(double value, Format f) {
   const auto& t = traits(f);
   if (value == 0.0 || std::isnan(value) || std::isinf(value)) return smallest_subnormal(f);

@@ -37,45 +37,7 @@ std::vector<std::string>& warning_list() {
   return list;
 }
 
-// ---- values in the storage format -----------------------------------------------------------
-
-std::size_t item_size(Format f) {
-  switch (f) {
-    case Format::f64: return 8;
-    case Format::f32: return 4;
-    case Format::f16:
-    case Format::bf16: return 2;
-  }
-  return 8;
-}
-
-void encode_value_at(double x, Format f, unsigned char* out) {
-  if (f == Format::f64) {
-    std::memcpy(out, &x, 8);
-  } else if (f == Format::f32) {
-    const float v = static_cast<float>(x);  // exact: the value is an f32 value
-    std::memcpy(out, &v, 4);
-  } else {
-    const auto bits = static_cast<std::uint16_t>(encode(x, f));
-    std::memcpy(out, &bits, 2);
-  }
-}
-
-double decode_value_at(const unsigned char* in, Format f) {
-  if (f == Format::f64) {
-    double x;
-    std::memcpy(&x, in, 8);
-    return x;
-  }
-  if (f == Format::f32) {
-    float x;
-    std::memcpy(&x, in, 4);
-    return static_cast<double>(x);
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, in, 2);
-  return decode(bits, f);
-}
+// ---- values in the storage format (format.h: storage_size, store_value, load_value) -----------
 
 // Values between the strided places. Inputs: all-ones bytes, a NaN in every format, so that a
 // backend reading them (one that ignores its strides) gives NaN. The result buffer: a pattern
@@ -90,25 +52,25 @@ constexpr unsigned char kBufferGapByte = 0x01;
 void encode_strided(const double* values, std::size_t rows, std::size_t per_row, std::size_t row_stride,
                     std::size_t value_stride, std::size_t span_values, Format f, unsigned char gap_byte,
                     unsigned char* out) {
-  const std::size_t size = item_size(f);
+  const std::size_t size = storage_size(f);
   const bool dense = per_row == 0 || rows == 0 || (value_stride == 1 && (rows == 1 || row_stride == per_row));
   if (!dense) std::memset(out, gap_byte, span_values * size);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < per_row; ++c) encode_value_at(values[r * per_row + c], f, out + (r * row_stride + c * value_stride) * size);
+    for (std::size_t c = 0; c < per_row; ++c) store_value(values[r * per_row + c], f, out + (r * row_stride + c * value_stride) * size);
 }
 
 void decode_strided(const unsigned char* in, std::size_t rows, std::size_t per_row, std::size_t row_stride,
                     std::size_t value_stride, Format f, std::span<double> out) {
-  const std::size_t size = item_size(f);
+  const std::size_t size = storage_size(f);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < per_row; ++c) out[r * per_row + c] = decode_value_at(in + (r * row_stride + c * value_stride) * size, f);
+    for (std::size_t c = 0; c < per_row; ++c) out[r * per_row + c] = load_value(in + (r * row_stride + c * value_stride) * size, f);
 }
 
 // Where a strided buffer's gaps were written over ("" if nowhere): a backend that ignores its
 // strides writes its results there.
 std::string buffer_gap_damage(const std::vector<unsigned char>& buffer, std::size_t rows, std::size_t per_row,
                               std::size_t row_stride, std::size_t value_stride, Format f) {
-  const std::size_t size = item_size(f);
+  const std::size_t size = storage_size(f);
   std::vector<bool> used(buffer.size() / size, false);
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < per_row; ++c) used[r * row_stride + c * value_stride] = true;
@@ -160,7 +122,7 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
       output->clear();
       require_storage(name, storage, w.format);
       const auto strides = dense_strides(strided ? w.layout : DenseLayout{}, w.elements, w.steps);
-      const auto layout = plugin_worker::dense_layout(w.elements, w.steps, item_size(storage), strides);
+      const auto layout = plugin_worker::dense_layout(w.elements, w.steps, storage_size(storage), strides);
       const std::string what = name + ": accumulate_dense";
       auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
         encode_strided(w.initial.data(), 1, w.elements, 0, strides.buffer, strides.buffer_span, storage, kBufferGapByte,
@@ -181,7 +143,7 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
       require_storage(name, storage, w.format);
       const std::size_t pairs = w.row_index.size();
       const auto strides = sparse_strides(strided ? w.layout : SparseLayout{}, w.rows, w.dim, pairs);
-      const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, item_size(storage), strides);
+      const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, storage_size(storage), strides);
       const std::string what = name + ": accumulate_sparse";
       auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
         encode_strided(w.initial.data(), w.rows, w.dim, strides.table_row, 1, strides.table_span, storage, kBufferGapByte,

@@ -38,39 +38,19 @@ Format format_from(const std::string& text) {
   return *f;
 }
 
-// Values of a format as the raw bytes of its storage (double, float, or uint16 bit patterns).
+// Values of a format as the raw bytes of its storage (format.h's store_value), and back.
 std::string storage_bytes(const std::vector<double>& values, Format f) {
-  const std::size_t size = f == Format::f64 ? 8 : f == Format::f32 ? 4 : 2;
+  const std::size_t size = storage_size(f);
   std::string out(values.size() * size, '\0');
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (f == Format::f64) std::memcpy(&out[i * 8], &values[i], 8);
-    else if (f == Format::f32) {
-      const float x = static_cast<float>(values[i]);  // exact: the value is an f32
-      std::memcpy(&out[i * 4], &x, 4);
-    } else {
-      const auto bits = static_cast<std::uint16_t>(encode(values[i], f));
-      std::memcpy(&out[i * 2], &bits, 2);
-    }
-  }
+  for (std::size_t i = 0; i < values.size(); ++i) store_value(values[i], f, reinterpret_cast<unsigned char*>(&out[i * size]));
   return out;
 }
 
 void decode_storage(const nb::bytes& bytes, Format f, std::span<double> result) {
-  const std::size_t size = f == Format::f64 ? 8 : f == Format::f32 ? 4 : 2;
+  const std::size_t size = storage_size(f);
   if (bytes.size() != result.size() * size) throw BackendFailure("the Python adapter returned a result of the wrong size");
-  const char* data = bytes.c_str();
-  for (std::size_t i = 0; i < result.size(); ++i) {
-    if (f == Format::f64) std::memcpy(&result[i], data + i * 8, 8);
-    else if (f == Format::f32) {
-      float x;
-      std::memcpy(&x, data + i * 4, 4);
-      result[i] = x;
-    } else {
-      std::uint16_t bits;
-      std::memcpy(&bits, data + i * 2, 2);
-      result[i] = decode(bits, f);
-    }
-  }
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.c_str());
+  for (std::size_t i = 0; i < result.size(); ++i) result[i] = load_value(data + i * size, f);
 }
 
 // accucheck._backends' adapter functions, looked up once (kept for the life of the process).

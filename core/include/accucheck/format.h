@@ -61,6 +61,12 @@ double round_to_format_reference(double value, Format f);
 std::uint64_t encode(double value, Format f);
 double decode(std::uint64_t bits, Format f);
 
+// A value in its storage bytes, host byte order: a double, a float, or the uint16 bit pattern
+// (what plugins and Python backends are handed). store_value requires a representable value.
+std::size_t storage_size(Format f);  // 8, 4 or 2 bytes
+void store_value(double value, Format f, unsigned char* out);
+double load_value(const unsigned char* in, Format f);
+
 // Spacing of f at value: 2^(max(exponent(value), emin) - p + 1); for 0 the smallest subnormal.
 double ulp(double value, Format f);
 // Neighbours in f (next_up(largest_finite) is +inf, next_up(-0) is the smallest subnormal).
