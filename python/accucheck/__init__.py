@@ -223,15 +223,9 @@ def _check_result(table: str, results: dict, seed: int) -> CheckResult:
                          b.get("origin", ""), b.get("findings", []), b.get("failures", []))
         rows.append(row)
         for f in row.findings:
-            found.append(Finding(row.name, f, "accucheck replay " + f + _origin_option(row.origin)))
+            found.append(Finding(row.name, f, "accucheck replay " + f + _core().origin_option(row.origin)))
     violations = results.get("violations", sum(sum(b.violations.values()) for b in rows))
     return CheckResult(table, int(violations), rows, found, results, seed)
-
-
-def _origin_option(origin: str) -> str:
-    if not origin or origin in ("builtin", "python"):
-        return ""
-    return (" --python " if origin.endswith(".py") else " --plugin ") + origin
 
 
 def replay(case_file: str, backends=None) -> list:

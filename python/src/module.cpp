@@ -53,11 +53,12 @@ void decode_storage(const nb::bytes& bytes, Format f, std::span<double> result) 
   for (std::size_t i = 0; i < result.size(); ++i) result[i] = load_value(data + i * size, f);
 }
 
-// accucheck._backends' adapter functions, looked up once (kept for the life of the process).
-nb::handle adapter(const char* function) {
+// An attribute of accucheck._backends (the module is imported once and kept for the life of
+// the process, so that no reference is dropped after the interpreter has finalized).
+nb::object adapter(const char* name) {
   static PyObject* module = nullptr;
   if (!module) module = nb::module_::import_("accucheck._backends").release().ptr();
-  return nb::borrow(nb::handle(module).attr(function)).release();  // a new reference, never released
+  return nb::handle(module).attr(name);
 }
 
 // A Python exception during a backend call: that backend's failure. BackendFailure carries the
@@ -72,6 +73,27 @@ nb::handle adapter(const char* function) {
   std::string text = nb::str(e.value()).c_str();
   if (!e.matches(adapter("BackendFailure"))) text = std::string(nb::str(e.type().attr("__name__")).c_str()) + ": " + text;
   throw BackendFailure(text);
+}
+
+// An adapter argument as Python sees it: raw bytes for a string, the number itself otherwise
+// (made with the GIL held).
+nb::bytes python_argument(const std::string& s) { return nb::bytes(s.data(), s.size()); }
+template <class T>
+const T& python_argument(const T& value) {
+  return value;
+}
+
+// Calls an adapter function of accucheck._backends with the GIL held (the campaign runs
+// without it) and decodes the bytes it returns into `result`; a Python exception is the
+// backend's failure.
+template <class... Args>
+void call_adapter(const char* function, Format f, std::span<double> result, const Args&... args) {
+  nb::gil_scoped_acquire gil;
+  try {
+    decode_storage(nb::cast<nb::bytes>(adapter(function)(python_argument(args)...)), f, result);
+  } catch (nb::python_error& e) {
+    backend_failed(e);
+  }
 }
 
 // The Python backends registered so far: name -> index in accucheck._backends' table.
@@ -108,31 +130,16 @@ void register_python_backend(const std::string& name, const std::string& storage
   Backend b;
   if (kind == "sparse") {
     b = sparse_backend(name, s, a, bound, d, summary, [index](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
-      nb::gil_scoped_acquire gil;
-      std::vector<std::uint64_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
+      const std::vector<std::uint64_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
       const std::string offset_bytes(reinterpret_cast<const char*>(offsets.data()), offsets.size() * 8);
       const std::string row_bytes(reinterpret_cast<const char*>(w.row_index.data()), w.row_index.size() * 4);
-      const std::string values = storage_bytes(w.values, w.format), initial = storage_bytes(w.initial, w.format);
-      try {
-        nb::object r = adapter("_call_sparse")(index, w.rows, w.dim, w.steps, nb::bytes(offset_bytes.data(), offset_bytes.size()),
-                                               nb::bytes(row_bytes.data(), row_bytes.size()), nb::bytes(values.data(), values.size()),
-                                               nb::bytes(initial.data(), initial.size()));
-        decode_storage(nb::cast<nb::bytes>(r), w.format, result);
-      } catch (nb::python_error& e) {
-        backend_failed(e);
-      }
+      call_adapter("_call_sparse", w.format, result, index, w.rows, w.dim, w.steps, offset_bytes, row_bytes,
+                   storage_bytes(w.values, w.format), storage_bytes(w.initial, w.format));
     });
   } else {
     b = dense_backend(name, s, a, bound, d, summary, [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-      nb::gil_scoped_acquire gil;
-      const std::string addends = storage_bytes(w.addends, w.format), initial = storage_bytes(w.initial, w.format);
-      try {
-        nb::object r = adapter("_call_dense")(index, w.steps, w.elements, nb::bytes(addends.data(), addends.size()),
-                                              nb::bytes(initial.data(), initial.size()));
-        decode_storage(nb::cast<nb::bytes>(r), w.format, result);
-      } catch (nb::python_error& e) {
-        backend_failed(e);
-      }
+      call_adapter("_call_dense", w.format, result, index, w.steps, w.elements, storage_bytes(w.addends, w.format),
+                   storage_bytes(w.initial, w.format));
     });
   }
   b.origin = origin.empty() ? "python" : origin;
@@ -361,6 +368,7 @@ NB_MODULE(_accucheck, m) {
   m.doc() = "accucheck's core: the campaign engine, case files, exact oracle and families (see the accucheck package)";
   m.def("register_backend", &register_python_backend);
   m.def("validate_backend", &validate_python_backend);
+  m.def("origin_option", [](const std::string& origin) { return origin_option(origin); });
   m.def("cli_binary", [] {  // the CLI built beside this extension ("" when it was not: pip install)
 #ifdef ACCUCHECK_CLI_BINARY
     return std::string(ACCUCHECK_CLI_BINARY);
