@@ -92,26 +92,32 @@ bool start_python() {
   return true;
 }
 
-// Dense and sparse calls: the problem's raw values as bytes to accucheck._backends, its answer back.
-int call_dense(int index, const accucheck_dense_problem* p, std::size_t value_bytes) {
-  const PyGILState_STATE gil = PyGILState_Ensure();
+// What an adapter call returned (a new reference, or NULL with a Python error set), copied into
+// the problem's result buffer: 0, or 1 after printing why (the worker shows it in the failure).
+// Releases the result and the GIL taken for the call.
+int take_result(PyObject* result, const char* function, void* out, Py_ssize_t bytes, PyGILState_STATE gil) {
   int rc = 0;
-  const Py_ssize_t addend_bytes = static_cast<Py_ssize_t>(p->steps * p->elements * value_bytes);
-  const Py_ssize_t buffer_bytes = static_cast<Py_ssize_t>(p->elements * value_bytes);
-  PyObject* result = PyObject_CallMethod(backends_module, "_call_dense", "inny#y#", index, static_cast<Py_ssize_t>(p->steps),
-                                         static_cast<Py_ssize_t>(p->elements), static_cast<const char*>(p->addends),
-                                         addend_bytes, static_cast<const char*>(p->buffer), buffer_bytes);
   if (!result) rc = python_failed("the backend failed");
-  else if (!PyBytes_Check(result) || PyBytes_Size(result) != buffer_bytes) rc = python_failed("_call_dense returned no result");
-  else std::memcpy(p->buffer, PyBytes_AsString(result), static_cast<std::size_t>(buffer_bytes));
+  else if (!PyBytes_Check(result) || PyBytes_Size(result) != bytes) rc = python_failed(function);
+  else std::memcpy(out, PyBytes_AsString(result), static_cast<std::size_t>(bytes));
   Py_XDECREF(result);
   PyGILState_Release(gil);
   return rc;
 }
 
+// Dense and sparse calls: the problem's raw values as bytes to accucheck._backends, its answer back.
+int call_dense(int index, const accucheck_dense_problem* p, std::size_t value_bytes) {
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  const Py_ssize_t addend_bytes = static_cast<Py_ssize_t>(p->steps * p->elements * value_bytes);
+  const Py_ssize_t buffer_bytes = static_cast<Py_ssize_t>(p->elements * value_bytes);
+  PyObject* result = PyObject_CallMethod(backends_module, "_call_dense", "inny#y#", index, static_cast<Py_ssize_t>(p->steps),
+                                         static_cast<Py_ssize_t>(p->elements), static_cast<const char*>(p->addends),
+                                         addend_bytes, static_cast<const char*>(p->buffer), buffer_bytes);
+  return take_result(result, "_call_dense returned no result", p->buffer, buffer_bytes, gil);
+}
+
 int call_sparse(int index, const accucheck_sparse_problem* p, std::size_t value_bytes) {
   const PyGILState_STATE gil = PyGILState_Ensure();
-  int rc = 0;
   const std::size_t pairs = p->step_offsets[p->steps];
   const Py_ssize_t table_bytes = static_cast<Py_ssize_t>(p->rows * p->dim * value_bytes);
   PyObject* result = PyObject_CallMethod(
@@ -120,12 +126,7 @@ int call_sparse(int index, const accucheck_sparse_problem* p, std::size_t value_
       static_cast<Py_ssize_t>((p->steps + 1) * sizeof(std::size_t)), reinterpret_cast<const char*>(p->row_index),
       static_cast<Py_ssize_t>(pairs * sizeof(std::uint32_t)), static_cast<const char*>(p->row_values),
       static_cast<Py_ssize_t>(pairs * p->dim * value_bytes), static_cast<const char*>(p->table), table_bytes);
-  if (!result) rc = python_failed("the backend failed");
-  else if (!PyBytes_Check(result) || PyBytes_Size(result) != table_bytes) rc = python_failed("_call_sparse returned no result");
-  else std::memcpy(p->table, PyBytes_AsString(result), static_cast<std::size_t>(table_bytes));
-  Py_XDECREF(result);
-  PyGILState_Release(gil);
-  return rc;
+  return take_result(result, "_call_sparse returned no result", p->table, table_bytes, gil);
 }
 
 std::size_t value_bytes(accucheck_format f) { return f == ACCUCHECK_F64 ? 8 : f == ACCUCHECK_F32 ? 4 : 2; }
