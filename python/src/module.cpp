@@ -173,11 +173,15 @@ std::tuple<std::string, std::string, std::size_t> run_check(const std::vector<st
   if (max_long_steps) options.limits.max_long_steps = max_long_steps;
   options.tool = "accucheck.check (Python)";
   options.found_by = "accucheck check --seed " + std::to_string(seed);
+  // The options that load the selected backends again (every backend when no glob is given).
   std::vector<std::string> origins;
+  auto add_origin = [&origins](const Backend& b) {
+    if (std::find(origins.begin(), origins.end(), b.origin) == origins.end()) origins.push_back(b.origin);
+  };
+  if (globs.empty())
+    for (const auto& b : Registry::global().all()) add_origin(b);
   for (const auto& glob : globs)
-    for (const Backend* b : Registry::global().match(glob))
-      if (b->origin != "builtin" && std::find(origins.begin(), origins.end(), b->origin) == origins.end())
-        origins.push_back(b->origin);
+    for (const Backend* b : Registry::global().match(glob)) add_origin(*b);
   for (const auto& o : origins) options.found_by += origin_option(o);
   try {
     Campaign campaign(options);

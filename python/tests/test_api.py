@@ -3,6 +3,8 @@
 Expected values come from outside the code under test: Python's fractions for exact sums, a
 planted bug (a dropped addend, a 16-bit accumulator) for violations."""
 import json
+import subprocess
+import sys
 import os
 import time
 from fractions import Fraction
@@ -252,3 +254,23 @@ def test_isolate_contains_a_crash_in_c_code(tmp_path):
     r = run([api_crashes], tmp_path, cases=2, isolate=True)
     assert "backend-failed" in r.backends[0].violations
     assert any("SIGSEGV" in f for f in r.backends[0].failures), r.backends[0].failures
+
+
+def test_a_case_file_says_how_to_load_the_python_backend_again(tmp_path):
+    # found_by names the backend's file with --python, whether globs select it or none are given
+    # (every backend: in a fresh interpreter, so that only the built-ins and this one are registered)
+    module = tmp_path / "one_backend.py"
+    module.write_text("import accucheck\n"
+                      "@accucheck.backend(storage='f32', bound='recursive(f32)')\n"
+                      "def found_by_drops_last(addends, buffer):\n"
+                      "    for row in addends[:-1]:\n"
+                      "        buffer += row\n")
+    for selection in ("['found_by_drops_last']", "None"):
+        findings = tmp_path / ("some" if selection != "None" else "all")
+        code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import one_backend, accucheck, json\n"
+                f"r = accucheck.check({selection}, cases=40, seed=1, format='f32', findings={str(findings)!r})\n"
+                "mine = [f for f in r.findings if f.backend == 'found_by_drops_last']\n"
+                "print(json.load(open(mine[0].case_file))['found_by'])\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "--python " + str(module) in out.stdout, (selection, out.stdout)
