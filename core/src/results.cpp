@@ -56,7 +56,7 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
     return s ? std::string(text) : std::string("-");
   };
   appendf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s%s\n", name_width, "backend", "format", bound_width, "stated bound",
-               "cases", "violations", "max err/bound", "max ulps", climbed ? "to 0.9 s  to 0.99 s  " : "", "determinism");
+          "cases", "violations", "max err/bound", "max ulps", climbed ? "to 0.9 s  to 0.99 s  " : "", "determinism");
   for (const auto& b : results.backends) {
     std::string determinism;
     if (b.determinism == name(Determinism::run_to_run_nondeterministic)) determinism = "not promised";
@@ -68,8 +68,8 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
     if (climbed)
       std::snprintf(climb, sizeof climb, "%8s  %9s  ", seconds(b.seconds_to_ratio_0_9).c_str(), seconds(b.seconds_to_ratio_0_99).c_str());
     appendf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s%s\n", name_width, b.name.c_str(),
-                 std::string(name(b.storage)).c_str(), bound_width, b.bound.c_str(), static_cast<unsigned long long>(b.cases),
-                 b.violation_text().c_str(), b.max_ratio, ulps_text(b.max_ulps).c_str(), climb, determinism.c_str());
+            std::string(name(b.storage)).c_str(), bound_width, b.bound.c_str(), static_cast<unsigned long long>(b.cases),
+            b.violation_text().c_str(), b.max_ratio, ulps_text(b.max_ulps).c_str(), climb, determinism.c_str());
   }
   for (const auto& b : results.backends)
     for (const auto& f : b.failures) appendf(out, "backend failed: %s\n", f.c_str());
@@ -80,14 +80,13 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
       violations ? std::to_string(violations) + " violations (findings in " + findings_dir + "/)" : "no violations";
   if (generated)
     appendf(out, "\n%zu backends, %llu cases per format x workload stream, %.1f s, seed %llu: %s\n", results.backends.size(),
-                 static_cast<unsigned long long>(results.cases_per_stream), results.seconds,
-                 static_cast<unsigned long long>(results.seed), verdict.c_str());
+            static_cast<unsigned long long>(results.cases_per_stream), results.seconds,
+            static_cast<unsigned long long>(results.seed), verdict.c_str());
   else
     appendf(out, "\n%zu backends, %llu cases, %.1f s: %s\n", results.backends.size(),
-                 static_cast<unsigned long long>(results.cases_per_stream), results.seconds, verdict.c_str());
+            static_cast<unsigned long long>(results.cases_per_stream), results.seconds, verdict.c_str());
   return out;
 }
-
 
 std::uint64_t BackendResults::violation_count() const {
   std::uint64_t total = 0;
