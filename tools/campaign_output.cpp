@@ -41,7 +41,7 @@ std::string campaign_junit(const CampaignResults& results) {
       ++failures;
       std::string text;
       for (const auto& f : b.findings)
-        text += "accucheck replay " + f + origin_option(b.origin) + "\n";
+        text += "accucheck replay " + f + replay_options(b.name, b.origin, b.bound) + "\n";
       for (const auto& f : b.failures) text += "backend failed: " + f + "\n";
       body += "      <failure message=\"" + xml_escape(b.violation_text() + " (stated bound " + b.bound + ")") + "\">" +
               xml_escape(text) + "</failure>\n";

@@ -160,6 +160,14 @@ std::uint64_t parse_count(const std::string& text, const std::string& option, st
   return *value;
 }
 
+double parse_minutes(const std::string& text) {
+  char* end = nullptr;
+  const double minutes = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(minutes > 0) || minutes > 100000)
+    throw UsageError("--minutes needs a number of minutes above 0 and at most 100000 (about 69 days), got '" + text + "'");
+  return minutes;
+}
+
 CommandLine::CommandLine(std::string command, std::string summary, std::vector<std::string> args)
     : command_(std::move(command)), args_(std::move(args)), app_(std::make_unique<CLI::App>(std::move(summary), command_)) {
   // Leftovers are named by parse() ("unknown option --colour"), not by CLI11's ExtrasError.

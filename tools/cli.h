@@ -34,6 +34,8 @@ struct UsageError : std::runtime_error {
 // "--cases must be at least 1, got 0"); at most 2^64-1.
 std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t low = 0,
                           std::uint64_t high = UINT64_MAX);
+// --minutes M: a number above 0 and at most 100000 (about 69 days).
+double parse_minutes(const std::string& text);
 
 // One subcommand's command line (CLI11 underneath): every option is declared once, with its help
 // text and the parser that validates its value, and the synopsis of --help is made from the
@@ -131,6 +133,7 @@ int compare_command(CommandLine& cl);
 int trace_command(CommandLine& cl);
 int report_command(CommandLine& cl);
 int scenario_command(CommandLine& cl);  // cmd_scenario.cpp, tools/scenarios/
+int characterize_command(CommandLine& cl);
 
 // Loads the plugins named by ACCUCHECK_PLUGINS, then the --plugin libraries, then the backends of
 // the --python files (through the Python loader library, python/) into the registry; one that

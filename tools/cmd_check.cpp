@@ -18,14 +18,6 @@
 namespace accucheck::cli {
 namespace {
 
-double parse_minutes(const std::string& text) {
-  char* end = nullptr;
-  const double minutes = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(minutes > 0) || minutes > 100000)
-    throw UsageError("--minutes needs a number of minutes above 0 and at most 100000 (about 69 days), got '" + text + "'");
-  return minutes;
-}
-
 // A family name that generate() knows ("unknown family 'nope' (mixed_magnitudes, ...)").
 void check_family(const std::string& family) {
   if (find_family(family)) return;

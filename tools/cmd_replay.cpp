@@ -1,4 +1,4 @@
-// accucheck replay CASE [--backend GLOB]... [--json] [--all]
+// accucheck replay CASE [--backend GLOB]... [--json] [--all] [--bound EXPR]
 // Re-runs one case file and prints the per-element verdict table (a wide buffer's most severe
 // elements and the count per verdict; --all: every element); exit 1 if it still fails.
 #include <algorithm>
@@ -113,6 +113,14 @@ int replay_command(CommandLine& cl) {
   cl.plugins(plugins);
   cl.flag("--json", json, "print the verdicts as JSON");
   cl.flag("--all", show_all, "every element (default: a buffer of more than 20 shows its 20 most severe)");
+  std::optional<BoundExpr> bound_override;
+  cl.option("--bound", "EXPR",
+            "judge against this bound instead of each backend's stated one (a bound `characterize` derived; docs/bounds.md)",
+            [&](const std::string& text) {
+              std::string error;
+              bound_override = parse_bound(text, &error);
+              if (!bound_override) throw UsageError("--bound: " + error);
+            });
   if (!cl.parse()) return kExitOk;
   load_plugins(plugins);
   CaseFile c;
@@ -127,6 +135,15 @@ int replay_command(CommandLine& cl) {
   auto backends = backends_for_case(globs, c.backend, format, files[0]);
   std::erase_if(backends, [&](const Backend* b) { return !b->supports(kind_of(w)); });
   if (backends.empty()) throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)));
+  std::vector<Backend> restated;  // --bound: copies stating it (kept alive for the pointers below)
+  if (bound_override) {
+    restated.reserve(backends.size());
+    for (const Backend*& b : backends) {
+      restated.push_back(*b);
+      restated.back().bound = *bound_override;
+      b = &restated.back();
+    }
+  }
   if (auto why = memory_shortfall(replay_bytes(w)))
     throw UsageError(files[0] + ": replaying " + describe_shape(w) + " " + *why);
   const std::size_t elements = element_count(w);

@@ -28,6 +28,8 @@ const Subcommand kSubcommands[] = {
     {"trace", accucheck::cli::trace_command, "real gradients (.npy, shape (T, ...)) through every backend"},
     {"report", accucheck::cli::report_command, "one self-contained HTML report with plots from results files"},
     {"scenario", accucheck::cli::scenario_command, "replay a real accumulation incident (docs/scenarios.md)"},
+    {"characterize", accucheck::cli::characterize_command,
+     "reveal a backend's order, precision and rounding; derive the bound it can promise and check it"},
 };
 
 void usage(std::FILE* out) {

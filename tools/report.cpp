@@ -374,7 +374,7 @@ std::string render_report(const ReportData& data) {
   if (any_findings) {
     h += "<h2>Findings</h2>\n<ul>\n";
     for (const auto& b : data.backends) {
-      const std::string plugin = origin_option(b.origin);
+      const std::string plugin = replay_options(b.name, b.origin, b.bound);
       for (const auto& f : b.findings)
         h += "<li><b>" + escape(b.name) + "</b>: <code>accucheck replay " + escape(f + plugin) + "</code></li>\n";
       for (const auto& f : b.failures) h += "<li><b>" + escape(b.name) + "</b> failed: " + escape(f) + "</li>\n";

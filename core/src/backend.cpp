@@ -139,6 +139,13 @@ std::string origin_option(std::string_view origin) {
   return std::string(origin_kind(origin) == "python" ? " --python " : " --plugin ") + std::string(origin);
 }
 
+std::string replay_options(std::string_view name, std::string_view origin, std::string_view bound) {
+  std::string options = origin_option(origin);
+  const Backend* registered = Registry::global().find(name);
+  if (registered && registered->bound_text() != bound) options += " --bound '" + std::string(bound) + "'";
+  return options;
+}
+
 bool valid_backend_name(std::string_view name) {
   if (name.empty() || name.size() > 128) return false;
   // Names become file names (findings/<backend>_<verdict>_<id>.json) and command-line words:

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <type_traits>
 
 #include "accucheck/bound.h"
 #include "accucheck/fast_exact.h"
@@ -195,11 +196,37 @@ struct Quantities {
   Num abs_sum;      // A
   Num abs_exact;    // |S|
   Num max_abs;      // max |x|
+  std::span<const double> terms;  // the terms in order, for a bound that needs them (else empty)
 };
 
 template <class Num>
-Quantities<Num> quantities(const ExactSum& exact) {
-  return {exact.count, Ops<Num>::fixed(exact.abs_sum), Ops<Num>::fixed(exact.sum), Ops<Num>::exact_double(exact.max_abs)};
+Quantities<Num> quantities(const ExactSum& exact, std::span<const double> terms) {
+  return {exact.count, Ops<Num>::fixed(exact.abs_sum), Ops<Num>::fixed(exact.sum), Ops<Num>::exact_double(exact.max_abs),
+          terms};
+}
+
+// sum_i gamma(d_i) |x_i| (every d_i with gamma defined): per term in intervals; grouped by depth
+// with exact sums of |x| in rationals, the same value computed exactly.
+template <class Num, class Gamma>
+Num leaf_weighted_sum(const std::vector<std::uint32_t>& depth, std::span<const double> terms, const Gamma& gamma) {
+  const std::uint32_t h = *std::max_element(depth.begin(), depth.end());
+  if constexpr (std::is_same_v<Num, Interval>) {
+    std::vector<std::optional<Interval>> weight(h + 1);
+    Interval total = Interval::exact(0);
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      auto& w = weight[depth[i]];
+      if (!w) w = *gamma(depth[i]);
+      total = total + *w * Interval::exact(std::fabs(terms[i]));
+    }
+    return total;
+  } else {
+    std::vector<FixedInt> abs_by_depth(h + 1);
+    for (std::size_t i = 0; i < terms.size(); ++i) abs_by_depth[depth[i]] += to_fixed(std::fabs(terms[i]));
+    Num total = 0;
+    for (std::uint32_t d = 0; d <= h; ++d)
+      if (abs_by_depth[d] != 0) total += *gamma(d) * Ops<Num>::fixed(abs_by_depth[d]);
+    return total;
+  }
 }
 
 // The bound for one element; nullopt where the theorem gives nothing (gamma_k with k u >= 1,
@@ -280,6 +307,19 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const std::uint64_t flushes = n > 0 ? 2 * n - 1 : 0;
       return *inner + O::integer(flushes) * O::power_of_two(traits(b.format).emin);
     }
+    case BoundKind::depths: {
+      // min(per-leaf gamma, the tree bound of height h = max d_i, anyorder): each holds for a
+      // tree whose leaf i passes d_i roundings (docs/bounds.md "Per-leaf bounds"); an n the
+      // profile does not cover is some tree, for which anyorder holds.
+      Num best = anyorder();
+      const std::vector<std::uint32_t>* depth = b.depths->at(n);
+      if (!depth || depth->empty()) return best;
+      const std::uint64_t h = *std::max_element(depth->begin(), depth->end());
+      if (h + 1 <= floor_sqrt_power_of_two(p)) best = minimum(best, O::integer(h) * u * q.abs_sum);
+      else if (auto g = gamma(h)) best = minimum(best, *g * q.abs_sum);
+      if (q.terms.size() == n && h < two_to_p) best = minimum(best, leaf_weighted_sum<Num>(*depth, q.terms, gamma));
+      return best;
+    }
     case BoundKind::correctly_rounded:
     case BoundKind::faithful:
     case BoundKind::ulps: break;
@@ -344,7 +384,7 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
   std::optional<Quantities<Rational>> qr;
   auto rational = [&]() -> const Rational& {
     if (!exact_bound) {
-      qr = quantities<Rational>(exact);
+      qr = quantities<Rational>(exact, qi.terms);
       exact_bound = *evaluate(bound, *qr);  // same integer conditions: defined when the interval is
     }
     return *exact_bound;
@@ -376,7 +416,7 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
     else if (reach.hi >= limit) {
       Rational reach_exact = Ops<Rational>::fixed(exact.abs_sum) + rational();
       if (partial) {
-        if (!qr) qr = quantities<Rational>(exact);
+        if (!qr) qr = quantities<Rational>(exact, qi.terms);
         reach_exact = maximum(reach_exact, Ops<Rational>::fixed(exact.abs_sum) + *evaluate(*partial, *qr));
       }
       check.precondition_met = reach_exact < Ops<Rational>::exact_double(limit);
@@ -400,16 +440,16 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
 }  // namespace
 
 BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
-                             const FixedInt& abs_error) {
+                             const FixedInt& abs_error, std::span<const double> terms) {
   const double unknown = std::numeric_limits<double>::quiet_NaN();  // every comparison false
-  return check_with(bound, output, exact, quantities<Interval>(exact), unknown, true, [&] { return abs_error; });
+  return check_with(bound, output, exact, quantities<Interval>(exact, terms), unknown, true, [&] { return abs_error; });
 }
 
 BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const NearestValues& nearest,
-                             const std::function<FixedInt()>& abs_error) {
+                             const std::function<FixedInt()>& abs_error, std::span<const double> terms) {
   const Quantities<Interval> qi{exact.count, Interval::around_nearest(nearest.abs_sum, nearest.abs_sum_inexact),
                                 Interval::around_nearest(nearest.abs_exact, nearest.abs_exact_inexact),
-                                Interval::exact(exact.max_abs)};
+                                Interval::exact(exact.max_abs), terms};
   return check_with(bound, output, exact, qi, nearest.abs_error, nearest.abs_error_inexact, abs_error);
 }
 

@@ -1,10 +1,13 @@
 // Bound expressions as text: the parser, the printer, tree heights and sources.
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
 
 #include "accucheck/bound.h"
+#include "accucheck/summation_tree.h"
 
 namespace accucheck {
 namespace {
@@ -29,6 +32,8 @@ constexpr KindInfo kKinds[] = {
     {BoundKind::stochastic, "stochastic", "Connolly, Higham & Mary, SIAM J. Sci. Comput. 43 (2021); AN23 sec. 4.6.4"},
     {BoundKind::ftz, "ftz", "derived: flush-to-zero moves each input and result by less than min_normal"},
     {BoundKind::ulps, "ulps", "stated by the backend (empirical)"},
+    {BoundKind::depths, "depths",
+     "Higham (2002) sec. 4.2 per-leaf gamma_{d_i}; Lange & Rump (2019), AN23 Thm 4.4 and 4.5 (docs/bounds.md)"},
 };
 
 const KindInfo& info(BoundKind kind) {
@@ -160,6 +165,10 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
     error = "tree shape '" + h + "' takes no arguments";
     return false;
   }
+  if (h == "sequential") {
+    out = {TreeShape::Kind::sequential, 0};
+    return true;
+  }
   if (h == "pairwise") {
     out = {TreeShape::Kind::pairwise, 0};
     return true;
@@ -203,11 +212,64 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
     }
   }
   error = "unknown tree shape '" + h +
-          "' (pairwise, numpy, blocked:B, lanes:L, numpy_buffered:B, windows:W, torch_sum, cuda_block:THREADS:ITEMS:GRID)";
+          "' (sequential, pairwise, numpy, blocked:B, lanes:L, numpy_buffered:B, windows:W, torch_sum, "
+          "cuda_block:THREADS:ITEMS:GRID)";
   return false;
 }
 
 std::optional<BoundExpr> build(const Node& node, std::string& error);
+
+// depths(PROFILE, ..., F): at most one shape with a fixed order, and tables nN:DEPTHS whose N
+// depths (summation_tree.h depths_text) are those of a tree over N leaves.
+bool to_depth_profile(const Node& node, DepthProfile& out, std::string& error) {
+  if (node.arguments.size() < 2) {
+    error = "'depths' takes one or more profiles (a shape, or nN:DEPTHS) and a format";
+    return false;
+  }
+  for (std::size_t k = 0; k + 1 < node.arguments.size(); ++k) {
+    const Node& a = node.arguments[k];
+    const std::string& h = a.head;
+    if (h.size() > 1 && h[0] == 'n' && std::isdigit(static_cast<unsigned char>(h[1]))) {
+      const auto colon = h.find(':');
+      std::uint64_t n = 0;
+      if (colon == std::string::npos || !parse_unsigned(std::string_view(h).substr(1, colon - 1), n) || n == 0) {
+        error = "depths profile '" + h + "' must be nN:DEPTHS";
+        return false;
+      }
+      std::string why;
+      auto depths = parse_depths_text(h.substr(colon + 1), &why);
+      if (!depths) {
+        error = "depths profile n" + std::to_string(n) + ": " + why;
+        return false;
+      }
+      if (depths->size() != n) {
+        error = "depths profile n" + std::to_string(n) + " lists " + std::to_string(depths->size()) + " leaves";
+        return false;
+      }
+      for (const auto& [m, d] : out.tables)
+        if (m == n) {
+          error = "depths profile n" + std::to_string(n) + " given twice";
+          return false;
+        }
+      out.tables.emplace_back(n, std::move(*depths));
+      continue;
+    }
+    TreeShape shape;
+    if (!to_shape(a, shape, error)) return false;
+    if (!shape_has_fixed_order(shape)) {
+      error = "depths needs a shape with one fixed order (sequential, numpy, blocked:B, lanes:L with L a power of two, "
+              "numpy_buffered:B, cuda_block:T:I:G), not '" + h + "'";
+      return false;
+    }
+    if (out.shape) {
+      error = "depths takes at most one shape";
+      return false;
+    }
+    out.shape = shape;
+  }
+  std::sort(out.tables.begin(), out.tables.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return true;
+}
 
 bool expect_arguments(const Node& node, std::size_t count, std::string& error) {
   if (node.arguments.size() != count) {
@@ -258,6 +320,13 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
     case BoundKind::faithful:
       if (!expect_arguments(node, 0, error)) return std::nullopt;
       return bound;
+    case BoundKind::depths: {
+      auto profile = std::make_shared<DepthProfile>();
+      if (!to_depth_profile(node, *profile, error) || !to_format(node.arguments.back(), bound.format, error))
+        return std::nullopt;
+      bound.depths = std::move(profile);
+      return bound;
+    }
     case BoundKind::ulps: {
       std::uint64_t k = 0;
       if (!expect_arguments(node, 1, error)) return std::nullopt;
@@ -299,8 +368,11 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
   return std::nullopt;
 }
 
+}  // namespace
+
 std::string shape_text(const TreeShape& s) {
   switch (s.kind) {
+    case TreeShape::Kind::sequential: return "sequential";
     case TreeShape::Kind::pairwise: return "pairwise";
     case TreeShape::Kind::numpy: return "numpy";
     case TreeShape::Kind::blocked: return "blocked:" + std::to_string(s.parameter);
@@ -313,6 +385,8 @@ std::string shape_text(const TreeShape& s) {
   }
   return "?";
 }
+
+namespace {
 
 std::uint64_t ceil_log2(std::uint64_t n) {
   std::uint64_t h = 0;
@@ -427,6 +501,7 @@ std::uint64_t cuda_block_height(std::uint64_t threads, std::uint64_t items, std:
 std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
   if (n <= 1) return 0;
   switch (shape.kind) {
+    case TreeShape::Kind::sequential: return n - 1;
     case TreeShape::Kind::pairwise: return ceil_log2(n);
     case TreeShape::Kind::numpy: {
       std::map<std::uint64_t, std::uint64_t> memo;
@@ -483,6 +558,34 @@ bool is_error_bound(BoundKind kind) {
   return kind != BoundKind::correctly_rounded && kind != BoundKind::faithful && kind != BoundKind::ulps;
 }
 
+bool bound_needs_terms(const BoundExpr& bound) {
+  if (bound.kind == BoundKind::depths) return true;
+  return bound.inner && bound_needs_terms(*bound.inner);
+}
+
+const std::vector<std::uint32_t>* DepthProfile::at(std::uint64_t n) const {
+  const auto table = std::lower_bound(tables.begin(), tables.end(), n, [](const auto& t, std::uint64_t m) { return t.first < m; });
+  if (table != tables.end() && table->first == n) return &table->second;
+  if (!shape) return nullptr;
+  // A campaign judges many elements of one length: the last few (shape, n) are kept per thread,
+  // in slots replaced in turn (a pointer returned stays valid until 8 other lengths were asked).
+  struct Cached {
+    TreeShape shape;
+    std::uint64_t n = 0;
+    std::vector<std::uint32_t> depths;
+  };
+  thread_local std::array<Cached, 8> cache;
+  thread_local std::size_t next_slot = 0;
+  for (const auto& c : cache)
+    if (c.n == n && c.shape == *shape) return &c.depths;
+  const auto tree = shape_tree(*shape, n);
+  if (!tree) return nullptr;
+  Cached& slot = cache[next_slot];
+  next_slot = (next_slot + 1) % cache.size();
+  slot = {*shape, n, tree->leaf_depths()};
+  return &slot.depths;
+}
+
 std::vector<Format> bound_formats(const BoundExpr& bound) {
   std::vector<Format> formats;
   if (bound.inner) formats = bound_formats(*bound.inner);
@@ -506,6 +609,12 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::correctly_rounded:
     case BoundKind::faithful: return name;
     case BoundKind::ulps: return name + "(" + std::to_string(bound.count) + ")";
+    case BoundKind::depths: {
+      std::string text = name + "(";
+      if (bound.depths->shape) text += shape_text(*bound.depths->shape) + ",";
+      for (const auto& [n, depths] : bound.depths->tables) text += "n" + std::to_string(n) + ":" + depths_text(depths) + ",";
+      return text + format + ")";
+    }
     case BoundKind::reproducible_binned:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
     case BoundKind::stochastic: {

@@ -52,14 +52,16 @@ Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
   const Registry& registry = Registry::global();
   std::set<std::string> chosen;
   if (options_.backend_globs.empty()) options_.backend_globs.push_back("*");
-  for (const auto& glob : options_.backend_globs) {
-    const auto matched = registry.match(glob);
-    if (matched.empty()) throw CampaignError("--backend '" + glob + "' matches no backend (see accucheck list)");
-    for (const Backend* b : matched) chosen.insert(b->name);
-  }
+  if (options_.backends.empty())
+    for (const auto& glob : options_.backend_globs) {
+      const auto matched = registry.match(glob);
+      if (matched.empty()) throw CampaignError("--backend '" + glob + "' matches no backend (see accucheck list)");
+      for (const Backend* b : matched) chosen.insert(b->name);
+    }
   for (const auto& f : options_.families) family_list_.push_back(find_family(f));
-  for (const auto& b : registry.all())
-    if (chosen.count(b.name) && (!options_.format || b.storage == *options_.format)) {
+  // options_ is not modified from here on: its backends keep their addresses.
+  for (const auto& b : options_.backends.empty() ? registry.all() : options_.backends)
+    if ((!options_.backends.empty() || chosen.count(b.name)) && (!options_.format || b.storage == *options_.format)) {
       stats_.emplace_back();
       stats_.back().backend = &b;
       stats_.back().results = results_of(b);
@@ -112,7 +114,7 @@ void Campaign::record_finding(BackendStats& stats, const Workload& w, const Find
   end_progress_line();
   std::fprintf(stderr, "FINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s%s\n", backend.name.c_str(),
                finding.label.c_str(), finding.detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
-               origin_option(backend.origin).c_str());
+               replay_options(backend.name, backend.origin, backend.bound_text()).c_str());
 }
 
 void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) {

@@ -33,10 +33,12 @@ struct Columns {
 std::size_t draw_elements(ChoiceStream& s, const GenerationLimits& l) { return 1 + s.draw(l.max_elements - 1); }
 std::size_t draw_steps(ChoiceStream& s, const GenerationLimits& l) {
   if (l.fixed_steps) return l.fixed_steps;
+  if (!l.step_choices.empty()) return l.step_choices[s.pick(l.step_choices.size())];
   return 1 + s.draw(std::max<std::size_t>(l.max_steps, 1) - 1);
 }
 std::size_t draw_long_steps(ChoiceStream& s, const GenerationLimits& l) {
   if (l.fixed_steps) return l.fixed_steps;
+  if (!l.step_choices.empty()) return l.step_choices[s.pick(l.step_choices.size())];
   const std::size_t scale = s.coin() ? l.max_long_steps : l.max_steps;
   return 1 + s.draw(std::max<std::size_t>(scale, 1) - 1);
 }
@@ -154,8 +156,9 @@ void stagnation(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
 }
 
 void long_chain(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t steps =
-      l.fixed_steps ? l.fixed_steps : l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
+  const std::size_t steps = l.fixed_steps              ? l.fixed_steps
+                            : !l.step_choices.empty() ? l.step_choices[s.pick(l.step_choices.size())]
+                                                      : l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
   Columns c(w, 1 + s.draw(1), steps);
   const int low = -static_cast<int>(s.draw(20));
   const int width = static_cast<int>(s.draw(8));

@@ -71,6 +71,12 @@ JsonWriter& JsonWriter::value(std::string_view s) {
   need_comma_ = true;
   return *this;
 }
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  separator();
+  out_ += json;
+  need_comma_ = true;
+  return *this;
+}
 JsonWriter& JsonWriter::value(bool b) {
   separator();
   out_ += b ? "true" : "false";

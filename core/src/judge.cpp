@@ -152,8 +152,11 @@ BackendOutcome run_and_judge(const Backend& backend, const Workload& w, const st
   std::vector<double> result;
   if (!run_recording_failure(backend, w, options, result, outcome)) return outcome;
   outcome.elements.reserve(result.size());
+  const bool with_terms = bound_needs_terms(backend.bound);
+  std::vector<double> terms;
   for (std::size_t j = 0; j < result.size(); ++j) {
-    ElementVerdict v = judge(backend.bound, backend.storage, exact[j], result[j]);
+    if (with_terms) element_terms(w, j, terms);
+    ElementVerdict v = judge(backend.bound, backend.storage, exact[j], result[j], terms);
     fold_verdict(outcome, j, v);
     outcome.elements.push_back(v);
   }
@@ -179,11 +182,14 @@ OutcomeSummary run_and_summarize(const Backend& backend, const Workload& w, std:
   const ExactSumRanges ranges(w);
   std::vector<ExactSum> exact;
   const std::size_t n = summary.result.size();
+  const bool with_terms = bound_needs_terms(backend.bound);
+  std::vector<double> terms;
   for (std::size_t begin = 0; begin < n; begin += kJudgeBlock) {
     const std::size_t end = std::min(n, begin + kJudgeBlock);
     ranges.sums(begin, end, exact);
     for (std::size_t j = begin; j < end; ++j) {
-      const ElementVerdict v = judge(backend.bound, backend.storage, exact[j - begin], summary.result[j]);
+      if (with_terms) element_terms(w, j, terms);
+      const ElementVerdict v = judge(backend.bound, backend.storage, exact[j - begin], summary.result[j], terms);
       fold_verdict(outcome, j, v);
       ++summary.counts[static_cast<std::size_t>(v.verdict)];
       const bool keep_it = keep > 0 && (kept.size() < keep || more_severe(v, j, kept.front().verdict, kept.front().index));

@@ -96,7 +96,8 @@ double approximate_condition_number(const ExactSum& exact, double nearest_abs_su
 
 }  // namespace
 
-ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed) {
+ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed,
+                     std::span<const double> terms) {
   ElementVerdict v;
   v.computed = computed;
   // S and A to the nearest double, once: reported, and the bound's interval quantities.
@@ -164,7 +165,7 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
     FixedInt e = to_fixed(computed) - exact.sum;
     return e < 0 ? FixedInt(-e) : e;
   };
-  const BoundCheck check = check_error_bound(bound, output, exact, near, abs_error);
+  const BoundCheck check = check_error_bound(bound, output, exact, near, abs_error, terms);
   v.bound = check.bound;
   v.vacuous = check.vacuous;
   v.precondition_met = check.precondition_met;

@@ -135,6 +135,11 @@ std::string_view origin_kind(std::string_view origin);
 // " --python FILE.py" for a Python file's, " --plugin LIB.so" for a plugin's.
 std::string origin_option(std::string_view origin);
 
+// The options after `accucheck replay CASE` that judge as the run that wrote it did: the
+// origin's, and --bound 'EXPR' when `bound` is not what the registered backend of that name
+// states (characterize's campaign judges copies stating the derived bounds).
+std::string replay_options(std::string_view name, std::string_view origin, std::string_view bound);
+
 // 1 to 128 letters, digits, '_', '-', '.', not starting with '.' or '-' (built-in and plugin names).
 bool valid_backend_name(std::string_view name);
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,12 +35,17 @@ enum class BoundKind : std::uint8_t {
   stochastic,           // gamma~_{n-1}(lambda) A, with probability >= 1 - 2 exp(-lambda^2/2)
   ftz,                  // inner + (2n-1) min_normal
   ulps,                 // |computed - RNE(S)| <= k ulps (an empirical claim)
+  // min(sum_i gamma_{d_i} |x_i|, the tree bound of height max d_i, anyorder) for an exact order
+  // whose leaf i passes through d_i roundings: a shape's tree or explicit tables per n
+  // (characterize derives it; docs/bounds.md "Per-leaf bounds").
+  depths,
 };
 
 // The tree shapes whose height h(n) the evaluator knows. h(n) is the largest number of
 // roundings any addend passes through (Higham 2002 sec. 4.2; Lange & Rump 2019).
 struct TreeShape {
   enum class Kind : std::uint8_t {
+    sequential,  // left to right from the initial value: h = n-1
     pairwise,  // recursive halving: h = ceil(log2 n)
     numpy,     // NumPy's pairwise_sum: 8 accumulators up to 128, halving above
     blocked,   // blocks of b summed in order, block sums in order: (b-1) + (ceil(n/b)-1)
@@ -65,8 +71,20 @@ struct TreeShape {
   std::uint64_t parameter = 0;  // b, L, or THREADS (cuda_block: a power of two, 32..1024)
   std::uint64_t items = 0;      // cuda_block: ITEMS per thread and tile
   std::uint64_t grid = 0;       // cuda_block: GRID, the most blocks of the first pass
+  bool operator==(const TreeShape&) const = default;
 };
 std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n);
+std::string shape_text(const TreeShape& shape);  // "blocked:64"
+
+// The leaf depths a `depths` bound states: explicit tables for some n (a revealed order), else
+// a shape whose exact tree gives them at any n (summation_tree.h shape_tree); at an n it does
+// not cover, `depths` is anyorder.
+struct DepthProfile {
+  std::optional<TreeShape> shape;
+  std::vector<std::pair<std::uint64_t, std::vector<std::uint32_t>>> tables;  // by n, ascending
+  // The depths at n (nullptr when neither covers n). Shape trees are built once per thread and n.
+  const std::vector<std::uint32_t>* at(std::uint64_t n) const;
+};
 
 struct BoundExpr {
   BoundKind kind = BoundKind::recursive;
@@ -76,6 +94,7 @@ struct BoundExpr {
   std::int64_t width = 0;        // reproducible_binned: W (bin width)
   double lambda = 0.0;           // stochastic
   std::shared_ptr<const BoundExpr> inner;  // widened, ftz
+  std::shared_ptr<const DepthProfile> depths;  // depths
 };
 
 std::string to_string(const BoundExpr& bound);
@@ -91,6 +110,9 @@ std::vector<Format> bound_formats(const BoundExpr& bound);
 // Whether the kind is a bound on |computed - S| (true) or a rounding claim checked against
 // RNE/RD/RU of S (correctly_rounded, faithful, ulps).
 bool is_error_bound(BoundKind kind);
+// Whether evaluating it needs each element's terms in order (a `depths` bound, also inside
+// widened or ftz): without them it is the looser min(tree bound, anyorder).
+bool bound_needs_terms(const BoundExpr& bound);
 
 // The outcome of one bound evaluation for one element.
 struct BoundCheck {
@@ -102,8 +124,9 @@ struct BoundCheck {
 
 // Checks |abs_error| <= bound for an error bound kind, where abs_error is the exact
 // |computed - S| in the fixed-point grid. `output` is the format of the result buffer.
+// `terms`: the element's terms in summation order, for a bound that needs them (else empty).
 BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
-                             const FixedInt& abs_error);
+                             const FixedInt& abs_error, std::span<const double> terms = {});
 
 // The same from the nearest doubles judge() already has: RNE of |error|, A and |S| into f64,
 // each with whether it was inexact. Comparisons they decide (RNE is monotone: RNE(e) < b
@@ -114,6 +137,6 @@ struct NearestValues {
   bool abs_error_inexact = true, abs_sum_inexact = true, abs_exact_inexact = true;
 };
 BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const NearestValues& nearest,
-                             const std::function<FixedInt()>& abs_error);
+                             const std::function<FixedInt()>& abs_error, std::span<const double> terms = {});
 
 }  // namespace accucheck

@@ -33,6 +33,9 @@ struct CampaignError : std::invalid_argument {
 
 struct CampaignOptions {
   std::vector<std::string> backend_globs;
+  // When not empty: exactly these backends instead of the registry's (characterize's copies
+  // stating the derived bounds); backend_globs is then ignored.
+  std::vector<Backend> backends;
   std::optional<Format> format;
   std::vector<std::string> families;
   std::optional<std::uint64_t> cases;  // cases per format; else run for `seconds`

@@ -31,6 +31,9 @@ struct GenerationLimits {
   // overflow_partials, whose shape is the point) makes exactly this many steps, for
   // measurements at a fixed n (`accucheck compare`).
   std::size_t fixed_steps = 0;
+  // Not empty: those families draw their step count among these instead (characterize's
+  // campaign at the lengths it probed).
+  std::vector<std::size_t> step_choices;
   // Boundary shapes (shapes.h): one generated case in wide_one_in is widened to a size kernels
   // split at, the family's columns at the boundaries: a dense D up to max_wide_elements, a
   // sparse table up to max_wide_rows rows of max_wide_dim, a product's K and N up to

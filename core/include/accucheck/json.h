@@ -32,6 +32,8 @@ class JsonWriter {
   // "nan", "inf", "-inf" (JSON has no literal for them).
   JsonWriter& value(double d);
   JsonWriter& null();
+  // A value already written as JSON text (the caller's responsibility that it is valid).
+  JsonWriter& raw(std::string_view json);
   template <class T>
   JsonWriter& field(std::string_view k, const T& v) {
     key(k);

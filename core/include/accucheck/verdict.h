@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "accucheck/bound.h"
@@ -51,7 +52,9 @@ struct ElementVerdict {
   bool exact_is_rounded = false;
 };
 
-// Judges one element: `computed` is the backend's result (a value of `output`).
-ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed);
+// Judges one element: `computed` is the backend's result (a value of `output`). `terms`: the
+// element's terms in summation order when the bound needs them (bound_needs_terms), else empty.
+ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exact, double computed,
+                     std::span<const double> terms = {});
 
 }  // namespace accucheck
