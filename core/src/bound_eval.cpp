@@ -214,6 +214,7 @@ Num leaf_weighted_sum(const std::vector<std::uint32_t>& depth, std::span<const d
     std::vector<std::optional<Interval>> weight(h + 1);
     Interval total = Interval::exact(0);
     for (std::size_t i = 0; i < terms.size(); ++i) {
+      if (terms[i] == 0) continue;
       auto& w = weight[depth[i]];
       if (!w) w = *gamma(depth[i]);
       total = total + *w * Interval::exact(std::fabs(terms[i]));
@@ -317,7 +318,13 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const std::uint64_t h = *std::max_element(depth->begin(), depth->end());
       if (h + 1 <= floor_sqrt_power_of_two(p)) best = minimum(best, O::integer(h) * u * q.abs_sum);
       else if (auto g = gamma(h)) best = minimum(best, *g * q.abs_sum);
-      if (q.terms.size() == n && h < two_to_p) best = minimum(best, leaf_weighted_sum<Num>(*depth, q.terms, gamma));
+      // The per-leaf sum needs gamma_d (d u < 1) only for the leaves that hold a nonzero term.
+      if (q.terms.size() == n) {
+        std::uint64_t deepest_nonzero = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          if (q.terms[i] != 0) deepest_nonzero = std::max<std::uint64_t>(deepest_nonzero, (*depth)[i]);
+        if (deepest_nonzero < two_to_p) best = minimum(best, leaf_weighted_sum<Num>(*depth, q.terms, gamma));
+      }
       return best;
     }
     case BoundKind::correctly_rounded:

@@ -45,6 +45,8 @@ class Prober {
       : backend_(backend), kind_(kind), budget_(std::max<std::size_t>(values_per_call, 1)) {}
 
   WorkloadKind kind() const { return kind_; }
+  // Sparse probes: how row 0's pairs fall into steps (workload()); 0 unless a check asks otherwise.
+  void set_sparse_layout(int layout) { sparse_layout_ = layout; }
   Format format() const { return backend_.storage; }
   std::uint64_t calls() const { return calls_; }
   // Columns per call for n leaves (at most 2^16 elements, at least one).
@@ -79,7 +81,9 @@ class Prober {
     const Workload w = workload(n, columns);
     ++calls_;
     try {
-      return run_backend(backend_, w, options);
+      auto results = run_backend(backend_, w, options);
+      results.resize(columns.size());  // a second row's elements (sparse layout 2) are not probes
+      return results;
     } catch (const BackendFailure& e) {
       throw ProbeFailure(std::string(name(e.kind)) + ": " + e.what());
     } catch (const std::exception& e) {
@@ -107,21 +111,36 @@ class Prober {
         return w;
       }
       case WorkloadKind::sparse: {
-        // One row hit n-1 times in one step; element d of the row is column d.
+        // Row 0 hit n-1 times; element d of the row is column d. Layout 0: in one step; 1: one
+        // pair per step; 2: steps of 1 to 3 of its pairs, with pairs of a second row (zero
+        // vectors) between them.
         SparseWorkload w;
         w.format = f;
-        w.rows = 1;
+        w.rows = sparse_layout_ == 2 ? 2 : 1;
         w.dim = k;
-        w.steps = 1;
         w.family = "characterize";
-        w.initial.resize(k);
-        w.step_offsets = {0, n - 1};
-        w.row_index.assign(n - 1, 0);
-        w.values.resize((n - 1) * k);
-        for (std::size_t c = 0; c < k; ++c) {
-          w.initial[c] = columns[c][0];
-          for (std::size_t q = 1; q < n; ++q) w.values[(q - 1) * k + c] = columns[c][q];
+        w.initial.assign(w.rows * k, 0.0);
+        for (std::size_t c = 0; c < k; ++c) w.initial[c] = columns[c][0];
+        SplitMix64 rng(n * 0x9e37u + 1);
+        w.step_offsets = {0};
+        std::size_t in_step = 0, step_size = 1 + rng.next() % 3;
+        for (std::size_t q = 1; q < n; ++q) {
+          w.row_index.push_back(0);
+          for (std::size_t c = 0; c < k; ++c) w.values.push_back(columns[c][q]);
+          if (sparse_layout_ == 2 && rng.next() % 2) {
+            w.row_index.push_back(1);
+            w.values.insert(w.values.end(), k, 0.0);
+          }
+          ++in_step;
+          const bool step_ends = sparse_layout_ == 1 || (sparse_layout_ == 2 && in_step == step_size);
+          if (step_ends && q + 1 < n) {
+            w.step_offsets.push_back(w.row_index.size());
+            in_step = 0;
+            step_size = 1 + rng.next() % 3;
+          }
         }
+        w.step_offsets.push_back(w.row_index.size());
+        w.steps = w.step_offsets.size() - 1;
         return w;
       }
       case WorkloadKind::product: {
@@ -152,6 +171,7 @@ class Prober {
   WorkloadKind kind_;
   std::size_t budget_;
   std::uint64_t calls_ = 0;
+  int sparse_layout_ = 0;
 };
 
 bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b) || (std::isnan(a) && std::isnan(b)); }
@@ -509,9 +529,11 @@ double simulate(const SummationTree& tree, const std::vector<std::vector<std::ui
   for (std::size_t k = 0; k < children.size(); ++k) {
     const auto& kids = children[k];
     double r = 0;
-    if (kids.size() == 2 && !ar.window) {
+    if (kids.size() == 2) {
       r = add_in(value[kids[0]], value[kids[1]], ar);
     } else {
+      // A fused node: its children cut to the window (when one was measured), added exactly,
+      // rounded once.
       std::vector<double> v;
       for (auto c : kids) v.push_back(value[c]);
       if (ar.window) {
@@ -581,7 +603,7 @@ class Inputs {
   }
   void fill(std::span<double> x) {
     const int p = traits(f_).precision;
-    const auto style = next() % 5;
+    const auto style = next() % 6;
     const int span = top_ - bottom_;
     const int low = bottom_ + static_cast<int>(next() % static_cast<std::uint64_t>(std::max(1, span)));
     const int width = static_cast<int>(next() % static_cast<std::uint64_t>(std::min(40, std::max(1, top_ - low) + 1)));
@@ -600,11 +622,38 @@ class Inputs {
           x[i] = (i % 2 == 1) ? -x[i - 1] : value(low + static_cast<int>(next() % static_cast<std::uint64_t>(width + 1)), next() & 1);
           if (next() % 4 == 0) x[i] = value(std::max(bottom_, low - p), next() & 1);
           break;
-        default:  // sparse: mostly zeros
+        case 4:  // sparse: mostly zeros
           x[i] = next() % 4 == 0 ? value(low + static_cast<int>(next() % static_cast<std::uint64_t>(width + 1)), next() & 1) : 0.0;
+          break;
+        default:
+          x[i] = 0.0;
       }
     }
+    if (style == 5) compensation_ties(x);
   }
+
+ private:
+  // M, 1, 2^-p, a tiny value and -M at random places, zeros elsewhere: S just above a tie of
+  // 1 + 2^-p, which a compensation kept in p bits rounds away (Neumaier's c = 1 + 2^-p ties to 1)
+  // while the exact sum rounds up, and where an addend larger than the running sum is what
+  // Kahan's loop loses: the inputs that tell exact, Kahan's and Neumaier's results apart.
+  void compensation_ties(std::span<double> x) {
+    const int p = traits(f_).precision;
+    const int e = std::min(top_, p + 4 + static_cast<int>(next() % 8));
+    const double values[5] = {std::ldexp(1.0, e), 1.0, std::ldexp(1.0, -p), std::ldexp(1.0, std::max(bottom_, -p - 6)), -std::ldexp(1.0, e)};
+    const std::size_t n = x.size();
+    if (n < 5 || e <= p) return;
+    std::vector<std::size_t> place;
+    while (place.size() < 5) {
+      const std::size_t at = next() % n;
+      if (std::find(place.begin(), place.end(), at) == place.end()) place.push_back(at);
+    }
+    if (next() & 1) std::sort(place.begin(), place.end());  // M first, -M last: the classic order
+    const bool negative = next() & 1;
+    for (std::size_t k = 0; k < 5; ++k) x[place[k]] = negative ? -values[k] : values[k];
+  }
+
+ public:
 
  private:
   std::uint64_t next() { return rng_.next(); }
@@ -710,6 +759,14 @@ std::pair<Relation, std::string> compare_bounds(const BoundExpr& derived, const 
 // ---------------------------------------------------------------------------------------------
 // One length.
 
+// A probe workload judged against the stated bound: its elements' columns and, when the probe
+// already ran it, the backend's results (judged in-process first; only a violation runs again).
+struct Witness {
+  std::vector<std::vector<double>> columns;
+  std::vector<double> results;  // empty: not run yet
+  std::string what;
+};
+
 // What one length's probes established, before the backend-level choice of a model.
 struct Facts {
   Reveal revealed;
@@ -718,11 +775,8 @@ struct Facts {
   std::set<std::string> matching;         // models that gave the backend's bits on every random input
   std::string tree_mismatch;              // how the revealed tree's model failed
   bool rounding_blocked = false;          // the rounding probes gave neither neighbour
-  struct Column {
-    std::vector<double> values;
-    std::string what;
-  };
-  std::vector<Column> witnesses;          // judged against the stated bound
+  std::string results_vary;               // how the random inputs' results differed between runs ("" if not)
+  std::vector<Witness> witnesses;         // judged against the stated bound
 };
 
 class LengthProbe {
@@ -754,7 +808,9 @@ class LengthProbe {
         options, placement_);
   }
 
-  void remember(Facts& facts, const std::vector<double>& column, std::string what) { facts.witnesses.push_back({column, std::move(what)}); }
+  void remember(Facts& facts, const std::vector<double>& column, std::string what, std::optional<double> result = std::nullopt) {
+    facts.witnesses.push_back({{column}, result ? std::vector<double>{*result} : std::vector<double>{}, std::move(what)});
+  }
 
   // An exponent for X in the precision and rounding probes: well inside the range, so that a
   // backend that scales its inputs (loss scaling) does not overflow, with room below for 2^-m.
@@ -834,7 +890,9 @@ class LengthProbe {
     // Element dependence: one pair probe in every element of a wide buffer, in one call.
     const std::size_t wide = std::min<std::size_t>(prober_.batch(n_), 1025);
     if (wide > 1 && !r.run_dependent) {
-      const auto results = run_columns(std::vector<std::vector<double>>(wide, pair_columns.back()));
+      const std::vector<std::vector<double>> same(wide, pair_columns.back());
+      const auto results = run_columns(same);
+      facts.witnesses.push_back({same, results, "one pair probe in each of " + std::to_string(wide) + " elements"});
       for (std::size_t j = 1; j < wide && !r.element_dependent; ++j)
         if (!same_bits(results[j], results[0])) {
           r.element_dependent = true;
@@ -905,18 +963,17 @@ class LengthProbe {
     if (tree && !r.run_dependent && !r.element_dependent) data_recheck(r, *tree, facts.revealed_with);
   }
 
-  // The two leaves that meet first (children of one node): the flush and rounding probes' pair.
+  // The flush probes' pair: the smallest leaves of the two children of the first binary node
+  // (values there reach it unchanged, every other leaf being zero); a fused node would cut a
+  // subnormal to its window rather than flush it.
   static void first_pair(const SummationTree& tree, std::uint32_t& a, std::uint32_t& b) {
-    for (const auto& k : tree.children()) {
-      std::vector<std::uint32_t> leaves;
-      for (auto c : k)
-        if (c < tree.leaves()) leaves.push_back(c);
-      if (leaves.size() >= 2) {
-        a = leaves[0];
-        b = leaves[1];
+    const auto smallest = tree.smallest_leaves();
+    for (const auto& k : tree.children())
+      if (k.size() == 2) {
+        a = smallest[k[0]];
+        b = smallest[k[1]];
         return;
       }
-    }
   }
 
   void probe_flushing(LengthCharacterization& r, Facts& facts, std::uint32_t a, std::uint32_t b) {
@@ -930,23 +987,23 @@ class LengthProbe {
     r.flushes_subnormal_results = out[0] == 0;
     r.flushes_subnormal_inputs = out[1] == mn;
     flushing_ = r.flushes_subnormal_results || r.flushes_subnormal_inputs;
-    remember(facts, result_col, "a subnormal result: 1.5 and -1 times the smallest normal");
-    remember(facts, input_col, "the smallest subnormal added to the smallest normal");
+    remember(facts, result_col, "a subnormal result: 1.5 and -1 times the smallest normal", out[0]);
+    remember(facts, input_col, "the smallest subnormal added to the smallest normal", out[1]);
   }
 
-  // Precision at up to three nodes that have a later leaf: X at a leaf of one child, X 2^-m at a
-  // leaf of another, -X at the smallest leaf outside the node; m = 1, 2, ... until the increment
-  // does not come back. A fused node (more than two children) also gets -X inside it: its
-  // alignment window.
+  // Precision at up to three binary nodes that have a later leaf: X at a leaf of one child,
+  // X 2^-m at a leaf of the other, -X at the smallest leaf outside the node; m = 1, 2, ... until
+  // the increment does not come back. A fused node (more than two children) gets -X inside it
+  // too: its alignment window, where children are cut before they are added.
   void measure_precision(LengthCharacterization& r, Facts& facts, const SummationTree& tree) {
     const auto kids = tree.children();
     const auto smallest = tree.smallest_leaves();
     const auto sizes = tree.subtree_sizes();
-    if (kids.size() < 2) {
-      r.bits_note = "n = 2: only the rounding into the output format is visible";
-      return;
-    }
-    std::vector<std::size_t> chosen{0, (kids.size() - 1) / 2, kids.size() - 2};  // not the root (the last node)
+    std::vector<std::size_t> binary, fused;  // internal nodes that are not the root (the last)
+    for (std::size_t k = 0; k + 1 < kids.size(); ++k) (kids[k].size() == 2 ? binary : fused).push_back(k);
+    if (kids.back().size() > 2) fused.push_back(kids.size() - 1);  // a fused root: its window is measurable inside it
+    std::vector<std::size_t> chosen;
+    if (!binary.empty()) chosen = {binary.front(), binary[binary.size() / 2], binary.back()};
     std::sort(chosen.begin(), chosen.end());
     chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
     int least = -1;
@@ -966,41 +1023,53 @@ class LengthProbe {
         least = bits;
         least_at_least = at_least;
       }
-      if (kids[k].size() >= 3 && !r.fused_window_bits) {
-        bool window_at_least = false;
-        const int window = increment_bits(facts, smallest[kids[k][0]], smallest[kids[k][1]], smallest[kids[k][2]], window_at_least);
-        if (!window_at_least) r.fused_window_bits = window;
-      }
     }
-    if (least < 0) return;
+    if (!fused.empty()) {
+      const std::size_t k = fused.front();
+      bool at_least = false;
+      const int window = increment_bits(facts, smallest[kids[k][0]], smallest[kids[k][1]], smallest[kids[k][2]], at_least);
+      if (!at_least) r.fused_window_bits = window;
+      per_node += (per_node.empty() ? "" : ", ") + std::string("inside a fused node of ") + std::to_string(kids[k].size()) +
+                  " children: " + (at_least ? ">= " : "") + std::to_string(window);
+    }
+    r.bits_note = per_node;
+    if (least < 0) {
+      if (kids.size() < 2) r.bits_note = "n = 2: only the rounding into the output format is visible";
+      return;
+    }
     r.accumulation_bits = least;
     r.bits_at_least = least_at_least;
-    r.bits_note = per_node;
   }
 
-  // The first m at which X and X 2^-m at leaves x and d, then -X at leaf out, do not give back
-  // X 2^-m: the significand bits kept where x and d meet. `at_least` when none fails.
+  // X is well inside the range, and 4 when even X 2^-1 does not come back there (an accumulator
+  // narrower than the storage overflows on large X).
   int increment_bits(Facts& facts, std::uint32_t x, std::uint32_t d, std::uint32_t out, bool& at_least,
                      const RunOptions& options = {}) {
-    const int e = middle_exponent();
-    const int lowest = subnormal_units_ && !flushing_ ? t().emin - t().precision + 1 : t().emin;
-    const int most = std::min(e - lowest, 240);
-    std::vector<std::vector<double>> columns;
-    for (int m = 1; m <= most; ++m) {
-      columns.emplace_back(n_, 0.0);
-      columns.back()[x] = std::ldexp(1.0, e);
-      columns.back()[d] = std::ldexp(1.0, e - m);
-      columns.back()[out] = -std::ldexp(1.0, e);
-    }
-    const auto results = run_columns(columns, options);
-    for (int m = 1; m <= most; ++m)
-      if (results[m - 1] != std::ldexp(1.0, e - m)) {
-        remember(facts, columns[m - 1], "X, X 2^-" + std::to_string(m) + " and -X: the increment does not come back");
-        at_least = false;
-        return m;
+    for (const int e : {middle_exponent(), 2}) {
+      const int lowest = subnormal_units_ && !flushing_ ? t().emin - t().precision + 1 : t().emin;
+      const int most = std::min(e - lowest, 240);
+      std::vector<std::vector<double>> columns;
+      for (int m = 1; m <= most; ++m) {
+        columns.emplace_back(n_, 0.0);
+        columns.back()[x] = std::ldexp(1.0, e);
+        columns.back()[d] = std::ldexp(1.0, e - m);
+        columns.back()[out] = -std::ldexp(1.0, e);
       }
-    at_least = true;
-    return most;
+      const auto results = run_columns(columns, options);
+      for (int m = 1; m <= most; ++m)
+        if (results[m - 1] != std::ldexp(1.0, e - m)) {
+          remember(facts, columns[m - 1], "X, X 2^-" + std::to_string(m) + " and -X: the increment does not come back", results[m - 1]);
+          if (m == 1 && e != 2) break;  // not even half of X: try a small X
+          at_least = false;
+          return m;
+        }
+      if (results[0] == std::ldexp(1.0, e - 1)) {
+        at_least = true;
+        return most;
+      }
+    }
+    at_least = false;
+    return 1;
   }
 
   // Without a tree: X, X 2^-m and -X at leaves 0, 1 and n-1 in all six arrangements (in every
@@ -1031,14 +1100,20 @@ class LengthProbe {
   // spacing of X, both signs, repeated under other order seeds: which way each rounds.
   void measure_rounding(LengthCharacterization& r, Facts& facts, const SummationTree& tree) {
     const int p = *r.accumulation_bits;
-    std::uint32_t a = 0, b = 1;
-    first_pair(tree, a, b);
-    const std::uint32_t node = tree.parent(a);
-    if (node == tree.root()) {
+    // The first binary node that has a later leaf: X and the increment at the smallest leaves of
+    // its two children (they reach it unchanged: every other leaf is zero), -X outside it.
+    const auto kids = tree.children();
+    const auto smallest = tree.smallest_leaves();
+    std::optional<std::size_t> node_index;
+    for (std::size_t k = 0; k + 1 < kids.size() && !node_index; ++k)
+      if (kids[k].size() == 2) node_index = k;
+    if (!node_index) {
       r.rounding = "unobservable";
-      r.rounding_note = "the first pair meets at the root";
+      r.rounding_note = "no binary node below the root";
       return;
     }
+    const auto node = static_cast<std::uint32_t>(tree.leaves() + *node_index);
+    const std::uint32_t a = smallest[kids[*node_index][0]], b = smallest[kids[*node_index][1]];
     const auto inside = leaves_below(tree, node);
     std::uint32_t out = 0;
     while (out < tree.leaves() && inside[out]) ++out;
@@ -1089,7 +1164,7 @@ class LengthProbe {
       facts.rounding_blocked = true;
       return;
     }
-    for (std::size_t i = 0; i < columns.size(); ++i) remember(facts, columns[i], "X + a fraction of its spacing, then -X");
+    facts.witnesses.push_back({columns, run_columns(columns), "X plus a quarter, a half and three quarters of its spacing, then -X"});
     auto all = [&](std::size_t i) { return up[i] == total; };
     auto none = [&](std::size_t i) { return up[i] == 0; };
     bool varied = false;
@@ -1120,7 +1195,7 @@ class LengthProbe {
     with_inf[n_ - 1] = inf;
     both[0] = inf;
     both[n_ - 1] = -inf;
-    for (auto* c : {&with_nan, &with_inf, &negative_zeros, &both}) remember(facts, *c, "special values");
+    for (auto* c : {&with_nan, &with_inf, &negative_zeros, &both}) remember(facts, *c, "special values");  // run when judged
   }
 
   // Results compared as models see them: bit for bit, except that +0 and -0 are the same sum (a
@@ -1136,17 +1211,19 @@ class LengthProbe {
     std::vector<std::vector<double>> columns(o_.model_columns, std::vector<double>(n_));
     for (auto& c : columns) inputs.fill(c);
     for (const auto& w : facts.witnesses)
-      if (std::all_of(w.values.begin(), w.values.end(), [](double x) { return std::isfinite(x); })) columns.push_back(w.values);
+      for (const auto& c : w.columns)
+        if (std::all_of(c.begin(), c.end(), [](double x) { return std::isfinite(x); })) columns.push_back(c);
     const auto results = run_columns(columns);
     r.model_inputs = columns.size();
+    // In one buffer when they fit one call: then it is also the wide buffer an element-dependent
+    // bug shows in.
+    facts.witnesses.push_back({columns, results, "random inputs (a buffer of " + std::to_string(columns.size()) + " elements)"});
     for (const auto& options : variations(true)) {
       const auto again = run_columns(columns, options);
-      for (std::size_t c = 0; c < again.size() && !r.run_dependent; ++c)
-        if (!same_bits(again[c], results[c])) {
-          r.run_dependent = true;
-          r.order_note += "runs differ: a random input gave " + hex_float(results[c]) + ", then " + hex_float(again[c]) + " with " +
-                          std::to_string(options.threads) + " threads and order seed " + std::to_string(options.order_seed) + "; ";
-        }
+      for (std::size_t c = 0; c < again.size() && facts.results_vary.empty(); ++c)
+        if (!same_bits(again[c], results[c]))
+          facts.results_vary = "runs differ: a random input gave " + hex_float(results[c]) + ", then " + hex_float(again[c]) + " with " +
+                               std::to_string(options.threads) + " threads and order seed " + std::to_string(options.order_seed);
     }
     const int bits = r.accumulation_bits.value_or(t().precision);
     Arithmetic ar;
@@ -1167,18 +1244,41 @@ class LengthProbe {
     models.emplace_back("exact", [&](std::span<const double> x) { return fast_exact_sum(x).rounded(f_); });
     models.emplace_back("kahan", [&](std::span<const double> x) { return kahan_in(x, f_); });
     models.emplace_back("neumaier", [&](std::span<const double> x) { return neumaier_in(x, f_); });
+    // Sparse: the same inputs with the pairs split into steps otherwise (one pair per step; a
+    // few per step, another row's between them): a tree that holds in one layout only is no order
+    // of the backend's.
+    std::vector<std::vector<double>> other_layouts;
+    if (prober_.kind() == WorkloadKind::sparse)
+      for (int layout : {1, 2}) {
+        prober_.set_sparse_layout(layout);
+        other_layouts.push_back(run_columns(columns));
+        prober_.set_sparse_layout(0);
+      }
     for (const auto& [model, compute] : models) {
       std::vector<std::size_t> mismatches;
-      for (std::size_t c = 0; c < columns.size(); ++c)
-        if (!model_agrees(compute(columns[c]), results[c])) mismatches.push_back(c);
-      if (mismatches.empty()) {
+      std::string layout_mismatch;
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        const double expected = compute(columns[c]);
+        if (!model_agrees(expected, results[c])) mismatches.push_back(c);
+        for (std::size_t l = 0; l < other_layouts.size() && layout_mismatch.empty(); ++l)
+          if (!model_agrees(expected, other_layouts[l][c]))
+            layout_mismatch = l == 0 ? "one pair per step" : "a few pairs per step with another row's between them";
+      }
+      if (mismatches.empty() && layout_mismatch.empty()) {
         facts.matching.insert(model);
+        continue;
+      }
+      if (mismatches.empty()) {
+        if (model == "tree") {
+          r.data_dependent = true;
+          r.order_note += "the order is that tree with all pairs in one step, but not with " + layout_mismatch + "; ";
+        }
         continue;
       }
       if (model != "tree") continue;
       facts.tree_mismatch = "the revealed tree in " + std::to_string(bits) + "-bit arithmetic differs from the backend on " +
                             std::to_string(mismatches.size()) + " of " + std::to_string(columns.size()) + " random inputs";
-      if (r.run_dependent || r.element_dependent) continue;
+      if (r.run_dependent || r.element_dependent || !facts.results_vary.empty()) continue;
       // Element or data? The first few mismatching inputs, each alone in element 0.
       for (std::size_t k = 0; k < std::min<std::size_t>(4, mismatches.size()) && !r.element_dependent; ++k) {
         const std::size_t c = mismatches[k];
@@ -1304,13 +1404,20 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
   const bool tree_model = model == "tree" && tree;
   r.model_verified = tree_model;
   if (model == "kahan" || model == "neumaier") r.compensated = model;
-  if (r.element_dependent) r.order = "element-dependent";
-  else if (r.run_dependent || stochastic) r.order = "run-dependent";
+  // Results that differ between runs while the pair probes did not: the order, unless
+  // stochastic rounding explains them.
+  if (!facts.results_vary.empty() && !stochastic && !r.run_dependent) {
+    r.run_dependent = true;
+    r.order_note += facts.results_vary + "; ";
+  }
+  if (r.order == "failed") {
+  } else if (r.element_dependent) r.order = "element-dependent";
+  else if (r.run_dependent) r.order = "run-dependent";
   else if (model == "exact") r.order = "exact";
-  else if (tree_model && !r.data_dependent) r.order = "tree";
-  else r.order = "data-dependent";
-  // The tree is shown where it is the order (of a run, or of element 0).
-  if (tree && tree_model) {
+  else if (!r.compensated.empty() || !tree || r.data_dependent) r.order = "data-dependent";
+  else r.order = "tree";  // one tree at every magnitude; its model may still fail (more than additions)
+  // The tree is shown where it is the order (of every run, or of one run or element when verified).
+  if (tree && (r.order == "tree" || tree_model)) {
     r.tree = tree;
     r.max_arity = tree->max_arity();
   }
@@ -1318,11 +1425,12 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
     if (!r.compensated.empty())
       r.order_note += "compensated: the results are " + r.compensated + "'s loop in " + std::string(name(storage)) +
                       " on every input, not a tree of roundings; ";
-    else if (!facts.tree_mismatch.empty()) r.order_note += facts.tree_mismatch + "; ";
+    else if (!facts.tree_mismatch.empty() && r.data_dependent) r.order_note += facts.tree_mismatch + "; ";
     else if (!facts.reveal_note.empty()) r.order_note += facts.reveal_note + "; ";
   } else if (!facts.reveal_note.empty() && tree) {
     r.order_note += facts.reveal_note + "; ";
   }
+  if (r.order == "tree" && !tree_model && !facts.tree_mismatch.empty()) r.order_note += facts.tree_mismatch + "; ";
   if (!r.order_note.empty()) r.order_note.resize(r.order_note.size() - 2);
   r.determinism = std::string(name(r.run_dependent || stochastic   ? Determinism::run_to_run_nondeterministic
                                    : r.order == "exact"            ? Determinism::order_independent
@@ -1350,7 +1458,7 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
     return d;
   }
   if (stochastic) {
-    if (tree && shape_tree({TreeShape::Kind::sequential, 0}, r.n) == *tree) {
+    if (r.tree && shape_tree({TreeShape::Kind::sequential, 0}, r.n) == *r.tree) {
       d.kind = Derivation::Kind::stochastic;
       d.note = "stochastic rounding in a left-to-right chain (the probes' tree)";
     } else {
@@ -1372,9 +1480,19 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
     d.note = "a product workload: products(F) holds for every tree of FMAs and additions (docs/bounds.md)";
     return d;
   }
+  if (r.order == "tree" && !tree_model) {
+    d.note = facts.tree_mismatch + ", while the order stays the same at other magnitudes: the backend does more than a tree of "
+             "roundings (no bound derived)";
+    return d;
+  }
+  if (r.max_arity > 2 && r.fused_window_bits) {
+    d.note = "fused nodes of " + std::to_string(r.max_arity) + " children that cut their children to a " +
+             std::to_string(*r.fused_window_bits) + "-bit window before adding them: no bound kind of this language states them";
+    return d;
+  }
   if (tree_model && r.order == "tree") {
     if (r.max_arity > 2) {
-      d.note = "fused nodes of " + std::to_string(r.max_arity) + " children: a node that adds them exactly and rounds once";
+      d.note = "fused nodes of " + std::to_string(r.max_arity) + " children: each adds them exactly and rounds once";
     }
     d.kind = Derivation::Kind::tree;
     if (!format_of_bits(bits)) d.note += (d.note.empty() ? "" : "; ") + std::to_string(bits) + " accumulation bits, stated with " + std::string(name(d.format));
@@ -1424,36 +1542,49 @@ Backend with_bound(const Backend& backend, const std::string& bound) {
 
 namespace {
 
-// The first probe column (the structure's witness first) that violates the stated bound, run
-// again through the finding pipeline: its report, and the case file when a directory is given.
-bool contradicting_witness(const Backend& backend, const Prober& prober, LengthCharacterization& r, const std::vector<Facts::Column>& columns,
+// The first witness (the structure's own first) whose columns violate the stated bound: judged
+// in-process on the results the probes already have, confirmed by running it again through the
+// finding pipeline, minimized, written as a case file when a directory is given.
+bool contradicting_witness(const Backend& backend, const Prober& prober, LengthCharacterization& r, const std::vector<Witness>& witnesses,
                            const CharacterizeOptions& options) {
-  for (const auto& w : columns) {
-    const Workload workload = prober.workload(r.n, {w.values});
+  const bool with_terms = bound_needs_terms(backend.bound);
+  for (const auto& w : witnesses) {
+    if (!w.results.empty()) {
+      bool violates = false;
+      for (std::size_t c = 0; c < w.columns.size() && c < w.results.size() && !violates; ++c) {
+        const ExactSum exact = fast_exact_sum(w.columns[c]);
+        violates = is_violation(judge(backend.bound, backend.storage, exact, w.results[c],
+                                      with_terms ? std::span<const double>(w.columns[c]) : std::span<const double>()).verdict);
+      }
+      if (!violates) continue;
+    }
+    const Workload workload = prober.workload(r.n, w.columns);
     Judgement j;
     try {
       FindingPolicy policy;
       policy.further_properties = false;
       j = find_violations(backend, workload, exact_sums(workload), policy);
     } catch (const std::exception&) {
-      continue;  // PluginDeadlineReached and the like: not a witness
+      continue;  // the time is up (PluginDeadlineReached) and the like: not a witness
     }
     if (!j.violated()) continue;
     const Finding& finding = j.findings.front();
     std::string detail = w.what + ": " + finding.label;
-    if (!j.outcome.elements.empty()) {
-      const ElementVerdict& v = j.outcome.elements.front();
-      char text[200];
-      std::snprintf(text, sizeof text, " (computed %s, exact %s, error %.6g, bound %.6g)", hex_float(v.computed).c_str(),
-                    hex_float(v.exact).c_str(), v.error, v.bound);
-      detail += text;
-    } else if (!j.outcome.failure.empty()) {
+    if (!j.outcome.failure.empty()) {
       detail += " (" + j.outcome.failure + ")";
+    } else if (!j.outcome.elements.empty()) {
+      const ElementVerdict& v = j.outcome.elements[j.outcome.worst_element];
+      char text[240];
+      std::snprintf(text, sizeof text, " at element %zu (computed %s, exact %s, error %.6g, bound %.6g)", j.outcome.worst_element,
+                    hex_float(v.computed).c_str(), hex_float(v.exact).c_str(), v.error, v.bound);
+      detail += text;
     }
     r.relation = Relation::contradicted;
     r.relation_reason = "a witness built from the revealed structure violates the stated bound: " + detail;
-    if (!options.findings_dir.empty())
-      r.witness = write_finding(options.findings_dir, backend, finding, workload, Provenance{options.found_by, std::nullopt});
+    if (!options.findings_dir.empty()) {
+      const Workload minimal = minimize_finding(backend, workload, finding, 500);
+      r.witness = write_finding(options.findings_dir, backend, finding, minimal, Provenance{options.found_by, std::nullopt});
+    }
     return true;
   }
   return false;
@@ -1569,9 +1700,10 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
       r.relation_reason = "stated " + out.stated_determinism + ", but " + (r.order_note.empty() ? "the runs differ" : r.order_note);
       continue;
     }
-    std::vector<Facts::Column> witnesses;
+    std::vector<Witness> witnesses;
     if (r.tree && r.accumulation_bits && !r.bits_at_least)
-      witnesses.push_back({deepest_path_witness(*r.tree, *r.accumulation_bits, backend.storage),
+      witnesses.push_back({{deepest_path_witness(*r.tree, *r.accumulation_bits, backend.storage)},
+                           {},
                            "X at the deepest leaf and X 2^-" + std::to_string(*r.accumulation_bits) + " beside it at every node above"});
     witnesses.insert(witnesses.end(), facts[k].witnesses.begin(), facts[k].witnesses.end());
     if (contradicting_witness(backend, prober, r, witnesses, options)) continue;

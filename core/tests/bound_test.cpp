@@ -560,5 +560,97 @@ TEST(BoundEval, NearestValuesAgreeWithTheExactError) {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// depths(...): the per-leaf bound of one exact order (docs/bounds.md "Per-leaf bounds").
+
+namespace depths_cases {
+
+using Rational = boost::multiprecision::cpp_rational;
+
+// gamma_d = d u / (1 - d u) with u = 2^-p, exactly.
+Rational gamma(int d, int p) { return Rational(Big(d), (Big(1) << p) - d); }
+
+// floor(r * 2^1074) for a positive rational.
+FixedInt floor_units(const Rational& r) {
+  return FixedInt(Big((boost::multiprecision::numerator(r) << fixed_scale) / boost::multiprecision::denominator(r)));
+}
+
+// The bound with these terms lies strictly inside (floor, floor + 1) units, or is exactly
+// `floor` when `exact` (an error equal to the bound is within).
+void expect_bound_with_terms(const std::string& text, Format output, const std::vector<double>& terms, const Rational& value) {
+  ASSERT_GT(value, 0);
+  const ExactSum e = fast_exact_sum(terms);
+  const BoundExpr b = bound(text);
+  const FixedInt floor = floor_units(value);
+  EXPECT_TRUE(check_error_bound(b, output, e, floor, terms).within) << text;
+  EXPECT_FALSE(check_error_bound(b, output, e, floor + 1, terms).within) << text;
+}
+
+}  // namespace depths_cases
+
+TEST(BoundText, DepthsRoundTripAndErrors) {
+  for (const char* text : {"depths(sequential,f32)", "depths(lanes:8,f64)", "depths(numpy,bf16)", "depths(blocked:64,f16)",
+                           "depths(cuda_block:256:4:1024,f32)", "depths(numpy_buffered:8192,f64)", "depths(n5:4x2.3-1,f16)",
+                           "depths(sequential,n3:1.2x2,n5:4x2.3-1,f32)", "widened(depths(sequential,f64),f32)",
+                           "ftz(depths(cuda_block:32:1:1,f32),f32)", "tree(sequential,f32)"}) {
+    std::string error;
+    const auto parsed = parse_bound(text, &error);
+    ASSERT_TRUE(parsed.has_value()) << text << ": " << error;
+    EXPECT_EQ(to_string(*parsed), text);
+  }
+  // Tables come out in order of n.
+  EXPECT_EQ(to_string(bound("depths(n5:4x2.3-1,n3:1.2x2,f32)")), "depths(n3:1.2x2,n5:4x2.3-1,f32)");
+  EXPECT_TRUE(bound_needs_terms(bound("widened(depths(sequential,f64),f32)")));
+  EXPECT_FALSE(bound_needs_terms(bound("widened(recursive(f64),f32)")));
+  for (const std::string text : {"depths(f32)", "depths(pairwise,f32)", "depths(windows:4,f32)", "depths(torch_sum,f32)",
+                                 "depths(lanes:6,f32)", "depths(n5:1x2,f32)", "depths(n3:1.2x2,n3:1.2x2,f32)",
+                                 "depths(sequential,numpy,f32)", "depths(n5:zz,f32)", "depths(n0:1,f32)", "depths(nx:1,f32)",
+                                 "depths(n2:1x2)", "depths(sequential)"}) {
+    std::string error;
+    EXPECT_FALSE(parse_bound(text, &error).has_value()) << text;
+    EXPECT_NE(error.find("bad bound expression"), std::string::npos) << error;
+  }
+}
+
+TEST(BoundEval, DepthsByHand) {
+  using namespace depths_cases;
+  // Sequential f32 over (1, 2^-10, 2^-10): depths 2, 2, 1. Per leaf gamma_2 (1 + 2^-10) +
+  // gamma_1 2^-10, below both the height bound 2u A and anyorder 2u/(1+2u) A (A = 1 + 2^-9).
+  const std::vector<double> terms{1.0, 0x1p-10, 0x1p-10};
+  const Rational per_leaf = gamma(2, 24) * Rational(1 + Rational(1, 1024)) + gamma(1, 24) * Rational(1, 1024);
+  const Rational A = 1 + Rational(1, 512);
+  const Rational any = Rational(2, (Big(1) << 24) + 2) * A;
+  ASSERT_LT(per_leaf, any);
+  expect_bound_with_terms("depths(sequential,f32)", Format::f32, terms, per_leaf);
+  expect_bound_with_terms("depths(n3:2x2.1,f32)", Format::f32, terms, per_leaf);
+  // The large term last (depth 1) costs far less than first: (2^-10, 2^-10, 1) reversed.
+  const std::vector<double> reversed{0x1p-10, 0x1p-10, 1.0};
+  expect_bound_with_terms("depths(sequential,f32)", Format::f32, reversed, gamma(2, 24) * Rational(2, 1024) + gamma(1, 24));
+  // Without the terms: the looser min(height bound, anyorder) = anyorder here.
+  {
+    const ExactSum e = fast_exact_sum(terms);
+    const BoundExpr b = bound("depths(sequential,f32)");
+    EXPECT_TRUE(check_error_bound(b, Format::f32, e, floor_units(any)).within);
+    EXPECT_FALSE(check_error_bound(b, Format::f32, e, floor_units(any) + 1).within);
+    EXPECT_TRUE(check_error_bound(b, Format::f32, e, floor_units(per_leaf) + 1).within);
+  }
+  // A length the profile does not list: anyorder, with or without the terms.
+  expect_bound_with_terms("depths(n5:4x2.3-1,f32)", Format::f32, terms, any);
+  // lanes:8 at n = 17, all the weight in leaf 16 (depth 1 + 3: it is lane 0's third term... no:
+  // leaf 16 is lane 0's last, depth 1 in the lane plus 3 over the lanes = 4): gamma_4.
+  std::vector<double> lanes(17, 0.0);
+  lanes[16] = 1.0;
+  expect_bound_with_terms("depths(lanes:8,f32)", Format::f32, lanes, gamma(4, 24));
+  // Depths that reach u^-1 (bf16, sequential over 300 leaves): a nonzero term that deep has no
+  // gamma, the per-leaf part is left out and anyorder (n-1) u A = 299/256 A remains; with only
+  // the last leaf nonzero (depth 1) it is gamma_1 = 1/255.
+  std::vector<double> long_chain(300, 0.0);
+  long_chain[299] = 1.0;
+  expect_bound_with_terms("depths(sequential,bf16)", Format::bf16, long_chain, gamma(1, 8));
+  long_chain[0] = 0x1p-20;
+  const Rational A300 = 1 + Rational(1, Big(1) << 20);
+  expect_bound_with_terms("depths(sequential,bf16)", Format::bf16, long_chain, Rational(299, 256) * A300);
+}
+
 }  // namespace
 }  // namespace accucheck

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "accucheck/bound.h"
+#include "accucheck/summation_tree.h"
+#include "accucheck/testing/symbolic_tree.h"
 #include "cuda/models/tree_models.h"
 
 namespace accucheck {
@@ -79,6 +81,23 @@ TEST(CudaTreeHeight, HandValues) {
   // 2^30 addends: 1024 blocks of 1024 tiles each, 4096 items per thread, then 4 sums per thread
   // of the second pass: 4095 + 8 + 3 + 8.
   EXPECT_EQ(height(std::uint64_t{1} << 30, cuda_tree::kBlockReduce), 4095u + 8u + 3u + 8u);
+}
+
+// core's exact tree of cuda_block:T:I:G (summation_tree.h, written from the documented tree) is
+// the tree the kernels' own order model builds, run on symbolic leaves: what characterize
+// recognises and the depths bound uses.
+TEST(CudaTreeHeight, ShapeTreeIsTheOrderModelsTree) {
+  for (const BlockConfig c : {cuda_tree::kWarpTree, cuda_tree::kBlockReduce, BlockConfig{32, 2, 3}, BlockConfig{64, 3, 2},
+                              BlockConfig{32, 1, 70}}) {
+    for (std::uint64_t n = 1; n <= 2200; n += (n < 300 ? 1 : 53)) {
+      const auto leaves = test::symbolic_leaves(n);
+      const test::SymbolicSum model = cuda_models::block_tree_sum<test::SymbolicSum>(
+          n, [&](std::uint64_t p) { return leaves[p]; }, c, test::SymbolicSum{}, cuda_models::PlainAdd{});
+      const auto tree = shape_tree(TreeShape{TreeShape::Kind::cuda_block, c.threads, c.items, c.grid}, n);
+      ASSERT_TRUE(tree);
+      ASSERT_EQ(tree->text(), model.text()) << cuda_models::shape_text(c) << " n=" << n;
+    }
+  }
 }
 
 TEST(CudaTreeHeight, ShapeText) {

@@ -1,0 +1,213 @@
+// characterize over every registered CPU backend (one test each): the order it recovers is the
+// order the backend's loop builds, restated here independently (testing/order_models.h and the
+// CUDA order models on symbolic leaves, printed by the testing library); the classes that are no
+// single tree (compensated, exact, run-dependent) are reported as such; the derived bound is no
+// looser than the stated one and holds on generated workloads at the probed lengths. And the
+// planted mutants that change the order, the precision or the determinism are contradicted.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "accucheck/characterize.h"
+#include "accucheck/check.h"
+#include "accucheck/families.h"
+#include "accucheck/findings.h"
+#include "accucheck/testing/order_models.h"
+#include "accucheck/testing/symbolic_tree.h"
+#include "cuda/models/tree_models.h"
+#include "mutants/mutants.h"
+
+namespace accucheck {
+namespace {
+
+using test::SymbolicSum;
+using test::symbolic_leaves;
+
+const std::vector<std::size_t> kLengths{2, 3, 5, 8, 9, 16, 17, 33, 64, 100};
+
+std::string chain(const std::vector<SymbolicSum>& x, std::size_t first) {
+  SymbolicSum s = x[first];
+  for (std::size_t i = first + 1; i < x.size(); ++i) s = s + x[i];
+  return s.text();
+}
+std::string sequential(std::size_t n) { return chain(symbolic_leaves(n), 0); }
+// The initial value added last, to a chain of the others (manual accumulation, segment-then-add).
+std::string initial_last(std::size_t n) {
+  const auto x = symbolic_leaves(n);
+  if (n == 2) return (x[0] + x[1]).text();
+  SymbolicSum rest = x[1];
+  for (std::size_t i = 2; i < n; ++i) rest = rest + x[i];
+  return (x[0] + rest).text();
+}
+// MXNet ElemwiseSum, kAddTo (impls/cpu/elemwise_sum.cpp): m <= 4 inputs: out + (((in0 + in1) + ...);
+// more: (out + (in0 + in1)) + in2 + ...
+std::string elemwise_sum(std::size_t n) {
+  const auto x = symbolic_leaves(n);
+  const std::size_t m = n - 1;
+  if (m <= 4) return initial_last(n);
+  SymbolicSum out = x[0] + (x[1] + x[2]);
+  for (std::size_t i = 3; i < n; ++i) out = out + x[i];
+  return out.text();
+}
+std::string cuda_tree(std::size_t n, const cuda_tree::BlockConfig& c) {
+  const auto x = symbolic_leaves(n);
+  return cuda_models::block_tree_sum<SymbolicSum>(
+             n, [&](std::uint64_t p) { return x[p]; }, c, SymbolicSum{}, cuda_models::PlainAdd{})
+      .text();
+}
+
+// What characterize must report for a backend.
+struct Expected {
+  std::string order;                                // order class at the lengths above 2
+  std::function<std::string(std::size_t)> tree;     // the tree, for "tree"
+  std::string compensated, rounding;
+  std::vector<Relation> relations{Relation::equal, Relation::tighter};
+  std::string shape = "";  // the tree shape the derived bound names, when one is known
+};
+
+Expected expected_for(const std::string& b) {
+  auto starts = [&](const char* prefix) { return b.rfind(prefix, 0) == 0; };
+  // Scales every addend by 1000 and back: more than a tree of roundings. The pair probes show a
+  // left-to-right chain where the unscaled counts stay whole (the shorter lengths), else no tree.
+  if (b == "loss_scaled_1000_f32") return {"", sequential, "", "", {Relation::undetermined}};
+  if (b == "widened_f16_acc_f64") return {"exact", {}, "", ""};  // f16 sums of these lengths are exact in binary64
+  if (starts("gemm_beta1_")) return {"tree", sequential, "", ""};  // products(F): the order is not in the bound
+  if (starts("naive_") || starts("embedding_scatter_") || starts("embedding_sorted_segment_") ||
+      starts("cuda_model_embedding_grad_") || starts("master_f32_copy_") || starts("loss_scaled_pow2_") || starts("widened_"))
+    return {"tree", sequential, "", "", {Relation::equal, Relation::tighter}, "sequential"};
+  if (starts("stochastic_")) return {"tree", sequential, "", "stochastic"};
+  const std::vector<Relation> fine{Relation::equal, Relation::tighter};
+  if (starts("pairwise_"))
+    return {"tree", [](std::size_t n) { return test::model_numpy(symbolic_leaves(n).data(), n).text(); }, "", "", fine, "numpy"};
+  if (starts("blocked64_"))
+    return {"tree", [](std::size_t n) { return test::model_blocked(symbolic_leaves(n).data(), n, 64).text(); }, "", "", fine,
+            "blocked:64"};
+  if (starts("lanes8_"))
+    return {"tree", [](std::size_t n) { return test::model_lanes8(symbolic_leaves(n).data(), n).text(); }, "", "", fine, "lanes:8"};
+  if (starts("cuda_model_warp_tree_"))
+    return {"tree", [](std::size_t n) { return cuda_tree(n, cuda_tree::kWarpTree); }, "", "", fine, "cuda_block:32:1:1"};
+  if (starts("cuda_model_block_reduce_"))
+    return {"tree", [](std::size_t n) { return cuda_tree(n, cuda_tree::kBlockReduce); }, "", "", fine, "cuda_block:256:4:1024"};
+  if (starts("kahan_") || starts("cuda_model_kahan_")) return {"data-dependent", {}, "kahan", ""};
+  if (starts("neumaier_")) return {"data-dependent", {}, "neumaier", ""};
+  if (starts("correctly_rounded_") || starts("cuda_model_exact_superacc_")) return {"exact", {}, "", ""};
+  if (starts("threaded_") || starts("cuda_model_atomic_") || starts("embedding_atomic_order_")) return {"run-dependent", {}, "", ""};
+  if (starts("manual_dot_then_add_")) return {"tree", initial_last, "", ""};
+  // A chain per step, then into the buffer: the tree depends on how the pairs fall into steps.
+  if (starts("embedding_segment_then_add_") || starts("embedding_dense_add_")) return {"data-dependent", {}, "", ""};
+  if (starts("elemwise_sum_addto_")) return {"tree", elemwise_sum, "", ""};
+  if (starts("openblas_")) return {"", {}, "", ""};  // OpenBLAS's kernels differ by CPU: its order is not asserted
+  return {"?", {}, "", ""};
+}
+
+std::vector<std::string> cpu_backends() {
+  std::vector<std::string> names;
+  for (const auto& b : Registry::global().all())
+    if (b.device == Device::cpu && b.origin == "builtin") names.push_back(b.name);
+  return names;
+}
+
+class Characterized : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Characterized, RecoversTheOrderAndDerivesABoundNoLooserThanTheStated) {
+  const Backend& b = *Registry::global().find(GetParam());
+  const Expected want = expected_for(b.name);
+  ASSERT_NE(want.order, "?") << b.name << ": this test does not know the backend's order; add it to expected_for";
+  CharacterizeOptions options;
+  options.lengths = kLengths;
+  if (b.name.find("block_reduce") != std::string::npos) options.lengths.push_back(1025);  // a second pass over blocks
+  const BackendCharacterization c = characterize(b, options);
+  ASSERT_EQ(c.lengths.size(), options.lengths.size());
+  for (const auto& r : c.lengths) {
+    SCOPED_TRACE(b.name + " n = " + std::to_string(r.n) + ": " + r.order + " " + r.order_note + " / " + r.derived_note);
+    EXPECT_TRUE(r.failure.empty()) << r.failure;
+    if (!want.order.empty() && r.n > 2) {
+      EXPECT_EQ(r.order, want.order);  // n = 2: every order is one addition
+      EXPECT_EQ(r.compensated, want.compensated);
+    }
+    if (want.tree && r.order == "tree") {
+      ASSERT_TRUE(r.tree.has_value());
+      EXPECT_EQ(r.tree->text(), want.tree(r.n));
+    }
+    if (!want.rounding.empty() && r.n > 2) {
+      EXPECT_EQ(r.rounding, want.rounding);
+    }
+    if (r.order == "run-dependent" || want.rounding == "stochastic") {
+      EXPECT_EQ(r.determinism, name(Determinism::run_to_run_nondeterministic));
+    }
+    EXPECT_NE(std::find(want.relations.begin(), want.relations.end(), r.relation), want.relations.end())
+        << name(r.relation) << ": " << r.relation_reason;
+  }
+  EXPECT_NE(std::find(want.relations.begin(), want.relations.end(), c.relation), want.relations.end())
+      << name(c.relation) << ": " << c.relation_reason;
+  if (c.relation == Relation::undetermined) return;
+  ASSERT_FALSE(c.derived_bound.empty()) << c.relation_reason;
+  ASSERT_TRUE(parse_bound(c.derived_bound).has_value()) << c.derived_bound;
+  if (!want.shape.empty()) {
+    EXPECT_NE(c.derived_bound.find("depths(" + want.shape + ","), std::string::npos) << c.derived_bound;
+  }
+
+  // The derived bound holds where it was derived: generated workloads at the probed lengths,
+  // judged through the finding pipeline against a copy of the backend that states it.
+  const Backend derived = with_bound(b, c.derived_bound);
+  GenerationLimits limits;
+  for (std::size_t n : options.lengths) limits.step_choices.push_back(n - 1);
+  limits.max_steps = limits.max_long_steps = 1024;
+  FindingPolicy policy;
+  policy.further_properties = false;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    SeededChoiceStream s(seed * 7919 + 3);
+    const WorkloadKind kind = b.supports(WorkloadKind::dense) ? WorkloadKind::dense
+                              : b.supports(WorkloadKind::sparse) ? WorkloadKind::sparse
+                                                                 : WorkloadKind::product;
+    const Workload w = generate(s, b.storage, limits, kind);
+    const Judgement j = find_violations(derived, w, exact_sums(w), policy);
+    EXPECT_FALSE(j.violated()) << c.derived_bound << " on " << describe_shape(w) << ":\n" << j.findings.front().detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, Characterized, ::testing::ValuesIn(cpu_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// The mutants that change the order, the precision or the determinism (or break the sum outright)
+// are contradicted by a witness or by their runs, without a campaign.
+class CharacterizedMutant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CharacterizedMutant, IsContradicted) {
+  const mutants::Mutant* m = mutants::find(GetParam());
+  ASSERT_NE(m, nullptr);
+  CharacterizeOptions options;
+  options.lengths = {2, 3, 5, 8, 17, 33, 100};
+  const BackendCharacterization c = characterize(m->backend, options);
+  EXPECT_EQ(c.relation, Relation::contradicted) << m->backend.name << " (" << m->bug << "): " << name(c.relation) << ": "
+                                                << c.relation_reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Planted, CharacterizedMutant, ::testing::ValuesIn([] {
+                           std::vector<std::string> names;
+                           for (const auto& m : mutants::all())
+                             if (m.backend.supports(WorkloadKind::dense) || m.backend.supports(WorkloadKind::sparse) ||
+                                 m.backend.supports(WorkloadKind::product))
+                               names.push_back(m.backend.name);
+                           return names;
+                         }()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// What the contradiction says, for the three ways a structure can break a promise.
+TEST(CharacterizedMutant, TheReasonNamesTheStructure) {
+  CharacterizeOptions options;
+  options.lengths = {8, 17};
+  const auto order = characterize(mutants::find("recursive_claims_pairwise_f32")->backend, options);
+  EXPECT_NE(order.relation_reason.find("deepest leaf"), std::string::npos) << order.relation_reason;
+  const auto precision = characterize(mutants::find("bf16_acc_claims_f32")->backend, options);
+  EXPECT_NE(precision.relation_reason.find("X 2^-8"), std::string::npos) << precision.relation_reason;
+  EXPECT_EQ(precision.lengths.back().accumulation_bits, 8);
+  const auto runs = characterize(mutants::find("threaded_claims_bitwise_f32")->backend, options);
+  EXPECT_NE(runs.relation_reason.find("runs differ"), std::string::npos) << runs.relation_reason;
+  const auto order_independent = characterize(mutants::find("naive_claims_order_independent_f32")->backend, options);
+  EXPECT_NE(order_independent.relation_reason.find("order-independent"), std::string::npos) << order_independent.relation_reason;
+}
+
+}  // namespace
+}  // namespace accucheck
