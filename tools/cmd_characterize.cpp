@@ -1,4 +1,5 @@
 // accucheck characterize BACKEND... [--plugin LIB.so] [--python FILE.py] [--n N]... [--json F] [--html F] [--minutes M]
+//                        [--workload KIND] [--seed S] [--findings DIR] [--width W] [--values-per-call V]
 // Reveals each backend's order, accumulation precision and special behaviour, derives the bound
 // that structure implies and relates it to the stated one (core characterize.h,
 // docs/characterize.md); with --minutes, then a campaign that judges copies of the backends
@@ -51,6 +52,8 @@ int characterize_command(CommandLine& cl) {
                                "a random one for the campaign)");
   cl.output_directory("--findings", findings_dir, "write witnesses and the campaign's findings here (default findings)");
   cl.count("--values-per-call", options.values_per_call, "V", "batch probes into calls of at most V values (default 2^20)", 1);
+  cl.count("--width", options.width, "W",
+           "probe in buffers of W elements (default 1025, within --values-per-call); one call still looks at 1025", 1, 65536);
   cl.flag("--quiet", quiet, "no progress lines");
   if (!cl.parse()) return kExitOk;
   load_plugins(plugins);

@@ -41,16 +41,21 @@ class Prober {
  public:
   using Fill = std::function<void(std::size_t column, std::span<double> leaves)>;
 
-  Prober(const Backend& backend, WorkloadKind kind, std::size_t values_per_call)
-      : backend_(backend), kind_(kind), budget_(std::max<std::size_t>(values_per_call, 1)) {}
+  Prober(const Backend& backend, WorkloadKind kind, std::size_t values_per_call, std::size_t width)
+      : backend_(backend), kind_(kind), budget_(std::max<std::size_t>(values_per_call, 1)), width_(width) {}
 
   WorkloadKind kind() const { return kind_; }
   // Sparse probes: how row 0's pairs fall into steps (workload()); 0 unless a check asks otherwise.
   void set_sparse_layout(int layout) { sparse_layout_ = layout; }
   Format format() const { return backend_.storage; }
   std::uint64_t calls() const { return calls_; }
-  // Columns per call for n leaves (at most 2^16 elements, at least one).
-  std::size_t batch(std::size_t n) const { return std::clamp<std::size_t>(budget_ / n, 1, std::size_t{1} << 16); }
+  // Elements per call for n leaves: every call of one length has this many (padded with zero
+  // columns), since a kernel's order may depend on the buffer's width (a vector body and a tail,
+  // a parallel split by size): the width asked for, else 1025 (one past a multiple of every
+  // vector and block size), within the value budget.
+  std::size_t batch(std::size_t n) const { return std::clamp<std::size_t>(budget_ / n, 1, width_ ? width_ : 1025); }
+  // The widest buffer of the budget, up to 1025: where element dependence is looked for.
+  std::size_t wide(std::size_t n) const { return std::clamp<std::size_t>(budget_ / n, 1, 1025); }
 
   // The results of `count` columns filled by `fill`.
   std::vector<double> run(std::size_t n, std::size_t count, const Fill& fill, const RunOptions& options = {},
@@ -68,10 +73,10 @@ class Prober {
     const std::size_t per_call = batch(n);
     for (std::size_t first = 0; first < count; first += per_call) {
       const std::size_t k = std::min(per_call, count - first);
-      columns.assign(k, std::vector<double>(n, 0.0));
+      columns.assign(per_call, std::vector<double>(n, 0.0));
       for (std::size_t c = 0; c < k; ++c) fill(first + c, columns[c]);
       const auto out = call(n, columns, options);
-      std::copy(out.begin(), out.end(), results.begin() + static_cast<std::ptrdiff_t>(first));
+      std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), results.begin() + static_cast<std::ptrdiff_t>(first));
     }
     return results;
   }
@@ -170,6 +175,7 @@ class Prober {
   const Backend& backend_;
   WorkloadKind kind_;
   std::size_t budget_;
+  std::size_t width_;
   std::uint64_t calls_ = 0;
   int sparse_layout_ = 0;
 };
@@ -765,6 +771,7 @@ struct Witness {
   std::vector<std::vector<double>> columns;
   std::vector<double> results;  // empty: not run yet
   std::string what;
+  std::size_t width = 0;        // the buffer it ran in (0: the length's probe width)
 };
 
 // What one length's probes established, before the backend-level choice of a model.
@@ -888,11 +895,11 @@ class LengthProbe {
     }
 
     // Element dependence: one pair probe in every element of a wide buffer, in one call.
-    const std::size_t wide = std::min<std::size_t>(prober_.batch(n_), 1025);
+    const std::size_t wide = prober_.wide(n_);
     if (wide > 1 && !r.run_dependent) {
       const std::vector<std::vector<double>> same(wide, pair_columns.back());
-      const auto results = run_columns(same);
-      facts.witnesses.push_back({same, results, "one pair probe in each of " + std::to_string(wide) + " elements"});
+      const auto results = prober_.call(n_, same, RunOptions{});
+      facts.witnesses.push_back({same, results, "one pair probe in each of " + std::to_string(wide) + " elements", wide});
       for (std::size_t j = 1; j < wide && !r.element_dependent; ++j)
         if (!same_bits(results[j], results[0])) {
           r.element_dependent = true;
@@ -900,7 +907,7 @@ class LengthProbe {
                           " in element " + std::to_string(j) + " of " + std::to_string(wide) + "; ";
           element_seen_ = j;
           wide_ = wide;
-          placement_ = Placement{0, 1};  // then one probe per call, in element 0 alone
+          placement_ = Placement{0, wide};  // then one probe per call, in element 0 of a buffer as wide
         }
     }
 
@@ -960,7 +967,8 @@ class LengthProbe {
 
     special_value_columns(facts);
     model_check(r, facts);
-    if (tree && !r.run_dependent && !r.element_dependent) data_recheck(r, *tree, facts.revealed_with);
+    // (Not under stochastic rounding: M + s rounds up now and then at the smaller magnitudes.)
+    if (tree && !r.run_dependent && !r.element_dependent && r.rounding != "stochastic") data_recheck(r, *tree, facts.revealed_with);
   }
 
   // The flush probes' pair: the smallest leaves of the two children of the first binary node
@@ -1224,6 +1232,31 @@ class LengthProbe {
         if (!same_bits(again[c], results[c]))
           facts.results_vary = "runs differ: a random input gave " + hex_float(results[c]) + ", then " + hex_float(again[c]) + " with " +
                                std::to_string(options.threads) + " threads and order seed " + std::to_string(options.order_seed);
+    }
+    // Other buffer widths: the first inputs again in buffers of 1, 2, 3, ... elements. A library
+    // may take another path for a narrow buffer (NumPy reduces a (n, 1) array pairwise and a
+    // (n, D) one row by row); deterministic results that change with the width are element
+    // dependence.
+    if (facts.results_vary.empty() && !r.run_dependent && !r.element_dependent) {
+      const std::size_t sample = std::min<std::size_t>(16, columns.size());
+      for (std::size_t w : {1, 2, 3, 5, 8, 16, 17, 64, 100}) {
+        if (w >= prober_.batch(n_) || r.element_dependent) continue;
+        for (std::size_t first = 0; first < sample && !r.element_dependent; first += w) {
+          std::vector<std::vector<double>> buffer(columns.begin() + static_cast<std::ptrdiff_t>(first),
+                                                  columns.begin() + static_cast<std::ptrdiff_t>(std::min(columns.size(), first + w)));
+          buffer.resize(w, std::vector<double>(n_, 0.0));
+          const auto narrow = prober_.call(n_, buffer, RunOptions{});
+          for (std::size_t c = 0; c < w && first + c < sample; ++c)
+            if (!model_agrees(results[first + c], narrow[c])) {
+              r.element_dependent = true;
+              r.order_note += "the order depends on the buffer's width: a random input gives " + hex_float(results[first + c]) +
+                              " in a buffer of " + std::to_string(prober_.batch(n_)) + " elements and " + hex_float(narrow[c]) +
+                              " in one of " + std::to_string(w) + "; ";
+              facts.witnesses.push_back({buffer, narrow, "random inputs in a buffer of " + std::to_string(w) + " elements", w});
+              break;
+            }
+        }
+      }
     }
     const int bits = r.accumulation_bits.value_or(t().precision);
     Arithmetic ar;
@@ -1549,16 +1582,25 @@ bool contradicting_witness(const Backend& backend, const Prober& prober, LengthC
                            const CharacterizeOptions& options) {
   const bool with_terms = bound_needs_terms(backend.bound);
   for (const auto& w : witnesses) {
+    const std::size_t width = w.width ? w.width : prober.batch(r.n);
+    // The columns as they ran: one call's worth around the first that violates, padded to the width.
+    std::vector<std::vector<double>> columns = w.columns;
     if (!w.results.empty()) {
-      bool violates = false;
-      for (std::size_t c = 0; c < w.columns.size() && c < w.results.size() && !violates; ++c) {
+      std::optional<std::size_t> violating;
+      for (std::size_t c = 0; c < w.columns.size() && c < w.results.size() && !violating; ++c) {
         const ExactSum exact = fast_exact_sum(w.columns[c]);
-        violates = is_violation(judge(backend.bound, backend.storage, exact, w.results[c],
-                                      with_terms ? std::span<const double>(w.columns[c]) : std::span<const double>()).verdict);
+        if (is_violation(judge(backend.bound, backend.storage, exact, w.results[c],
+                               with_terms ? std::span<const double>(w.columns[c]) : std::span<const double>())
+                             .verdict))
+          violating = c;
       }
-      if (!violates) continue;
+      if (!violating) continue;
+      const std::size_t first = w.columns.size() == 1 ? *violating : *violating / width * width;
+      columns.assign(w.columns.begin() + static_cast<std::ptrdiff_t>(first),
+                     w.columns.begin() + static_cast<std::ptrdiff_t>(std::min(w.columns.size(), first + width)));
+      columns.resize(width, std::vector<double>(r.n, 0.0));
     }
-    const Workload workload = prober.workload(r.n, w.columns);
+    const Workload workload = prober.workload(r.n, columns);
     Judgement j;
     try {
       FindingPolicy policy;
@@ -1607,7 +1649,7 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   else if (!backend.supports(WorkloadKind::dense)) kind = backend.supports(WorkloadKind::sparse) ? WorkloadKind::sparse : WorkloadKind::product;
   if (!backend.supports(kind)) throw std::invalid_argument(backend.name + " does not run " + std::string(name(kind)) + " workloads");
   out.kind = kind;
-  Prober prober(backend, kind, options.values_per_call);
+  Prober prober(backend, kind, options.values_per_call, options.width);
 
   // Ascending, with n = 2 last: it takes the precision of the lengths that show it. Default
   // lengths stop where the projected time would pass the budget.
@@ -1824,9 +1866,21 @@ void write_characterization(JsonWriter& out, const BackendCharacterization& c) {
         .field("relation_reason", r.relation_reason)
         .field("order_class", r.order)
         .field("order_note", r.order_note);
+    // Nested lists up to a height of 4096 (the default lengths' chains): deeper nesting passes
+    // what JSON readers accept (Python's json needs sys.setrecursionlimit above 1000 already).
+    // order_parents holds every tree flat: node ids are the leaves, then the internal nodes in
+    // the order they are computed; each entry is that node's parent, -1 for the root.
     out.key("order");
-    if (r.tree) out.raw(r.tree->json());
+    if (r.tree && r.tree->height() <= 4096) out.raw(r.tree->json());
     else out.null();
+    out.key("order_parents");
+    if (r.tree) {
+      out.begin_array();
+      for (auto p : r.tree->parents()) out.value(p == SummationTree::kNoParent ? std::int64_t{-1} : static_cast<std::int64_t>(p));
+      out.end_array();
+    } else {
+      out.null();
+    }
     out.field("shape", r.shape).field("max_arity", static_cast<std::uint64_t>(r.max_arity));
     out.key("leaf_depths");
     if (r.tree) {

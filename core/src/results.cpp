@@ -39,12 +39,18 @@ std::string ulps_text(std::int64_t ulps) {
   return text;
 }
 
+namespace {
+// A bound as the table shows it: a long one (characterize's depths tables) cut to 48 characters;
+// the JSON and the case files keep it whole.
+std::string shown_bound(const std::string& bound) { return bound.size() <= 48 ? bound : bound.substr(0, 45) + "..."; }
+}  // namespace
+
 std::string campaign_table(const CampaignResults& results, const std::string& findings_dir, bool generated) {
   std::string out;
   int name_width = 7, bound_width = 12;  // at least the headers; long plugin names keep the table aligned
   for (const auto& b : results.backends) {
     name_width = std::max(name_width, static_cast<int>(b.name.size()));
-    bound_width = std::max(bound_width, static_cast<int>(b.bound.size()));
+    bound_width = std::max(bound_width, static_cast<int>(shown_bound(b.bound).size()));
   }
   // --maximize: when 0.9 and 0.99 of the bound were first reached.
   const bool climbed = std::any_of(results.backends.begin(), results.backends.end(), [](const BackendResults& b) {
@@ -68,7 +74,7 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
     if (climbed)
       std::snprintf(climb, sizeof climb, "%8s  %9s  ", seconds(b.seconds_to_ratio_0_9).c_str(), seconds(b.seconds_to_ratio_0_99).c_str());
     appendf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s%s\n", name_width, b.name.c_str(),
-            std::string(name(b.storage)).c_str(), bound_width, b.bound.c_str(), static_cast<unsigned long long>(b.cases),
+            std::string(name(b.storage)).c_str(), bound_width, shown_bound(b.bound).c_str(), static_cast<unsigned long long>(b.cases),
             b.violation_text().c_str(), b.max_ratio, ulps_text(b.max_ulps).c_str(), climb, determinism.c_str());
   }
   for (const auto& b : results.backends)

@@ -63,6 +63,24 @@ def test_check_catches_the_wrong_backend_and_passes_the_right_one(tmp_path, user
     assert right.returncode == 0, right.stdout + right.stderr
 
 
+def test_characterize_reveals_a_python_backends_order(tmp_path, user_file):
+    # The user's loop is a left-to-right chain in f32 (trees written here, not by accucheck); the
+    # one that counts a step twice is contradicted by a witness, with no campaign.
+    out = str(tmp_path / "c.json")
+    r = accucheck("characterize", "--python", user_file, "user_*", "--n", "3", "--n", "9", "--json", out,
+                  "--findings", str(tmp_path / "findings"), "--quiet")
+    assert r.returncode == 1, r.stdout + r.stderr
+    backends = {b["backend"]: b for b in json.load(open(out))["backends"]}
+    loop = {x["n"]: x for x in backends["user_loop_f32"]["lengths"]}
+    chain = 0
+    for i in range(1, 9):
+        chain = [chain, i]
+    assert loop[9]["order"] == chain and loop[9]["accumulation_bits"] == 24
+    assert backends["user_loop_f32"]["derived_bound"] == "depths(sequential,f32)"
+    assert backends["user_loop_f32"]["relation"] == "tighter"
+    assert backends["user_twice_f32"]["relation"] == "contradicted", backends["user_twice_f32"]["relation_reason"]
+
+
 def test_list_shows_the_files_backends(user_file):
     r = accucheck("list", "--python", user_file, "--json")
     assert r.returncode == 0, r.stderr

@@ -43,6 +43,7 @@ struct CharacterizeOptions {
   std::vector<std::size_t> lengths;        // n, the initial value included (2 and more); empty: the defaults
   std::optional<WorkloadKind> kind;        // the workload the probes use; default dense, else sparse, else product
   std::size_t values_per_call = std::size_t{1} << 20;  // probes are batched, one per element, up to this many values
+  std::size_t width = 0;                   // elements per call (0: 1025 within values_per_call); one wide call looks at 1025
   std::size_t repeats = 6;                 // reruns (other thread counts and order seeds) compared bit for bit
   std::size_t model_columns = 256;         // random inputs the revealed model must reproduce bit for bit
   double seconds_budget = 60;              // per backend: default lengths whose projected time passes it are skipped
