@@ -33,87 +33,55 @@ static void *aligned(size_t bytes) {
   return p;
 }
 
-static int sdot_dense(const accucheck_dense_problem *p) {
-  const size_t n = p->steps + 1;
-  const float *g = (const float *)p->addends;
-  float *buffer = (float *)p->buffer;
-  float *x = aligned(n * sizeof *x), *ones = aligned(n * sizeof *ones);
-  size_t j, t;
-  if (!x || !ones) {
-    free(x);
-    free(ones);
-    return 1;
+/* One element at a time: x = (initial, addends), buffer = dot(x, ones). */
+#define DOT_DENSE(NAME, T, DOT)                                              \
+  static int NAME(const accucheck_dense_problem *p) {                       \
+    const size_t n = p->steps + 1;                                           \
+    const T *g = (const T *)p->addends;                                      \
+    T *buffer = (T *)p->buffer;                                              \
+    T *x = aligned(n * sizeof *x), *ones = aligned(n * sizeof *ones);        \
+    size_t j, t;                                                             \
+    if (!x || !ones) {                                                       \
+      free(x);                                                               \
+      free(ones);                                                            \
+      return 1;                                                              \
+    }                                                                        \
+    for (t = 0; t < n; ++t) ones[t] = 1;                                     \
+    for (j = 0; j < p->elements; ++j) {                                      \
+      x[0] = buffer[j];                                                      \
+      for (t = 0; t < p->steps; ++t) x[t + 1] = g[t * p->elements + j];      \
+      buffer[j] = DOT((int)n, x, 1, ones, 1);                                \
+    }                                                                        \
+    free(x);                                                                 \
+    free(ones);                                                              \
+    return 0;                                                                \
   }
-  for (t = 0; t < n; ++t) ones[t] = 1.0f;
-  for (j = 0; j < p->elements; ++j) {
-    x[0] = buffer[j];
-    for (t = 0; t < p->steps; ++t) x[t + 1] = g[t * p->elements + j];
-    buffer[j] = cblas_sdot((int)n, x, 1, ones, 1);
-  }
-  free(x);
-  free(ones);
-  return 0;
-}
 
-static int ddot_dense(const accucheck_dense_problem *p) {
-  const size_t n = p->steps + 1;
-  const double *g = (const double *)p->addends;
-  double *buffer = (double *)p->buffer;
-  double *x = aligned(n * sizeof *x), *ones = aligned(n * sizeof *ones);
-  size_t j, t;
-  if (!x || !ones) {
-    free(x);
-    free(ones);
-    return 1;
+/* One step at a time: buffer += 1 * g_t over the elements. */
+#define AXPY_DENSE(NAME, T, AXPY)                                                    \
+  static int NAME(const accucheck_dense_problem *p) {                               \
+    T *y = aligned(p->elements * sizeof *y), *x = aligned(p->elements * sizeof *x); \
+    size_t t;                                                                        \
+    if (!x || !y) {                                                                  \
+      free(x);                                                                       \
+      free(y);                                                                       \
+      return 1;                                                                      \
+    }                                                                                \
+    memcpy(y, p->buffer, p->elements * sizeof *y);                                   \
+    for (t = 0; t < p->steps; ++t) {                                                 \
+      memcpy(x, (const T *)p->addends + t * p->elements, p->elements * sizeof *x);   \
+      AXPY((int)p->elements, 1, x, 1, y, 1);                                         \
+    }                                                                                \
+    memcpy(p->buffer, y, p->elements * sizeof *y);                                   \
+    free(x);                                                                         \
+    free(y);                                                                         \
+    return 0;                                                                        \
   }
-  for (t = 0; t < n; ++t) ones[t] = 1.0;
-  for (j = 0; j < p->elements; ++j) {
-    x[0] = buffer[j];
-    for (t = 0; t < p->steps; ++t) x[t + 1] = g[t * p->elements + j];
-    buffer[j] = cblas_ddot((int)n, x, 1, ones, 1);
-  }
-  free(x);
-  free(ones);
-  return 0;
-}
 
-static int saxpy_dense(const accucheck_dense_problem *p) {
-  float *y = aligned(p->elements * sizeof *y), *x = aligned(p->elements * sizeof *x);
-  size_t t;
-  if (!x || !y) {
-    free(x);
-    free(y);
-    return 1;
-  }
-  memcpy(y, p->buffer, p->elements * sizeof *y);
-  for (t = 0; t < p->steps; ++t) {
-    memcpy(x, (const float *)p->addends + t * p->elements, p->elements * sizeof *x);
-    cblas_saxpy((int)p->elements, 1.0f, x, 1, y, 1);
-  }
-  memcpy(p->buffer, y, p->elements * sizeof *y);
-  free(x);
-  free(y);
-  return 0;
-}
-
-static int daxpy_dense(const accucheck_dense_problem *p) {
-  double *y = aligned(p->elements * sizeof *y), *x = aligned(p->elements * sizeof *x);
-  size_t t;
-  if (!x || !y) {
-    free(x);
-    free(y);
-    return 1;
-  }
-  memcpy(y, p->buffer, p->elements * sizeof *y);
-  for (t = 0; t < p->steps; ++t) {
-    memcpy(x, (const double *)p->addends + t * p->elements, p->elements * sizeof *x);
-    cblas_daxpy((int)p->elements, 1.0, x, 1, y, 1);
-  }
-  memcpy(p->buffer, y, p->elements * sizeof *y);
-  free(x);
-  free(y);
-  return 0;
-}
+DOT_DENSE(sdot_dense, float, cblas_sdot)
+DOT_DENSE(ddot_dense, double, cblas_ddot)
+AXPY_DENSE(saxpy_dense, float, cblas_saxpy)
+AXPY_DENSE(daxpy_dense, double, cblas_daxpy)
 
 static const accucheck_backend backends[] = {
     {"openblas.sdot_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC, sdot_dense, NULL, 0},
