@@ -174,6 +174,7 @@ std::string characterization_html(const std::vector<BackendCharacterization>& al
                   "body{font-family:sans-serif;margin:24px;color:#222;max-width:1500px}table{border-collapse:collapse;font-size:13px;"
                   "margin:8px 0}td,th{border:1px solid #ccc;padding:3px 7px;text-align:left}th{background:#f3f3f3}"
                   "td.num{text-align:right;font-variant-numeric:tabular-nums}tr.bad td{background:#fde2e2}"
+                  "code{word-break:break-all}td.bound{max-width:480px}"
                   ".backend{border-top:1px solid #ddd;padding-top:8px;margin-top:16px}.plots{display:flex;flex-wrap:wrap;gap:12px;"
                   "align-items:flex-start}code{background:#f5f5f5;padding:1px 4px}.meta{color:#555;font-size:13px}\n"
                   "</style></head><body>\n<h1>accucheck characterize</h1>\n<p class=\"meta\">" +
@@ -194,7 +195,7 @@ std::string characterization_html(const std::vector<BackendCharacterization>& al
       h += std::string(r.relation == Relation::contradicted ? "<tr class=\"bad\">" : "<tr>") + "<td class=\"num\">" +
            std::to_string(r.n) + "</td><td>" + escape(r.order) + (r.compensated.empty() ? "" : " (" + r.compensated + ")") + "</td><td>" +
            escape(r.shape) + "</td><td class=\"num\">" + escape(bits_text(r)) + "</td><td>" + escape(r.rounding) + "</td><td>" +
-           escape(ftz_text(r)) + "</td><td>" + escape(r.determinism) + "</td><td><code>" + escape(bound) + "</code></td><td>" +
+           escape(ftz_text(r)) + "</td><td>" + escape(r.determinism) + "</td><td class=\"bound\"><code>" + escape(bound) + "</code></td><td>" +
            std::string(name(r.relation)) + "</td><td class=\"num\">" + std::to_string(r.calls) + "</td><td class=\"num\">" +
            svg::fmt("%.2f", r.seconds) + "</td></tr>\n";
     }

@@ -195,7 +195,6 @@ struct Reveal {
   std::string failure;   // "" when the tree was found; else why none explains the probes
   bool all_survive = false;  // every probe counted every s: nothing was swamped (no rounding seen)
   bool clean = true;         // every result was a whole count of s
-  std::uint64_t queries = 0;
 };
 
 // Reveals the tree by the pair probes. A task asks L(p, x) = the leaves below the lowest common
@@ -234,7 +233,6 @@ class TreeReveal {
       for (std::size_t t = 0; t < pending.size() && failure_.empty(); ++t) process(pending[t], answers[t], next);
       pending = std::move(next);
     }
-    out.queries = queries_;
     out.clean = clean_;
     if (!failure_.empty()) {
       out.all_survive = clean_ && !any_swamped;
@@ -269,7 +267,6 @@ class TreeReveal {
       for (std::size_t x = 0; x < tasks[t].targets.size(); ++x)
         for (std::size_t c = 0; c < chunks; ++c) columns.push_back({t, x, c});
     }
-    queries_ += columns.size();
     const auto results = prober_.run(
         n_, columns.size(),
         [&](std::size_t k, std::span<double> leaves) {
@@ -427,7 +424,6 @@ class TreeReveal {
   std::int64_t root_ = 0;
   std::string failure_;
   bool clean_ = true;
-  std::uint64_t queries_ = 0;
 };
 
 // Nodes above each id (0 for the root).
@@ -644,8 +640,10 @@ class Inputs {
   // while the exact sum rounds up, and where an addend larger than the running sum is what
   // Kahan's loop loses: the inputs that tell exact, Kahan's and Neumaier's results apart.
   void compensation_ties(std::span<double> x) {
+    // Five nonzero values whatever n: M may go to the top of the range (emax - 2), which f16
+    // needs (M = 2^13 is the only choice above 2^(p+1)).
     const int p = traits(f_).precision;
-    const int e = std::min(top_, p + 4 + static_cast<int>(next() % 8));
+    const int e = std::min(traits(f_).emax - 2, p + 2 + static_cast<int>(next() % 10));
     const double values[5] = {std::ldexp(1.0, e), 1.0, std::ldexp(1.0, -p), std::ldexp(1.0, std::max(bottom_, -p - 6)), -std::ldexp(1.0, e)};
     const std::size_t n = x.size();
     if (n < 5 || e <= p) return;
@@ -1721,7 +1719,10 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   for (std::size_t k = 0; k < out.lengths.size(); ++k) {
     auto& r = out.lengths[k];
     const Derivation& d = derivations[k];
-    if (r.tree)
+    // The shape it is at this length: the one common to all lengths when it fits here (lanes:8
+    // and numpy build the same tree at n = 40), else the first that does.
+    if (r.tree && !common_shape.empty() && shape_tree(fitting.front(), r.n) == r.tree) r.shape = common_shape;
+    else if (r.tree)
       for (const auto& s : candidates)
         if (shape_tree(s, r.n) == r.tree) {
           r.shape = shape_text(s);
