@@ -426,38 +426,6 @@ class TreeReveal {
   bool clean_ = true;
 };
 
-// Nodes above each id (0 for the root).
-std::vector<std::uint32_t> node_depths(const SummationTree& tree) {
-  std::vector<std::uint32_t> depth(tree.parents().size(), 0);
-  for (std::size_t id = tree.parents().size(); id-- > 0;)
-    if (tree.parent(static_cast<std::uint32_t>(id)) != SummationTree::kNoParent)
-      depth[id] = depth[tree.parent(static_cast<std::uint32_t>(id))] + 1;
-  return depth;
-}
-
-// The lowest common node of i and j.
-std::uint32_t lowest_common(const SummationTree& tree, const std::vector<std::uint32_t>& depth, std::uint32_t i, std::uint32_t j) {
-  while (depth[i] > depth[j]) i = tree.parent(i);
-  while (depth[j] > depth[i]) j = tree.parent(j);
-  while (i != j) {
-    i = tree.parent(i);
-    j = tree.parent(j);
-  }
-  return i;
-}
-
-// Which leaves lie below node `id`.
-std::vector<bool> leaves_below(const SummationTree& tree, std::uint32_t id) {
-  std::vector<bool> below(tree.parents().size(), false);
-  below[id] = true;
-  // Children have smaller ids than their parents: one pass downward from id.
-  for (std::size_t v = id; v-- > 0;)
-    if (tree.parent(static_cast<std::uint32_t>(v)) != SummationTree::kNoParent && below[tree.parent(static_cast<std::uint32_t>(v))])
-      below[v] = true;
-  below.resize(tree.leaves());
-  return below;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Models: what a plain tree of roundings in a given precision computes, and the compensated sums.
 
@@ -1017,7 +985,7 @@ class LengthProbe {
     std::string per_node;
     for (std::size_t k : chosen) {
       const auto id = static_cast<std::uint32_t>(tree.leaves() + k);
-      const auto inside = leaves_below(tree, id);
+      const auto inside = tree.leaves_below(id);
       std::uint32_t out = 0;
       while (out < tree.leaves() && inside[out]) ++out;
       if (out == tree.leaves()) continue;
@@ -1120,7 +1088,7 @@ class LengthProbe {
     }
     const auto node = static_cast<std::uint32_t>(tree.leaves() + *node_index);
     const std::uint32_t a = smallest[kids[*node_index][0]], b = smallest[kids[*node_index][1]];
-    const auto inside = leaves_below(tree, node);
+    const auto inside = tree.leaves_below(node);
     std::uint32_t out = 0;
     while (out < tree.leaves() && inside[out]) ++out;
     const int e = std::min(t().emax - 2, t().emin + p + 10);
@@ -1329,7 +1297,7 @@ class LengthProbe {
   void data_recheck(LengthCharacterization& r, const SummationTree& tree, const CountProbe& probe) {
     if (n_ < 3) return;
     const int bits = r.accumulation_bits.value_or(t().precision);
-    const auto depth = node_depths(tree);
+    const auto depth = tree.node_depths();
     int log_n = 0;
     while ((std::size_t{1} << log_n) < n_) ++log_n;
     // M / s must swamp n units kept in `bits` bits: 2^(bits + log n + 2) at least.
@@ -1348,7 +1316,7 @@ class LengthProbe {
     std::vector<std::vector<double>> columns;
     std::vector<std::size_t> expected;
     for (auto [i, j] : pairs) {
-      const auto below = leaves_below(tree, lowest_common(tree, depth, i, j));
+      const auto below = tree.leaves_below(tree.lowest_common(i, j, depth));
       columns.emplace_back(n_, 0.0);
       std::size_t counted = 0, survivors = 0;
       for (std::uint32_t k = 0; k < n_ && counted < probe.capacity; ++k) {

@@ -28,16 +28,42 @@ SummationTree::SummationTree(std::size_t leaves, std::vector<std::uint32_t> pare
     if (child_count[id] < 2) throw std::invalid_argument("not a summation tree: node " + std::to_string(id) + " has one child");
 }
 
-std::vector<std::uint32_t> SummationTree::leaf_depths() const {
-  // Internal nodes from the root down (ids descending): a node's depth is its parent's + 1.
+std::vector<std::uint32_t> SummationTree::node_depths() const {
+  // From the root down (ids descending, parents after their children): a node's depth is its
+  // parent's + 1.
   std::vector<std::uint32_t> depth(parent_.size(), 0);
   for (std::size_t id = parent_.size(); id-- > 0;) {
     const std::uint32_t p = parent_[id];
     if (p == kNoParent) continue;
     depth[id] = depth[p] + 1;
   }
+  return depth;
+}
+
+std::vector<std::uint32_t> SummationTree::leaf_depths() const {
+  auto depth = node_depths();
   depth.resize(leaves_);
   return depth;
+}
+
+std::uint32_t SummationTree::lowest_common(std::uint32_t i, std::uint32_t j, const std::vector<std::uint32_t>& depth) const {
+  while (depth[i] > depth[j]) i = parent_[i];
+  while (depth[j] > depth[i]) j = parent_[j];
+  while (i != j) {
+    i = parent_[i];
+    j = parent_[j];
+  }
+  return i;
+}
+
+std::vector<bool> SummationTree::leaves_below(std::uint32_t id) const {
+  std::vector<bool> below(parent_.size(), false);
+  below[id] = true;
+  // Children have smaller ids than their parents: one pass downward from id.
+  for (std::size_t v = id; v-- > 0;)
+    if (parent_[v] != kNoParent && below[parent_[v]]) below[v] = true;
+  below.resize(leaves_);
+  return below;
 }
 
 std::uint32_t SummationTree::height() const {

@@ -44,6 +44,24 @@ TEST(SummationTree, BuilderTextJsonAndDepths) {
   EXPECT_FALSE(c == t);
 }
 
+TEST(SummationTree, LowestCommonNodesAndTheLeavesBelowThem) {
+  TreeBuilder b(5);
+  const auto left = b.add(b.leaf(0), b.leaf(1));              // node 5
+  const auto right = b.add(b.add(b.leaf(2), b.leaf(3)), b.leaf(4));  // nodes 6, 7
+  const SummationTree t = b.finish(b.add(left, right));      // node 8
+  const auto depth = t.node_depths();
+  EXPECT_EQ(depth, (std::vector<std::uint32_t>{2, 2, 3, 3, 2, 1, 2, 1, 0}));
+  EXPECT_EQ(t.lowest_common(0, 1, depth), 5u);
+  EXPECT_EQ(t.lowest_common(2, 4, depth), 7u);
+  EXPECT_EQ(t.lowest_common(3, 2, depth), 6u);
+  EXPECT_EQ(t.lowest_common(1, 3, depth), 8u);
+  EXPECT_EQ(t.leaves_below(7), (std::vector<bool>{false, false, true, true, true}));
+  EXPECT_EQ(t.leaves_below(5), (std::vector<bool>{true, true, false, false, false}));
+  EXPECT_EQ(t.leaves_below(3), (std::vector<bool>{false, false, false, true, false}));
+  EXPECT_EQ(t.subtree_sizes()[7], 3u);
+  EXPECT_EQ(t.smallest_leaves()[6], 2u);
+}
+
 TEST(SummationTree, EmptyValuesJoinWithoutANodeAndFusedNodesHaveManyChildren) {
   TreeBuilder b(5);
   const auto lane = b.add(TreeBuilder::kEmpty, b.leaf(4));  // an identity: no node

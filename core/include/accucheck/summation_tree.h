@@ -37,6 +37,12 @@ class SummationTree {
   // Roundings between each leaf and the result (the nodes on its path): the d_i of the
   // per-leaf bound. A one-leaf tree has depth 0.
   std::vector<std::uint32_t> leaf_depths() const;
+  // The nodes above every id (0 for the root): leaf_depths() is its first leaves() entries.
+  std::vector<std::uint32_t> node_depths() const;
+  // The lowest node above both i and j, given node_depths().
+  std::uint32_t lowest_common(std::uint32_t i, std::uint32_t j, const std::vector<std::uint32_t>& node_depths) const;
+  // Which leaves lie below node `id`.
+  std::vector<bool> leaves_below(std::uint32_t id) const;
   std::uint32_t height() const;
   // The most children of one node (2 for a binary tree, 0 for a single leaf).
   std::size_t max_arity() const;
