@@ -112,9 +112,9 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
-# Sections of docs/performance.md that are written by hand (their own measurements, not from
-# the benchmark JSON); report.py copies them from the existing page, in this order.
-KEPT_SECTIONS = ["## fuzz_dense", "## CI property label"]
+# Sections of docs/performance.md that are not from the benchmark JSON (written by hand, or by
+# bench/jobs_scaling.py); report.py copies them from the existing page, in this order.
+KEPT_SECTIONS = ["## check --jobs scaling", "## fuzz_dense", "## CI property label"]
 
 
 def kept_sections(path, titles):

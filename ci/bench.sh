@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release, build-bench/), runs them once with 3 repetitions and writes
-# docs/performance.md from the JSON results (bench/report.py, Python stdlib only).
+# docs/performance.md from the JSON results (bench/report.py, Python stdlib only), then measures
+# check --jobs scaling (bench/jobs_scaling.py, its own section of the page).
 #
 #   ci/bench.sh                      # full run, a few minutes
 #   BENCH_FILTER='f64' ci/bench.sh   # a subset (regex on benchmark names); the report then
@@ -17,7 +18,7 @@ results="$build_dir/bench-results.json"
 
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCUCHECK_BUILD_BENCH=ON \
   -DACCUCHECK_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build_dir" -j"$jobs" --target accucheck_bench
+cmake --build "$build_dir" -j"$jobs" --target accucheck_bench accucheck
 
 echo "running benchmarks (load average: $(cut -d' ' -f1-3 /proc/loadavg)) ..." >&2
 start=$(date +%s)
@@ -32,3 +33,7 @@ compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt"
 ACCUCHECK_BENCH_COMPILER="$("${compiler:-c++}" --version | head -n1)" \
   python3 bench/report.py "$results" docs/performance.md
 echo "wrote docs/performance.md" >&2
+
+# check --jobs scaling: the same campaign with 1, 2, ... jobs (its own section of the page).
+python3 bench/jobs_scaling.py --accucheck "$build_dir/accucheck" --seconds "${JOBS_SCALING_SECONDS:-60}" \
+  --build "Release build of ci/bench.sh" --page docs/performance.md

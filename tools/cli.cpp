@@ -53,7 +53,8 @@ class HelpFormatter : public CLI::Formatter {
     std::vector<std::string> items;
     std::vector<const CLI::Option*> shown;
     for (const CLI::Option* o : app->get_options()) {
-      if (o == app->get_help_ptr() || std::find(shown.begin(), shown.end(), o) != shown.end()) continue;
+      if (o == app->get_help_ptr() || o->get_group().empty() || std::find(shown.begin(), shown.end(), o) != shown.end())
+        continue;
       if (o->get_excludes().empty()) {
         items.push_back(synopsis_item(*o));
         continue;
@@ -77,7 +78,7 @@ class HelpFormatter : public CLI::Formatter {
     }
     std::string out = synopsis + "\n\n" + wrapped(app->get_description(), kHelpWidth, 0, 0) + "\n";
     const auto positional = app->get_options([](const CLI::Option* o) { return o->get_positional(); });
-    const auto named = app->get_options([](const CLI::Option* o) { return !o->get_positional(); });
+    const auto named = app->get_options([](const CLI::Option* o) { return !o->get_positional() && !o->get_group().empty(); });
     if (!positional.empty()) out += "\narguments:\n" + table(positional);
     out += "\noptions:\n" + table(named);
     return out;
@@ -262,6 +263,8 @@ void CommandLine::exclusive(CLI::Option* a, CLI::Option* b) {
 }
 
 CLI::Option* CommandLine::required(CLI::Option* o) { return o->required(); }
+
+CLI::Option* CommandLine::internal(CLI::Option* o) { return o->group(""); }
 
 std::string CommandLine::help() const { return app_->help(); }
 

@@ -23,7 +23,7 @@ namespace accucheck::cli {
 // Exit codes of every subcommand.
 inline constexpr int kExitOk = 0;         // nothing violated
 inline constexpr int kExitViolation = 1;  // a backend violated its stated bound
-inline constexpr int kExitUsage = 2;      // usage or input error
+inline constexpr int kExitUsage = 2;      // usage or input error, or accucheck could not finish
 
 // Thrown for bad usage or bad input; main prints "accucheck <command>: <message>" and exits 2.
 struct UsageError : std::runtime_error {
@@ -99,6 +99,12 @@ class CommandLine {
   void exclusive(CLI::Option* a, CLI::Option* b);
   // An option that must be given ("--format F is required: ..."); the synopsis shows it bare.
   CLI::Option* required(CLI::Option* o);
+  // An option for accucheck's own use (check --jobs passes its workers their share): parsed like
+  // the others, not shown by --help.
+  CLI::Option* internal(CLI::Option* o);
+
+  // The arguments as given after the command's name.
+  const std::vector<std::string>& args() const { return args_; }
 
   // Parses the arguments. False when --help or -h is among them (anywhere, before anything is
   // parsed): the synopsis was printed on stdout and the command exits 0.
@@ -134,6 +140,7 @@ int trace_command(CommandLine& cl);
 int report_command(CommandLine& cl);
 int scenario_command(CommandLine& cl);  // cmd_scenario.cpp, tools/scenarios/
 int characterize_command(CommandLine& cl);
+int merge_command(CommandLine& cl);  // the shards of check --shard K/M
 
 // Loads the plugins named by ACCUCHECK_PLUGINS, then the --plugin libraries, then the backends of
 // the --python files (through the Python loader library, python/) into the registry; one that

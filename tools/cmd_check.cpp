@@ -12,6 +12,7 @@
 #include "accucheck/case_file.h"
 #include "accucheck/families.h"
 #include "accucheck/plugin_loader.h"
+#include "campaign_jobs.h"
 #include "campaign_output.h"
 #include "cli.h"
 
@@ -34,6 +35,20 @@ void check_case_size(const GenerationLimits& l) {
   const char* steps_option = l.max_steps >= l.max_long_steps ? "--max-steps " : "--max-long-steps ";
   throw UsageError("--max-elements " + std::to_string(l.max_elements) + " x (" + steps_option + std::to_string(steps) +
                    " + 1) values per case exceed the " + kMaxCaseValuesText + " values a case may hold");
+}
+
+// --shard K/M and --worker J/N: a share "K/M" with M in 1..2^32 and K < M.
+struct Share {
+  std::uint64_t index = 0, count = 1;
+};
+Share parse_share(const std::string& text, const std::string& option) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos)
+    throw UsageError(option + ": expected K/M (this is share K of M, 0 <= K < M), got '" + text + "'");
+  Share share;
+  share.count = parse_count(text.substr(slash + 1), option + " (M of K/M)", 1, std::uint64_t(1) << 32);
+  share.index = parse_count(text.substr(0, slash), option + " (K of K/M)", 0, share.count - 1);
+  return share;
 }
 
 }  // namespace
@@ -69,7 +84,21 @@ int check_command(CommandLine& cl) {
           "climb toward each backend's bound: mutate its worst case between generated cases; report when 0.9 and 0.99 of "
           "the bound were reached, write the worst case to <findings>/worst/");
   cl.flag("--quiet", options.quiet, "no progress line");
+  std::optional<std::uint64_t> jobs;
+  cl.count("--jobs", jobs, "N",
+           "run the campaign in N processes (default: one per CPU this process may use); with --cases, the same cases, "
+           "findings and table whatever N is",
+           1, 1024);
+  Share shard, worker;
+  cl.option("--shard", "K/M", "run share K of M of the campaign (0 <= K < M; the same seed on M machines), merge the M "
+            "--json results with `accucheck merge`",
+            [&](const std::string& text) { shard = parse_share(text, "--shard"); });
+  // check --jobs's workers (campaign_jobs.h): worker J of N writes its results to a file.
+  std::optional<std::string> worker_results;
+  cl.internal(cl.option("--worker", "J/N", "", [&](const std::string& text) { worker = parse_share(text, "--worker"); }));
+  cl.internal(cl.text("--worker-results", worker_results, "FILE", ""));
   if (!cl.parse()) return kExitOk;
+  const bool is_worker = worker_results.has_value();
   check_case_size(options.limits);
   if (options.limits.max_wide_elements == 0) options.limits.max_wide_values = 0;
   load_plugins(plugins);
@@ -79,12 +108,42 @@ int check_command(CommandLine& cl) {
   options.found_by = "accucheck check --seed " + std::to_string(options.seed);
   for (const auto& plugin : loaded_plugins()) options.found_by += origin_option(plugin);
 
-  Campaign campaign(options);
-  campaign.run();
-  const CampaignResults results = campaign.results();
-  print_campaign_table(results, stdout, campaign.options().findings_dir, campaign.options().generate);
+  // Shard K of M, worker J of N within it: the case numbers c with c mod MN = K + MJ.
+  options.shard_index = shard.index + shard.count * worker.index;
+  options.shard_count = shard.count * worker.count;
+  std::uint64_t job_count = is_worker ? 1 : jobs.value_or(available_cpus());
+  if (options.cases) job_count = std::min(job_count, *options.cases);  // one case per stream at least
+  stop_campaign_on_signals();
+
+  Campaign campaign(options);  // checks the selection (backends, formats, families) before any worker starts
+  if (is_worker) {
+    campaign.run();
+    write_file_atomically(*worker_results, results_to_json(campaign.results()));
+    return campaign.violations() ? kExitViolation : kExitOk;
+  }
+  CampaignResults results;
+  bool complete = true;
+  if (job_count == 1) {
+    campaign.run();
+    results = campaign.results();
+  } else {
+    JobsOutcome outcome = run_campaign_jobs(JobsRequest{.args = cl.args(),
+                                                        .jobs = job_count,
+                                                        .seed_given = seed.has_value(),
+                                                        .options = campaign.options(),
+                                                        .backends = campaign.stats().size(),
+                                                        .streams = campaign.stream_count()});
+    results = std::move(outcome.results);
+    complete = outcome.complete;
+  }
+  print_campaign_table(results, stdout, options.findings_dir, options.generate);
   write_campaign_outputs(results, json_path, junit_path, html_path);
-  return campaign.violations() ? kExitViolation : kExitOk;
+  if (results.violation_count() > 0) return kExitViolation;
+  if (!complete) {
+    std::fprintf(stderr, "accucheck check: a worker ended without results (see the notes above): the campaign is incomplete\n");
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 }  // namespace accucheck::cli

@@ -319,8 +319,7 @@ int trace_command(CommandLine& cl) {
     if (!options.quiet) std::fprintf(stderr, "accucheck trace: %s\n", t.description.c_str());
     for (std::size_t c = 0; c < t.cases; ++c) {
       const std::uint64_t id = fnv1a(t.label, (std::uint64_t{i} << 32) | c);
-      SeededChoiceStream sampling(id);
-      campaign.evaluate(t.make_case(c), t.label, id, false, c % 8 == 0, sampling);
+      campaign.evaluate(t.make_case(c), t.label, id, false, c % 8 == 0);
       ++cases;
     }
   }

@@ -22,6 +22,7 @@ const Subcommand kSubcommands[] = {
     {"list", accucheck::cli::list_command, "every backend: formats, stated bound, determinism, origin"},
     {"exact", accucheck::cli::exact_command, "the exact and the correctly rounded sum of the numbers in a file"},
     {"check", accucheck::cli::check_command, "a campaign of adversarial cases against the backends"},
+    {"merge", accucheck::cli::merge_command, "the results of check --shard K/M on several machines, as one campaign's"},
     {"replay", accucheck::cli::replay_command, "re-run a case file: the per-element verdict table"},
     {"compare", accucheck::cli::compare_command,
      "adversarial families vs uniform random inputs: the max error/bound each reaches, side by side"},
@@ -36,7 +37,7 @@ void usage(std::FILE* out) {
   std::fprintf(out, "usage: accucheck <command> [options]\n\ncommands:\n");
   for (const auto& s : kSubcommands) std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
   std::fprintf(out, "\n'accucheck <command> --help' shows the options of a command.\n");
-  std::fprintf(out, "exit status: 0 ok, 1 a bound was violated, 2 usage or input error\n");
+  std::fprintf(out, "exit status: 0 ok, 1 a bound was violated, 2 usage or input error (or accucheck could not finish)\n");
   std::fprintf(out, "plugins: --plugin LIB.so or ACCUCHECK_PLUGINS=A.so:B.so (see docs/plugins.md)\n");
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,10 @@ namespace accucheck {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Set by request_campaign_stop (from a signal handler: lock-free, so async-signal-safe).
+std::atomic<bool> stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 // A case's seed from the campaign's seed, its stream and its number: the first word of a
 // SplitMix64 stream seeded with their mix.
@@ -48,6 +53,9 @@ BackendResults results_of(const Backend& b) {
 
 }  // namespace
 
+void request_campaign_stop() noexcept { stop_requested.store(true, std::memory_order_relaxed); }
+bool campaign_stop_requested() noexcept { return stop_requested.load(std::memory_order_relaxed); }
+
 Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
   const Registry& registry = Registry::global();
   std::set<std::string> chosen;
@@ -75,6 +83,9 @@ Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
   if (options_.generate && streams_.empty())
     throw CampaignError("no selected backend runs the workload kinds of the selected families");
   if (options_.found_by.empty()) options_.found_by = "accucheck check --seed " + std::to_string(options_.seed);
+  if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count)
+    throw CampaignError("shard " + std::to_string(options_.shard_index) + " of " + std::to_string(options_.shard_count) +
+                        ": the index must be below the count");
 }
 
 void Campaign::retain(const std::function<bool(const Backend&)>& keep) {
@@ -111,24 +122,27 @@ void Campaign::record_finding(BackendStats& stats, const Workload& w, const Find
   Provenance provenance{options_.found_by, has_seed ? std::optional<std::uint64_t>(case_id) : std::nullopt};
   const std::string path = write_finding(options_.findings_dir, backend, finding, minimal, provenance);
   stats.results.findings.push_back(path);
+  stats.results.finding_origins.push_back({position_, finding.verdict});
   end_progress_line();
   std::fprintf(stderr, "FINDING %s: %s\n%s  minimized to %s\n  replay: accucheck replay %s%s\n", backend.name.c_str(),
                finding.label.c_str(), finding.detail.c_str(), describe_shape(minimal).c_str(), path.c_str(),
                replay_options(backend.name, backend.origin, backend.bound_text()).c_str());
 }
 
-void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number) {
+void Campaign::run_case(Format f, WorkloadKind kind, std::uint64_t case_number, std::size_t stream_index) {
+  position_ = case_number * streams_.size() + stream_index;
   const std::uint64_t case_seed =
       mix(options_.seed, 1 + static_cast<std::uint64_t>(f) + 4 * static_cast<std::uint64_t>(kind), case_number);
   SeededChoiceStream stream(case_seed);
   const Family* family = pick_family(stream, kind);
   const Workload w = generate(stream, f, options_.limits, kind, family);
   const std::string full_family = family_of(w);
-  evaluate(w, full_family.substr(0, full_family.find('/')), case_seed, true, case_number % 8 == 0, stream);
+  evaluate(w, full_family.substr(0, full_family.find('/')), case_seed, true, case_number % 8 == 0);
 }
 
 std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std::uint64_t case_id, bool has_seed,
-                               bool check_properties_now, ChoiceStream& sampling) {
+                               bool check_properties_now) {
+  if (!options_.generate) position_ = evaluated_++;
   const Format f = format_of(w);
   const WorkloadKind kind = kind_of(w);
   std::vector<ExactSum> exact;
@@ -147,7 +161,7 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
       addends = addends_of(exact);
     }
     ++ran;
-    const auto [ratio, element] = judge_on(stats, w, exact, addends, family, policy, case_id, has_seed, sampling);
+    const auto [ratio, element] = judge_on(stats, w, exact, addends, family, policy, case_id, has_seed);
     if (options_.maximize) consider_for_climb(stats, w, ratio, element);
     report_progress();
   }
@@ -156,7 +170,7 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
 
 std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Workload& w, const std::vector<ExactSum>& exact,
                                                   std::uint64_t addends, const std::string& family, const FindingPolicy& policy,
-                                                  std::uint64_t case_id, bool has_seed, ChoiceStream& sampling) {
+                                                  std::uint64_t case_id, bool has_seed) {
   const Backend& backend = *stats.backend;
   const Judgement judgement = find_violations(backend, w, exact, policy);
   const BackendOutcome& outcome = judgement.outcome;
@@ -166,16 +180,25 @@ std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Wor
   stats.results.max_ulps = std::max(stats.results.max_ulps, outcome.max_abs_ulps);
   if (!outcome.failure.empty()) {
     ++stats.results.verdicts[Verdict::backend_failed];
-    if (stats.results.failures.size() < 5) stats.results.failures.push_back(outcome.failure);
+    if (stats.results.failures.size() < kMaxFailureMessages) {
+      stats.results.failures.push_back(outcome.failure);
+      stats.results.failure_positions.push_back(position_);
+    }
   }
   const std::size_t terms = max_terms(w);
+  if (stats.last_position != position_) {
+    stats.last_position = position_;
+    stats.judged_at_position = 0;
+  }
+  const std::uint64_t repeat = stats.judged_at_position++;
   double worst = -1;
   std::size_t worst_element = 0;
   for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
     const ElementVerdict& v = outcome.elements[j];
     ++stats.results.verdicts[v.verdict];
-    ResultSample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict};
-    stats.add_sample(sample, sampling);
+    ResultSample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict,
+                        sample_key(position_, j, repeat)};
+    stats.add_sample(sample);
     if (std::isfinite(v.ratio) && v.ratio > worst) {
       worst = v.ratio;
       worst_element = j;
@@ -218,18 +241,26 @@ void Campaign::write_worst_case(BackendStats& stats) {
   std::snprintf(note, sizeof note, "the worst case --maximize found for %s: error/bound %.6g\n", stats.backend->name.c_str(),
                 stats.worst_ratio);
   c.note = note;
-  const auto directory = std::filesystem::path(options_.findings_dir) / "worst";
-  std::filesystem::create_directories(directory);
-  const std::string path = (directory / (stats.backend->name + ".json")).string();
+  const std::string path = worst_case_path(*stats.backend);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   write_file_atomically(path, case_to_json(c));
   stats.results.worst_case = path;
   stats.worst_written_ratio = stats.worst_ratio;
 }
 
-double Campaign::try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling) {
+std::string worst_case_file(const CampaignOptions& options, const std::string& backend) {
+  std::string file = backend;
+  if (options.shard_count > 1)
+    file += ".shard-" + std::to_string(options.shard_index) + "-of-" + std::to_string(options.shard_count);
+  return (std::filesystem::path(options.findings_dir) / "worst" / (file + ".json")).string();
+}
+
+std::string Campaign::worst_case_path(const Backend& backend) const { return worst_case_file(options_, backend.name); }
+
+double Campaign::try_for_climb(BackendStats& stats, const Workload& candidate) {
   const auto exact = exact_sums(candidate);
-  const auto [ratio, element] = judge_on(stats, candidate, exact, addends_of(exact), "climb",
-                                         FindingPolicy{.further_properties = false}, 0, false, sampling);
+  const auto [ratio, element] =
+      judge_on(stats, candidate, exact, addends_of(exact), "climb", FindingPolicy{.further_properties = false}, 0, false);
   consider_for_climb(stats, candidate, ratio, element);
   return ratio;
 }
@@ -237,10 +268,9 @@ double Campaign::try_for_climb(BackendStats& stats, const Workload& candidate, C
 void Campaign::seed_climb() {
   for (auto& stats : stats_) {
     if (!stats.backend->supports(WorkloadKind::dense)) continue;
-    SeededChoiceStream sampling(mix(options_.seed, 0x5eed, 0));
     for (const Workload& seed : climb_seeds(stats.backend->storage, options_.limits.max_steps + 1)) {
       if (budget_spent()) return;
-      try_for_climb(stats, seed, sampling);
+      try_for_climb(stats, seed);
     }
   }
 }
@@ -252,20 +282,20 @@ void Campaign::climb(std::uint64_t case_number) {
     SeededChoiceStream s(mix(options_.seed, 0xc11b + b, case_number));
     const std::size_t max_terms = options_.limits.max_steps + 1;
     for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k)
-      try_for_climb(stats, climb_mutation(*stats.worst, s, max_terms), s);
+      try_for_climb(stats, climb_mutation(*stats.worst, s, max_terms));
     // The challenger: a second climb, restarted from a fresh start now and then, so that a worst
     // case stuck at a local maximum is not the search's last word.
     if (!stats.backend->supports(WorkloadKind::dense)) continue;
     for (std::size_t k = 0; k < options_.climb_steps_per_case && !budget_spent(); ++k) {
       if (!stats.challenger || stats.challenger_mutations >= options_.climb_restart_after) {
         stats.challenger = climb_start(stats.backend->storage, s, max_terms);
-        stats.challenger_ratio = try_for_climb(stats, *stats.challenger, s);
+        stats.challenger_ratio = try_for_climb(stats, *stats.challenger);
         stats.challenger_mutations = 0;
         continue;
       }
       Workload candidate = climb_mutation(*stats.challenger, s, max_terms);
       ++stats.challenger_mutations;
-      const double ratio = try_for_climb(stats, candidate, s);
+      const double ratio = try_for_climb(stats, candidate);
       if (ratio >= stats.challenger_ratio) {
         stats.challenger = std::move(candidate);
         stats.challenger_ratio = ratio;
@@ -274,7 +304,7 @@ void Campaign::climb(std::uint64_t case_number) {
   }
 }
 
-bool Campaign::budget_spent() const { return deadline_ && Clock::now() >= *deadline_; }
+bool Campaign::budget_spent() const { return campaign_stop_requested() || (deadline_ && Clock::now() >= *deadline_); }
 
 void Campaign::report_progress() {
   if (options_.quiet || !options_.generate) return;
@@ -283,7 +313,11 @@ void Campaign::report_progress() {
   if (std::chrono::duration<double>(now - last_report_).count() < (tty ? 0.2 : 5.0)) return;
   last_report_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double fraction = options_.cases ? double(cases_run_) / double(*options_.cases) : elapsed / options_.seconds;
+  const std::uint64_t shard_cases =  // this shard's share of the case numbers below --cases
+      options_.cases && *options_.cases > options_.shard_index
+          ? (*options_.cases - options_.shard_index + options_.shard_count - 1) / options_.shard_count
+          : 1;
+  const double fraction = options_.cases ? double(cases_run_) / double(shard_cases) : elapsed / options_.seconds;
   const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
   if (tty) {
     std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),
@@ -316,13 +350,14 @@ void Campaign::run() {
     plugin_deadline.emplace(*deadline_);
   }
   try {
-    for (std::uint64_t case_number = 0;; ++case_number) {
+    for (std::uint64_t case_number = options_.shard_index;; case_number += options_.shard_count) {
       if (options_.cases && case_number >= *options_.cases) break;
       if (budget_spent()) break;
-      if (case_number == 0 && options_.maximize) seed_climb();
-      for (const auto& [f, kind] : streams_) run_case(f, kind, case_number);
+      if (case_number == options_.shard_index && options_.maximize) seed_climb();
+      std::size_t stream_index = 0;
+      for (const auto& [f, kind] : streams_) run_case(f, kind, case_number, stream_index++);
       if (options_.maximize) climb(case_number);
-      cases_run_ = case_number + 1;
+      ++cases_run_;
       report_progress();
       if (options_.stop_at_first_violation && violations()) {
         budget_note_ = "stopped at the first violation (--fail-fast)";
@@ -337,18 +372,31 @@ void Campaign::run() {
     budget_note_ = "the time budget ended during a call of " + cut.call + " (running for " + seconds +
                    " s, under its time-out): that case was not judged";
   }
+  if (campaign_stop_requested() && budget_note_.empty()) budget_note_ = kStoppedBySignalNote;
   elapsed_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
   for (auto& stats : stats_)
     if (stats.worst && stats.worst_written_ratio < stats.worst_ratio) write_worst_case(stats);
   end_progress_line();
 }
 
-void BackendStats::add_sample(const ResultSample& s, ChoiceStream& stream) {
-  // Reservoir sampling keeps a uniform sample of bounded size for reports.
-  ++samples_seen;
-  auto& samples = results.samples;
-  if (samples.size() < kMaxSamples) samples.push_back(s);
-  else if (auto k = stream.draw(samples_seen - 1); k < kMaxSamples) samples[k] = s;
+void BackendStats::add_sample(const ResultSample& s) {
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  const std::uint64_t key = s.key;
+  if (sample_heap.size() == kMaxSamples) {
+    if (key >= sample_heap.front().first) return;
+    std::pop_heap(sample_heap.begin(), sample_heap.end(), by_key);
+    sample_heap.pop_back();
+  }
+  sample_heap.emplace_back(key, s);
+  std::push_heap(sample_heap.begin(), sample_heap.end(), by_key);
+}
+
+BackendResults BackendStats::results_with_samples() const {
+  BackendResults r = results;
+  auto kept = sample_heap;
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, sample] : kept) r.samples.push_back(std::move(sample));
+  return r;
 }
 
 CampaignResults Campaign::results() const {
@@ -356,10 +404,12 @@ CampaignResults Campaign::results() const {
   r.tool = options_.tool;
   r.seed = options_.seed;
   r.cases_per_stream = cases_run_;
+  r.shard_index = options_.shard_index;
+  r.shard_count = options_.shard_count;
   r.seconds = elapsed_seconds_;
   r.notes = plugin_warnings();
   if (!budget_note_.empty()) r.notes.push_back(budget_note_);
-  for (const auto& s : stats_) r.backends.push_back(s.results);
+  for (const auto& s : stats_) r.backends.push_back(s.results_with_samples());
   return r;
 }
 

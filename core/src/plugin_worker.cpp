@@ -673,6 +673,10 @@ class Worker {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
     g_crash_note = note_;
     crash_signals_noted();
+    // Ctrl-C reaches the whole process group: the campaign stops after its case (campaign.h) and
+    // then ends this worker; dying of it here would be a backend failure nobody caused.
+    std::signal(SIGINT, SIG_IGN);
+    std::signal(SIGTERM, SIG_IGN);
     const int null_input = open("/dev/null", O_RDONLY);
     if (null_input >= 0) dup2(null_input, STDIN_FILENO);
     dup2(output, STDOUT_FILENO);

@@ -5,9 +5,11 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "accucheck/backend.h"
+#include "accucheck/hash.h"
 #include "accucheck/json.h"
 #include "accucheck/number_parse.h"
 
@@ -84,9 +86,12 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
   const std::uint64_t violations = results.violation_count();
   const std::string verdict =
       violations ? std::to_string(violations) + " violations (findings in " + findings_dir + "/)" : "no violations";
+  std::string shard;
+  if (results.shard_count > 1)
+    shard = " (shard " + std::to_string(results.shard_index) + " of " + std::to_string(results.shard_count) + ")";
   if (generated)
-    appendf(out, "\n%zu backends, %llu cases per format x workload stream, %.1f s, seed %llu: %s\n", results.backends.size(),
-            static_cast<unsigned long long>(results.cases_per_stream), results.seconds,
+    appendf(out, "\n%zu backends, %llu cases per format x workload stream%s, %.1f s, seed %llu: %s\n", results.backends.size(),
+            static_cast<unsigned long long>(results.cases_per_stream), shard.c_str(), results.seconds,
             static_cast<unsigned long long>(results.seed), verdict.c_str());
   else
     appendf(out, "\n%zu backends, %llu cases, %.1f s: %s\n", results.backends.size(),
@@ -120,6 +125,8 @@ std::string results_to_json(const CampaignResults& r) {
       .field("format_version", kResultsFormatVersion)
       .field("seed", r.seed)
       .field("cases_per_stream", r.cases_per_stream)
+      .field("shard_index", r.shard_index)
+      .field("shard_count", r.shard_count)
       .field("seconds", r.seconds)
       .field("violations", r.violation_count());
   w.key("notes").begin_array();  // plugin warnings (e.g. one changed the FP environment), the budget's end
@@ -154,6 +161,18 @@ std::string results_to_json(const CampaignResults& r) {
       for (const auto& text : *list) w.value(text);
       w.end_array();
     }
+    // Where the findings and failures came from (merge_results), when known for each of them.
+    if (!b.findings.empty() && b.finding_origins.size() == b.findings.size()) {
+      w.key("finding_origins").begin_array();
+      for (const auto& origin : b.finding_origins)
+        w.begin_object().field("position", origin.position).field("verdict", name(origin.verdict)).end_object();
+      w.end_array();
+    }
+    if (!b.failures.empty() && b.failure_positions.size() == b.failures.size()) {
+      w.key("failure_positions").begin_array();
+      for (const auto position : b.failure_positions) w.value(position);
+      w.end_array();
+    }
     w.key("samples").begin_array();
     for (const auto& s : b.samples)
       w.begin_object()
@@ -166,6 +185,7 @@ std::string results_to_json(const CampaignResults& r) {
           .field("exact", s.exact)
           .field("abs_sum", s.abs_sum)
           .field("verdict", name(s.verdict))
+          .field("key", s.key)
           .end_object();
     w.end_array();
     w.end_object();
@@ -275,6 +295,7 @@ ResultSample read_sample(const Reader& r, const JsonValue& js, const std::string
   s.abs_sum = NAN;
   if (auto* e = r.optional(js, "exact")) s.exact = r.number(*e, at + "exact");
   if (auto* a = r.optional(js, "abs_sum")) s.abs_sum = r.number(*a, at + "abs_sum");
+  if (auto* k = r.optional(js, "key")) s.key = r.count(*k, at + "key");  // files of earlier versions: 0
   return s;
 }
 
@@ -302,6 +323,26 @@ BackendResults read_backend(const Reader& r, const JsonValue& jb, const std::str
   b.violations = r.counts(jb, "violations", at);
   b.findings = r.strings(jb, "findings", at);
   b.failures = r.strings(jb, "failures", at);
+  if (auto* v = r.optional(jb, "finding_origins")) {
+    r.array(*v, at + "finding_origins");
+    for (std::size_t k = 0; k < v->items.size(); ++k) {
+      const std::string oat = at + "finding_origins[" + std::to_string(k) + "]";
+      const JsonValue& jo = r.object(v->items[k], oat);
+      b.finding_origins.push_back({r.count(r.member(jo, "position", oat + "."), oat + ".position"),
+                                   r.verdict(r.string(r.member(jo, "verdict", oat + "."), oat + ".verdict"), oat + ".verdict")});
+    }
+    if (b.finding_origins.size() != b.findings.size())
+      r.fail(at + "finding_origins", std::to_string(b.finding_origins.size()) + " entries for " +
+                                         std::to_string(b.findings.size()) + " findings");
+  }
+  if (auto* v = r.optional(jb, "failure_positions")) {
+    r.array(*v, at + "failure_positions");
+    for (std::size_t k = 0; k < v->items.size(); ++k)
+      b.failure_positions.push_back(r.count(v->items[k], at + "failure_positions[" + std::to_string(k) + "]"));
+    if (b.failure_positions.size() != b.failures.size())
+      r.fail(at + "failure_positions", std::to_string(b.failure_positions.size()) + " entries for " +
+                                           std::to_string(b.failures.size()) + " failures");
+  }
   if (auto* v = r.optional(jb, "samples")) {
     r.array(*v, at + "samples");
     for (std::size_t k = 0; k < v->items.size(); ++k) {
@@ -324,6 +365,11 @@ CampaignResults results_from_json(std::string_view json_text, const std::string&
   if (results.tool.rfind("accucheck", 0) != 0) r.fail("tool", "'" + results.tool + "' is not an accucheck results file");
   if (auto* v = r.optional(root, "seed")) results.seed = r.count(*v, "seed");
   if (auto* v = r.optional(root, "cases_per_stream")) results.cases_per_stream = r.count(*v, "cases_per_stream");
+  if (auto* v = r.optional(root, "shard_count")) results.shard_count = r.count(*v, "shard_count");
+  if (results.shard_count == 0) r.fail("shard_count", "must be at least 1");
+  if (auto* v = r.optional(root, "shard_index")) results.shard_index = r.count(*v, "shard_index");
+  if (results.shard_index >= results.shard_count)
+    r.fail("shard_index", std::to_string(results.shard_index) + " is not below shard_count " + std::to_string(results.shard_count));
   if (auto* v = r.optional(root, "seconds")) results.seconds = r.number(*v, "seconds");
   results.notes = r.strings(root, "notes", "");
   const JsonValue& backends = r.array(r.member(root, "backends", ""), "backends");
@@ -332,6 +378,160 @@ CampaignResults results_from_json(std::string_view json_text, const std::string&
     results.backends.push_back(read_backend(r, r.object(backends.items[i], at), at + "."));
   }
   return results;
+}
+
+std::uint64_t sample_key(std::uint64_t position, std::uint64_t element, std::uint64_t repeat) {
+  return splitmix64(fnv1a_le64(repeat, fnv1a_le64(element, fnv1a_le64(position, fnv1a("sample")))));
+}
+
+namespace {
+
+// The shards' entries of one list, each with the position it came from, earliest first (ties:
+// the shard order, then the text, so that the merge does not depend on the order of the parts).
+template <typename Entry>
+void sort_by_position(std::vector<std::pair<std::uint64_t, Entry>>& entries) {
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+void merge_backend(BackendResults& into, const BackendResults& part) {
+  into.cases += part.cases;
+  into.addends += part.addends;
+  into.determinism_checks += part.determinism_checks;
+  into.max_ratio = std::max(into.max_ratio, part.max_ratio);
+  into.max_ulps = std::max(into.max_ulps, part.max_ulps);
+  for (const auto& [verdict, count] : part.verdicts) into.verdicts[verdict] += count;
+  for (const auto& [verdict, count] : part.violations) into.violations[verdict] += count;
+  for (auto* earliest : {&into.seconds_to_ratio_0_9, &into.seconds_to_ratio_0_99}) {
+    const auto& theirs = earliest == &into.seconds_to_ratio_0_9 ? part.seconds_to_ratio_0_9 : part.seconds_to_ratio_0_99;
+    if (theirs && (!*earliest || *theirs < **earliest)) *earliest = theirs;
+  }
+}
+
+// The shard that distinct shards of one count make together (merge_results, results.h).
+void merge_shards(const std::vector<CampaignResults>& parts, CampaignResults& out) {
+  const std::uint64_t count = parts[0].shard_count, n = parts.size();
+  std::vector<std::uint64_t> indices;
+  for (const auto& p : parts) indices.push_back(p.shard_index);
+  std::sort(indices.begin(), indices.end());
+  out.shard_index = indices[0];
+  out.shard_count = count;
+  if (count % n == 0) {
+    const std::uint64_t m = count / n;
+    bool one_class = indices[0] < m;
+    for (std::uint64_t j = 0; j < n && one_class; ++j) one_class = indices[j] == indices[0] + m * j;
+    if (one_class) {
+      out.shard_count = m;
+      return;
+    }
+  }
+  std::string held;
+  for (auto k : indices) held += (held.empty() ? "" : ", ") + std::to_string(k);
+  out.notes.push_back("these results hold shards " + held + " of " + std::to_string(count) +
+                      " only: the cases of the others are missing");
+}
+
+}  // namespace
+
+MergedResults merge_results(const std::vector<CampaignResults>& parts, const std::vector<std::string>& sources,
+                            std::size_t findings_per_class) {
+  if (parts.empty()) throw ResultsError("no results to merge");
+  auto source = [&](std::size_t i) { return i < sources.size() ? sources[i] : "part " + std::to_string(i + 1); };
+  MergedResults merged;
+  CampaignResults& out = merged.results;
+  out.tool = parts[0].tool;
+  out.seed = parts[0].seed;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const CampaignResults& part = parts[i];
+    if (part.seed != out.seed)
+      throw ResultsError(source(i) + ": seed: " + std::to_string(part.seed) + ", not the seed of " + source(0) + " (" +
+                         std::to_string(out.seed) + "): not a shard of the same campaign");
+    if (part.tool != out.tool) throw ResultsError(source(i) + ": tool: '" + part.tool + "', not '" + out.tool + "' as in " + source(0));
+    if (part.backends.size() != parts[0].backends.size())
+      throw ResultsError(source(i) + ": backends: " + std::to_string(part.backends.size()) + " backends, " + source(0) + " has " +
+                         std::to_string(parts[0].backends.size()));
+    for (std::size_t b = 0; b < part.backends.size(); ++b)
+      if (part.backends[b].name != parts[0].backends[b].name || part.backends[b].bound != parts[0].backends[b].bound)
+        throw ResultsError(source(i) + ": backends[" + std::to_string(b) + "]: " + part.backends[b].name + " stating " +
+                           part.backends[b].bound + ", where " + source(0) + " has " + parts[0].backends[b].name +
+                           " stating " + parts[0].backends[b].bound);
+    if (part.shard_count != parts[0].shard_count)
+      throw ResultsError(source(i) + ": shard_count: " + std::to_string(part.shard_count) + ", where " + source(0) + " has " +
+                         std::to_string(parts[0].shard_count) + ": not shards of one split");
+    for (std::size_t j = 0; j < i; ++j)
+      if (parts[j].shard_index == part.shard_index)
+        throw ResultsError(source(i) + ": shard " + std::to_string(part.shard_index) + " of " + std::to_string(part.shard_count) +
+                           " is also " + source(j) + ": its cases would count twice");
+    out.cases_per_stream += part.cases_per_stream;
+    out.seconds = std::max(out.seconds, part.seconds);
+    for (const auto& note : part.notes)
+      if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end()) out.notes.push_back(note);
+  }
+  merge_shards(parts, out);
+  for (std::size_t b = 0; b < parts[0].backends.size(); ++b) {
+    BackendResults into = parts[0].backends[b];
+    into.cases = into.addends = into.determinism_checks = 0;
+    into.max_ratio = 0;
+    into.max_ulps = 0;
+    into.verdicts.clear();
+    into.violations.clear();
+    into.findings.clear();
+    into.failures.clear();
+    into.finding_origins.clear();
+    into.failure_positions.clear();
+    into.samples.clear();
+    into.seconds_to_ratio_0_9 = into.seconds_to_ratio_0_99 = std::nullopt;
+    into.worst_case.clear();
+    std::vector<std::pair<std::uint64_t, std::pair<std::string, Verdict>>> findings;
+    std::vector<std::pair<std::uint64_t, std::string>> failures;
+    std::vector<std::pair<std::uint64_t, ResultSample>> samples;
+    double worst_ratio = -1;
+    for (const CampaignResults& part : parts) {
+      const BackendResults& theirs = part.backends[b];
+      merge_backend(into, theirs);
+      for (std::size_t k = 0; k < theirs.findings.size(); ++k) {
+        // A file of an earlier version says nothing of its origin: last, its class from its name.
+        const bool known = k < theirs.finding_origins.size();
+        findings.push_back({known ? theirs.finding_origins[k].position : UINT64_MAX,
+                            {theirs.findings[k], known ? theirs.finding_origins[k].verdict : Verdict::ok}});
+      }
+      for (std::size_t k = 0; k < theirs.failures.size(); ++k)
+        failures.push_back({k < theirs.failure_positions.size() ? theirs.failure_positions[k] : UINT64_MAX, theirs.failures[k]});
+      for (const ResultSample& s : theirs.samples) samples.push_back({s.key, s});
+      if (!theirs.worst_case.empty()) {
+        if (theirs.max_ratio > worst_ratio) {
+          if (!into.worst_case.empty()) merged.superseded.push_back(into.worst_case);
+          into.worst_case = theirs.worst_case;
+          worst_ratio = theirs.max_ratio;
+        } else {
+          merged.superseded.push_back(theirs.worst_case);
+        }
+      }
+    }
+    sort_by_position(findings);
+    std::map<Verdict, std::size_t> kept;
+    for (const auto& [position, finding] : findings) {
+      const auto& [path, verdict] = finding;
+      if (position != UINT64_MAX && kept[verdict]++ >= findings_per_class) {
+        merged.superseded.push_back(path);
+        continue;
+      }
+      into.findings.push_back(path);
+      if (position != UINT64_MAX) into.finding_origins.push_back({position, verdict});
+    }
+    if (into.finding_origins.size() != into.findings.size()) into.finding_origins.clear();  // some of unknown origin
+    sort_by_position(failures);
+    for (const auto& [position, message] : failures) {
+      if (into.failures.size() == kMaxFailureMessages) break;
+      into.failures.push_back(message);
+      into.failure_positions.push_back(position);
+    }
+    if (std::find(into.failure_positions.begin(), into.failure_positions.end(), UINT64_MAX) != into.failure_positions.end())
+      into.failure_positions.clear();
+    std::sort(samples.begin(), samples.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t k = 0; k < samples.size() && k < kMaxSamples; ++k) into.samples.push_back(samples[k].second);
+    out.backends.push_back(std::move(into));
+  }
+  return merged;
 }
 
 }  // namespace accucheck

@@ -126,7 +126,7 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
           seed: Optional[int] = None, format: Optional[str] = None, families: Sequence[str] = (),
           findings: str = "findings", maximize: bool = False, fail_fast: bool = False, quiet: bool = True,
           max_steps: int = 0, max_elements: int = 0, max_long_steps: int = 0,
-          timeout: Optional[float] = 60.0, isolate: bool = False) -> CheckResult:
+          timeout: Optional[float] = 60.0, isolate: bool = False, jobs: Optional[int] = 1) -> CheckResult:
     """Runs a campaign over the selected backends (names, globs or decorated functions; default:
     every registered backend) for `cases` cases per format x workload stream, or for `seconds`
     (default 10 s). Findings are minimized and written to `findings` as case files.
@@ -136,7 +136,10 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
     backend's failure; None for no limit.
     `isolate`: run the campaign in the CLI (`accucheck check --python FILE.py` for each selected
     backend's file), whose plugin worker also contains a backend that crashes the interpreter or
-    hangs in C code; needs the CLI (ACCUCHECK_CLI, or the build tree's) and backends defined in files."""
+    hangs in C code; needs the CLI (ACCUCHECK_CLI, or the build tree's) and backends defined in files.
+    `jobs`: processes for the campaign (the CLI's --jobs; None: one per CPU). 1 runs it here;
+    more run it in the CLI as `isolate` does, each worker process loading the backends' files.
+    With `cases`, the results are the same whatever `jobs` is."""
     _refuse_inside_the_loader("check")
     _sync()
     if minutes is not None:
@@ -146,9 +149,11 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
     if seed is None:
         seed = random.getrandbits(64)
     globs = _names(backends)
-    if isolate:
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 1024):
+        raise ValueError(f"jobs: {jobs!r} is not a number of processes from 1 to 1024 (or None: one per CPU)")
+    if isolate or jobs != 1:
         table, results = _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, maximize, fail_fast,
-                                           max_steps, max_elements, max_long_steps, timeout)
+                                           max_steps, max_elements, max_long_steps, timeout, jobs)
         return _check_result(table, results, int(seed))
     _backends.call_timeout = timeout
     try:
@@ -163,13 +168,13 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
 def _cli_binary() -> str:
     path = os.environ.get("ACCUCHECK_CLI") or _core().cli_binary()
     if not path or not os.path.exists(path):
-        raise RuntimeError("isolate=True runs the accucheck CLI, and none was found: set ACCUCHECK_CLI to build/accucheck "
+        raise RuntimeError("isolate=True and jobs > 1 run the accucheck CLI, and none was found: set ACCUCHECK_CLI to build/accucheck "
                            "(a pip-installed package has no CLI)")
     return path
 
 
 def _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, maximize, fail_fast, max_steps,
-                      max_elements, max_long_steps, timeout):
+                      max_elements, max_long_steps, timeout, jobs):
     """The same campaign through `accucheck check --python FILE.py`: the plugin worker runs the
     Python backends, so a crash or a hang in C code is that backend's failure here too."""
     import fnmatch
@@ -183,7 +188,7 @@ def _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, m
     files = sorted({b.origin for b in selected})
     if "" in files:
         names = ", ".join(sorted(b.name for b in selected if not b.origin))
-        raise ValueError(f"isolate=True loads each backend's file in the CLI, and {names} has none (defined in "
+        raise ValueError(f"isolate=True and jobs > 1 load each backend's file in the CLI, and {names} has none (defined in "
                          "python -c or a notebook)")
     os.makedirs(os.path.dirname(os.path.abspath(findings)), exist_ok=True)  # as the engine does in-process
     args = [_cli_binary(), "check", "--seed", str(seed), "--findings", findings, "--quiet"]
@@ -203,6 +208,8 @@ def _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, m
         args.append("--maximize")
     if fail_fast:
         args.append("--fail-fast")
+    if jobs is not None:
+        args += ["--jobs", str(jobs)]
     env = dict(os.environ)
     if timeout is not None:
         env["ACCUCHECK_PLUGIN_TIMEOUT"] = repr(float(timeout))

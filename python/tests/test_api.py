@@ -250,6 +250,19 @@ def test_isolate_runs_the_same_campaign_in_the_cli(tmp_path):
     assert "api_drops_last_f32" in isolated.table
 
 
+def test_jobs_run_the_same_campaign_in_worker_processes(tmp_path):
+    one = run([api_drops_last_f32, api_loop_f32], tmp_path / "one", cases=80)
+    three = run([api_drops_last_f32, api_loop_f32], tmp_path / "three", cases=80, jobs=3)
+    assert [(b.name, b.cases, b.violations, b.max_ratio) for b in one.backends] == \
+        [(b.name, b.cases, b.violations, b.max_ratio) for b in three.backends]
+    assert [os.path.basename(f.case_file) for f in one.findings] == \
+        [os.path.basename(f.case_file) for f in three.findings]
+    assert one.violations == three.violations > 0
+    assert three.results["cases_per_stream"] == 80
+    with pytest.raises(ValueError, match="jobs: 0 is not a number of processes"):
+        run([api_loop_f32], tmp_path, cases=1, jobs=0)
+
+
 def test_isolate_contains_a_crash_in_c_code(tmp_path):
     r = run([api_crashes], tmp_path, cases=2, isolate=True)
     assert "backend-failed" in r.backends[0].violations

@@ -26,6 +26,14 @@
 
 namespace accucheck {
 
+// Asks every running campaign of this process to stop after the case it is judging, as if its
+// budget were spent: its results and findings are complete up to there. Async-signal-safe (a
+// SIGINT or SIGTERM handler calls it).
+void request_campaign_stop() noexcept;
+bool campaign_stop_requested() noexcept;
+// The note of a campaign's results when it stopped so.
+inline constexpr const char* kStoppedBySignalNote = "stopped early (SIGINT or SIGTERM): the results cover the cases judged before";
+
 // A campaign that cannot start: a glob that matches nothing, no backend of the format, ...
 struct CampaignError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
@@ -55,19 +63,33 @@ struct CampaignOptions {
   // ... and as many of a challenger, a climb restarted from climb_start every this many of its
   // mutations; it replaces the worst case when it climbs above it.
   std::size_t climb_restart_after = 2000;
+  // This campaign is shard `shard_index` of `shard_count`: it runs the case numbers c with
+  // c mod shard_count == shard_index (each case is generated from the seed and its number alone),
+  // so the shards of one seed together run the cases of one campaign, and merge_results
+  // (results.h) makes their results those of one process (check --jobs, --shard).
+  std::uint64_t shard_index = 0, shard_count = 1;
   bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
   std::string found_by;   // recorded in case files; default "accucheck check --seed S"
 };
 
+// --maximize: where a campaign with these options writes a backend's worst case,
+// <findings>/worst/<backend>.json, or <backend>.shard-K-of-M.json for shard K of M (so that the
+// shards of one campaign do not overwrite each other's).
+std::string worst_case_file(const CampaignOptions& options, const std::string& backend);
+
 struct BackendStats {
   const Backend* backend = nullptr;
   BackendResults results;  // what the results say of it
   std::map<Verdict, std::size_t> findings_by_class;
-  static constexpr std::size_t kMaxSamples = 400;
-  std::uint64_t samples_seen = 0;
+  // The kMaxSamples samples of smallest sample_key (results.h), as a max-heap on the key.
+  std::vector<std::pair<std::uint64_t, ResultSample>> sample_heap;
+  // The position it was last judged at and how many times (sample_key's `repeat`).
+  std::uint64_t last_position = UINT64_MAX, judged_at_position = 0;
 
-  void add_sample(const ResultSample& s, ChoiceStream& stream);
+  void add_sample(const ResultSample& s);
+  // results with the samples, in key order.
+  BackendResults results_with_samples() const;
 
   // --maximize: the worst case so far (one element where the workload allows) and its ratio.
   std::optional<Workload> worst;
@@ -90,10 +112,12 @@ class Campaign {
   // scaling, negation) are checked when `check_properties_now`. Returns the number of backends
   // that ran it.
   std::size_t evaluate(const Workload& w, const std::string& family, std::uint64_t case_id, bool has_seed,
-                       bool check_properties_now, ChoiceStream& sampling);
+                       bool check_properties_now);
   // Keeps only the backends for which `keep` holds (trace: those of the trace's formats).
   void retain(const std::function<bool(const Backend&)>& keep);
   bool empty() const { return stats_.empty(); }
+  // The format x workload streams it generates (each storage format x workload kind).
+  std::size_t stream_count() const { return streams_.size(); }
   void set_cases_run(std::uint64_t cases, double seconds) {
     cases_run_ = cases;
     elapsed_seconds_ = seconds;
@@ -106,21 +130,26 @@ class Campaign {
   const CampaignOptions& options() const { return options_; }
   // Ends an open progress line (before other output on stderr).
   void end_progress_line();
+  // worst_case_file for this campaign's options.
+  std::string worst_case_path(const Backend& backend) const;
 
  private:
-  void run_case(Format f, WorkloadKind kind, std::uint64_t case_number);
+  void run_case(Format f, WorkloadKind kind, std::uint64_t case_number, std::size_t stream_index);
+  // The position of the case being judged (FindingOrigin, results.h): case number x streams +
+  // stream when generating; the count of evaluate() calls before it otherwise.
+  std::uint64_t position_ = 0, evaluated_ = 0;
   // Judges w on one backend and accounts for it (cases, addends, verdicts, samples, findings,
   // the climb's worst case); returns the largest error/bound over w's elements and where.
   std::pair<double, std::size_t> judge_on(BackendStats& stats, const Workload& w, const std::vector<ExactSum>& exact,
                                           std::uint64_t addends, const std::string& family, const FindingPolicy& policy,
-                                          std::uint64_t case_id, bool has_seed, ChoiceStream& sampling);
+                                          std::uint64_t case_id, bool has_seed);
   // --maximize: the seeds (climb.h) on every backend that runs dense workloads, then, per
   // generated case, climb_steps_per_case mutations of each backend's worst case.
   void seed_climb();
   void climb(std::uint64_t case_number);
   // Judges a climb candidate (stated bound only) and keeps it as the worst case if it is one.
   // Returns its error/bound.
-  double try_for_climb(BackendStats& stats, const Workload& candidate, ChoiceStream& sampling);
+  double try_for_climb(BackendStats& stats, const Workload& candidate);
   void consider_for_climb(BackendStats& stats, const Workload& w, double ratio, std::size_t element);
   void write_worst_case(BackendStats& stats);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
