@@ -25,6 +25,14 @@
 //   zero_columns        fast_exact_sum of 4096 columns of 9 zeros (a wide buffer's trivial
 //                       elements, shapes.h): its shortcut
 //   zero_columns_accumulator  the same columns through FastExactAccumulator (no shortcut)
+//   stream_read         a streaming read of the same bytes (XOR of the 64-bit words, 4 lanes):
+//                       the memory bandwidth an exact sum cannot beat at n = 10^7
+//   xsum_small, xsum_large  Neal's small and large superaccumulators (xsum.hpp of the PyPI
+//                       package xsum's sdist, fetched by ci/bench.sh; built into this benchmark
+//                       only, when ACCUCHECK_XSUM_DIR names it), then rounded to a double
+// ACCUCHECK_BENCH_DUMP_INPUTS=DIR writes each input as DIR/<format>_<n>.f64 (raw little-endian
+// doubles) before the run, so that bench/python_peers.py times math.fsum and numpy.sum on the
+// same bytes.
 #include <benchmark/benchmark.h>
 #include <mpfr.h>
 
@@ -48,6 +56,11 @@
 #include "accucheck/verdict.h"
 #include "accucheck/workload.h"
 #include "common/compensated_sums.h"
+#ifdef ACCUCHECK_BENCH_XSUM
+#include "xsum.hpp"
+#endif
+#include <cstdio>
+#include <cstdlib>
 
 namespace accucheck {
 namespace {
@@ -269,6 +282,32 @@ void bench_mpfr_sum(benchmark::State& state, Format f, std::size_t n) {
   state.counters["addends"] = static_cast<double>(n);
 }
 
+// The physical floor: every byte of the input read once, with no floating-point work.
+void bench_stream_read(benchmark::State& state, Format f, std::size_t n) {
+  const std::vector<double>& x = input(f, n).values;
+  for (auto _ : state) {
+    std::uint64_t lane[4] = {0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 4 <= x.size(); i += 4)
+      for (std::size_t l = 0; l < 4; ++l) lane[l] ^= std::bit_cast<std::uint64_t>(x[i + l]);
+    for (; i < x.size(); ++i) lane[0] ^= std::bit_cast<std::uint64_t>(x[i]);
+    std::uint64_t r = lane[0] ^ lane[1] ^ lane[2] ^ lane[3];
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["addends"] = static_cast<double>(n);
+}
+
+#ifdef ACCUCHECK_BENCH_XSUM
+template <class Accumulator>
+void bench_xsum(benchmark::State& state, Format f, std::size_t n) {
+  time_over_input(state, f, n, [](const std::vector<double>& x) {
+    Accumulator acc;
+    acc.add(x.data(), static_cast<xsum::xsum_length>(x.size()));
+    return acc.round();
+  });
+}
+#endif
+
 // One rounding of the exact sum into the format: exact.h's round_fixed against the limb
 // rounding of fast_exact.h (what judge() could use; it calls round_fixed several times).
 void bench_rounding(benchmark::State& state, bool fast, Format f, std::size_t n) {
@@ -406,6 +445,11 @@ void register_all() {
       add("fast_exact_direct", [=](benchmark::State& s) { bench_fast_exact_direct(s, f, n); });
       if (n <= kBoostMax) add("boost_exact", [=](benchmark::State& s) { bench_boost_exact(s, f, n); });
       add("mpfr_sum", [=](benchmark::State& s) { bench_mpfr_sum(s, f, n); });
+      add("stream_read", [=](benchmark::State& s) { bench_stream_read(s, f, n); });
+#ifdef ACCUCHECK_BENCH_XSUM
+      add("xsum_small", [=](benchmark::State& s) { bench_xsum<xsum::xsum_small>(s, f, n); });
+      add("xsum_large", [=](benchmark::State& s) { bench_xsum<xsum::xsum_large>(s, f, n); });
+#endif
       if (n == kSizes[0]) {
         add("round_fixed", [=](benchmark::State& s) { bench_rounding(s, false, f, n); });
         add("round_fixed_fast", [=](benchmark::State& s) { bench_rounding(s, true, f, n); });
@@ -425,10 +469,24 @@ void register_all() {
   }
 }
 
+// ACCUCHECK_BENCH_DUMP_INPUTS=DIR: the inputs as raw doubles, for bench/python_peers.py.
+void dump_inputs(const char* directory) {
+  for (Format f : all_formats)
+    for (std::size_t n : kSizes) {
+      const std::vector<double> x = make_input(f, n);
+      const std::string path = std::string(directory) + "/" + std::string(name(f)) + "_" + std::to_string(n) + ".f64";
+      std::FILE* out = std::fopen(path.c_str(), "wb");
+      if (!out || std::fwrite(x.data(), sizeof(double), x.size(), out) != x.size() || std::fclose(out) != 0)
+        throw std::runtime_error("cannot write " + path);
+    }
+}
+
 }  // namespace
 }  // namespace accucheck
 
 int main(int argc, char** argv) {
+  static_assert(std::endian::native == std::endian::little, "the dumped inputs are little-endian doubles");
+  if (const char* directory = std::getenv("ACCUCHECK_BENCH_DUMP_INPUTS")) accucheck::dump_inputs(directory);
   accucheck::register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -16,22 +16,42 @@ repetitions=${REPETITIONS:-3}
 filter=${BENCH_FILTER:-.}
 results="$build_dir/bench-results.json"
 
+# The venv of ci/install-deps.sh (numpy for the Python peers, pip for xsum's sdist).
+python="${ACCUCHECK_VENV:-$PWD/.venv}/bin/python3"
+if [ ! -x "$python" ]; then
+  echo "ci/bench.sh: $python is missing: run ci/install-deps.sh first" >&2
+  exit 2
+fi
+
+# Neal's xsum as a peer, from the sdist of the PyPI package (benchmark only, never the product).
+xsum_dir="$build_dir/_xsum"
+if [ ! -f "$xsum_dir/xsum-2.0.0/xsum/xsum.hpp" ]; then
+  mkdir -p "$xsum_dir"
+  "$python" -m pip download --quiet --no-deps --no-binary xsum xsum==2.0.0 -d "$xsum_dir"
+  tar -xzf "$xsum_dir/xsum-2.0.0.tar.gz" -C "$xsum_dir"
+fi
+
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DACCUCHECK_BUILD_BENCH=ON \
-  -DACCUCHECK_BUILD_TESTS=OFF >/dev/null
+  -DACCUCHECK_BUILD_TESTS=OFF -DACCUCHECK_XSUM_DIR="$PWD/$xsum_dir/xsum-2.0.0/xsum" >/dev/null
 cmake --build "$build_dir" -j"$jobs" --target accucheck_bench accucheck
 
 echo "running benchmarks (load average: $(cut -d' ' -f1-3 /proc/loadavg)) ..." >&2
 start=$(date +%s)
-"$build_dir/bench/accucheck_bench" \
+inputs="$build_dir/bench-inputs"
+mkdir -p "$inputs"
+ACCUCHECK_BENCH_DUMP_INPUTS="$inputs" "$build_dir/bench/accucheck_bench" \
   --benchmark_filter="$filter" \
   --benchmark_repetitions="$repetitions" \
   --benchmark_format=json >"$results.tmp"
 mv "$results.tmp" "$results"
 echo "benchmarks took $(($(date +%s) - start)) s; results in $results" >&2
 
+# math.fsum and numpy.sum on the same bytes (bench/python_peers.py), merged into the report.
+"$python" bench/python_peers.py "$inputs" "$build_dir/python-peers.json" --repetitions "$repetitions" >/dev/null
+
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
 ACCUCHECK_BENCH_COMPILER="$("${compiler:-c++}" --version | head -n1)" \
-  python3 bench/report.py "$results" docs/performance.md
+  ACCUCHECK_BENCH_PYTHON_PEERS="$build_dir/python-peers.json" python3 bench/report.py "$results" docs/performance.md
 echo "wrote docs/performance.md" >&2
 
 # check --jobs scaling: the same campaign with 1, 2, ... jobs (its own section of the page).
