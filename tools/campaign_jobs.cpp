@@ -56,26 +56,41 @@ pid_t spawn(const std::vector<std::string>& argv) {
   return pid;
 }
 
-// The progress line of the parent: time only (each worker knows its own cases).
+// The progress line of the parent: the workers' cases per stream and violations added up (each
+// writes them to its progress file about once a second).
 class Progress {
  public:
-  Progress(bool quiet, std::optional<double> seconds, std::uint64_t jobs)
-      : quiet_(quiet), seconds_(seconds), jobs_(jobs), tty_(isatty(fileno(stderr))), start_(Clock::now()), last_(start_) {}
+  Progress(bool quiet, std::optional<double> seconds, std::optional<std::uint64_t> cases, std::vector<std::string> files)
+      : quiet_(quiet), seconds_(seconds), cases_(cases), files_(std::move(files)), tty_(isatty(fileno(stderr))),
+        start_(Clock::now()), last_(start_) {}
   void update(std::size_t running) {
     if (quiet_) return;
     const auto now = Clock::now();
     if (std::chrono::duration<double>(now - last_).count() < (tty_ ? 0.2 : 5.0)) return;
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
+    unsigned long long cases = 0, violations = 0;
+    for (const auto& file : files_) {
+      unsigned long long c = 0, v = 0;
+      if (std::FILE* in = std::fopen(file.c_str(), "r")) {
+        if (std::fscanf(in, "%llu %llu", &c, &v) == 2) {
+          cases += c;
+          violations += v;
+        }
+        std::fclose(in);
+      }
+    }
     if (tty_) {
       const int width = 30;
-      const int filled = seconds_ ? static_cast<int>(std::min(1.0, elapsed / *seconds_) * width) : 0;
-      std::fprintf(stderr, "\r[%s%s] %5.1f s  %zu of %llu jobs running ", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), elapsed, running, static_cast<unsigned long long>(jobs_));
+      const double fraction = cases_ ? double(cases) / double(*cases_) : elapsed / *seconds_;
+      const int filled = static_cast<int>(std::min(1.0, fraction) * width);
+      std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %llu violations  %zu of %zu jobs running ",
+                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), elapsed, cases, violations,
+                   running, files_.size());
       open_ = true;
     } else {
-      std::fprintf(stderr, "accucheck check: %.0f s, %zu of %llu jobs running\n", elapsed, running,
-                   static_cast<unsigned long long>(jobs_));
+      std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %llu violations, %zu of %zu jobs running\n", elapsed,
+                   cases, violations, running, files_.size());
     }
   }
   void end() {
@@ -86,7 +101,8 @@ class Progress {
  private:
   bool quiet_;
   std::optional<double> seconds_;
-  std::uint64_t jobs_;
+  std::optional<std::uint64_t> cases_;
+  std::vector<std::string> files_;
   bool tty_, open_ = false;
   Clock::time_point start_, last_;
 };
@@ -156,7 +172,14 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
     workers[j].running = true;
   }
 
-  Progress progress(options.quiet, options.cases ? std::nullopt : std::optional<double>(options.seconds), request.jobs);
+  std::vector<std::string> progress_files;
+  for (const auto& w : workers) progress_files.push_back(worker_progress_file(w.results_path));
+  std::optional<std::uint64_t> shard_cases;  // this shard's share of the case numbers below --cases
+  if (options.cases)
+    shard_cases = *options.cases > options.shard_index
+                      ? (*options.cases - options.shard_index + options.shard_count - 1) / options.shard_count
+                      : 1;
+  Progress progress(options.quiet, options.seconds, shard_cases, progress_files);
   bool stop_sent = false, stopped_for_fail_fast = false;
   std::size_t running = workers.size();
   while (running > 0) {

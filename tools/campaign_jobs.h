@@ -33,6 +33,9 @@ struct JobsRequest {
   std::size_t backends = 0, streams = 0;  // for the start line
 };
 
+// Where worker writes its progress ("<cases per stream> <violations>"), beside its results.
+inline std::string worker_progress_file(const std::string& results_file) { return results_file + ".progress"; }
+
 // Runs the workers and merges their results. A worker that ends without results (killed,
 // crashed: accucheck's failure, not a backend's) is a note in the results and `complete` is
 // false; its cases are missing from the table.

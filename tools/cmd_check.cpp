@@ -115,6 +115,13 @@ int check_command(CommandLine& cl) {
   if (options.cases) job_count = std::min(job_count, *options.cases);  // one case per stream at least
   stop_campaign_on_signals();
 
+  if (is_worker)  // its progress, for the parent's progress line (campaign_jobs.h)
+    options.on_progress = [path = worker_progress_file(*worker_results)](std::uint64_t cases, std::size_t violations) {
+      try {
+        write_file_atomically(path, std::to_string(cases) + " " + std::to_string(violations) + "\n");
+      } catch (const std::exception&) {  // a progress line is not worth stopping a campaign for
+      }
+    };
   Campaign campaign(options);  // checks the selection (backends, formats, families) before any worker starts
   if (is_worker) {
     campaign.run();

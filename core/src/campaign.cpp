@@ -307,9 +307,14 @@ void Campaign::climb(std::uint64_t case_number) {
 bool Campaign::budget_spent() const { return campaign_stop_requested() || (deadline_ && Clock::now() >= *deadline_); }
 
 void Campaign::report_progress() {
-  if (options_.quiet || !options_.generate) return;
-  const bool tty = isatty(fileno(stderr));
+  if (!options_.generate || (options_.quiet && !options_.on_progress)) return;
   const auto now = Clock::now();
+  if (options_.on_progress && std::chrono::duration<double>(now - last_progress_call_).count() >= 1.0) {
+    last_progress_call_ = now;
+    options_.on_progress(cases_run_, violations());
+  }
+  if (options_.quiet) return;
+  const bool tty = isatty(fileno(stderr));
   if (std::chrono::duration<double>(now - last_report_).count() < (tty ? 0.2 : 5.0)) return;
   last_report_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();

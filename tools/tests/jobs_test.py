@@ -7,6 +7,7 @@
 --mode signals       SIGINT to the process group and SIGTERM to accucheck alone stop every worker:
                      the table covers the cases judged, the findings are on disk, exit 1
 --mode lost_worker   a worker killed hard: the others' results, a note naming its cases, exit 2
+--mode progress      the parent's progress line counts the workers' cases
 --mode help          the workers' options are not shown by --help; bad --jobs and --shard
 """
 import argparse
@@ -181,7 +182,15 @@ def mode_help(args, tmp):
         require(says in proc.stderr, "%s: %s" % (bad, proc.stderr))
 
 
-MODES = {"same_results": mode_same_results, "shards": mode_shards, "signals": mode_signals, "lost_worker": mode_lost_worker,
+def mode_progress(args, tmp):
+    """The parent's progress line adds up its workers' cases and violations."""
+    proc = run(args.accucheck, ["check", "--backend", "naive_f32", "--minutes", 0.12, "--jobs", 2, "--seed", 1,
+                                "--findings", os.path.join(tmp, "f")], 0)
+    lines = re.findall(r"accucheck check: \d+ s, (\d+) cases per stream, 0 violations, \d of 2 jobs running", proc.stderr)
+    require(lines and int(lines[0]) > 0, "no progress line with the workers' cases: " + proc.stderr)
+
+
+MODES = {"progress": mode_progress, "same_results": mode_same_results, "shards": mode_shards, "signals": mode_signals, "lost_worker": mode_lost_worker,
          "help": mode_help}
 
 

@@ -68,6 +68,9 @@ struct CampaignOptions {
   // so the shards of one seed together run the cases of one campaign, and merge_results
   // (results.h) makes their results those of one process (check --jobs, --shard).
   std::uint64_t shard_index = 0, shard_count = 1;
+  // Called about once a second while generating (also when quiet): the cases per stream judged
+  // so far and the violations (check --jobs: a worker tells its parent).
+  std::function<void(std::uint64_t cases, std::size_t violations)> on_progress;
   bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
   std::string found_by;   // recorded in case files; default "accucheck check --seed S"
@@ -168,7 +171,7 @@ class Campaign {
   std::uint64_t cases_run_ = 0;
   double elapsed_seconds_ = 0;
   bool progress_line_open_ = false;
-  std::chrono::steady_clock::time_point start_{}, last_report_{};
+  std::chrono::steady_clock::time_point start_{}, last_report_{}, last_progress_call_{};
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::string budget_note_;  // what the end of the budget interrupted, for the summary
 };
