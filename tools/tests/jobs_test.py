@@ -7,6 +7,7 @@
 --mode signals       SIGINT to the process group and SIGTERM to accucheck alone stop every worker:
                      the table covers the cases judged, the findings are on disk, exit 1
 --mode lost_worker   a worker killed hard: the others' results, a note naming its cases, exit 2
+--mode fail_fast     the first violation stops every worker
 --mode progress      the parent's progress line counts the workers' cases
 --mode help          the workers' options are not shown by --help; bad --jobs and --shard
 """
@@ -182,6 +183,17 @@ def mode_help(args, tmp):
         require(says in proc.stderr, "%s: %s" % (bad, proc.stderr))
 
 
+def mode_fail_fast(args, tmp):
+    """--fail-fast with workers: the run ends at the first violations and the note says --fail-fast, not a
+    signal (the parent stops the other workers with SIGTERM and drops the note that would say so)."""
+    start = time.monotonic()
+    proc = run(args.accucheck, ["check", "--plugin", args.wrong] + WRONG + ["--fail-fast", "--jobs", 2, "--minutes", 5, "--seed", 2,
+                                                                            "--findings", os.path.join(tmp, "f"), "--quiet"], 1)
+    require(time.monotonic() - start < 60, "--fail-fast did not stop the workers")
+    require("stopped at the first violation (--fail-fast)" in proc.stdout, "no --fail-fast note: " + proc.stdout)
+    require("SIGINT or SIGTERM" not in proc.stdout, "the workers stopped for --fail-fast are reported as stopped by a signal")
+
+
 def mode_progress(args, tmp):
     """The parent's progress line adds up its workers' cases and violations."""
     proc = run(args.accucheck, ["check", "--backend", "naive_f32", "--minutes", 0.12, "--jobs", 2, "--seed", 1,
@@ -190,7 +202,7 @@ def mode_progress(args, tmp):
     require(lines and int(lines[0]) > 0, "no progress line with the workers' cases: " + proc.stderr)
 
 
-MODES = {"progress": mode_progress, "same_results": mode_same_results, "shards": mode_shards, "signals": mode_signals, "lost_worker": mode_lost_worker,
+MODES = {"fail_fast": mode_fail_fast, "progress": mode_progress, "same_results": mode_same_results, "shards": mode_shards, "signals": mode_signals, "lost_worker": mode_lost_worker,
          "help": mode_help}
 
 
