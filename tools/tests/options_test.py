@@ -142,7 +142,7 @@ def mode_report(args, tmp):
         require(cells.get(backend) == table_cell, "%s: table says %s, report %s" % (backend, table_cell, cells.get(backend)))
 
 
-SUBCOMMANDS = ["list", "exact", "check", "replay", "compare", "trace", "report", "scenario"]
+SUBCOMMANDS = ["list", "exact", "check", "merge", "replay", "compare", "trace", "report", "scenario"]
 
 
 def mode_help(args, tmp):
