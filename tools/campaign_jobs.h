@@ -4,7 +4,8 @@
 // own (its own plugin workers, CUDA context and thread pools: nothing is shared on the hot path),
 // writes each finding as it finds it and its results when it ends. The parent merges the results
 // (merge_results, results.h) into what one process running every case would have reported: with
-// --cases, the same table, findings and JSON whatever N is.
+// --cases, the same table, findings and JSON whatever N is (not under --maximize: each worker
+// climbs from the worst of its own cases, so the climb's path depends on N).
 //
 // SIGINT or SIGTERM stops every worker after the case it is judging (a second one ends them at
 // once): the table then covers the cases judged, and every finding is on disk.

@@ -87,7 +87,7 @@ int check_command(CommandLine& cl) {
   std::optional<std::uint64_t> jobs;
   cl.count("--jobs", jobs, "N",
            "run the campaign in N processes (default: one per CPU this process may use); with --cases, the same cases, "
-           "findings and table whatever N is",
+           "findings and table whatever N is (but with --maximize: each process climbs from its own cases)",
            1, 1024);
   Share shard, worker;
   cl.option("--shard", "K/M", "run share K of M of the campaign (0 <= K < M; the same seed on M machines), merge the M "

@@ -139,7 +139,7 @@ def check(backends=None, *, seconds: Optional[float] = None, minutes: Optional[f
     hangs in C code; needs the CLI (ACCUCHECK_CLI, or the build tree's) and backends defined in files.
     `jobs`: processes for the campaign (the CLI's --jobs; None: one per CPU). 1 runs it here;
     more run it in the CLI as `isolate` does, each worker process loading the backends' files.
-    With `cases`, the results are the same whatever `jobs` is."""
+    With `cases`, the results are the same whatever `jobs` is (not with `maximize`)."""
     _refuse_inside_the_loader("check")
     _sync()
     if minutes is not None:
