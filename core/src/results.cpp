@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "accucheck/backend.h"
 #include "accucheck/hash.h"
@@ -531,6 +532,14 @@ MergedResults merge_results(const std::vector<CampaignResults>& parts, const std
     for (std::size_t k = 0; k < samples.size() && k < kMaxSamples; ++k) into.samples.push_back(samples[k].second);
     out.backends.push_back(std::move(into));
   }
+  // Case files are named by their content: two shards may have written the same file, one copy
+  // kept and the other superseded. A file the merged results name is never superseded.
+  std::set<std::string> named;
+  for (const auto& b : out.backends) {
+    named.insert(b.findings.begin(), b.findings.end());
+    if (!b.worst_case.empty()) named.insert(b.worst_case);
+  }
+  std::erase_if(merged.superseded, [&](const std::string& path) { return !named.insert(path).second; });
   return merged;
 }
 

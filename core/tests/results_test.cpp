@@ -186,6 +186,16 @@ TEST(MergeResults, CountsAddMaximaStayEarliestFindingsWin) {
   for (std::size_t k = 0; k < kMaxSamples; ++k) EXPECT_EQ(b.samples[k].key, keys[k]) << k;
 }
 
+TEST(MergeResults, AFileTwoShardsBothWroteIsNeverSuperseded) {
+  // Two shards minimized different cases to the same minimal case: the same file name (case
+  // files are named by their content). The merged results keep it, so it is not to be removed.
+  CampaignResults a = shard(0, 2, 0), b = shard(1, 2, 1000);
+  b.backends[0].findings = a.backends[0].findings;
+  const MergedResults m = merge_results({a, b}, {});
+  EXPECT_EQ(m.results.backends[0].findings, a.backends[0].findings);
+  EXPECT_TRUE(m.superseded.empty()) << m.superseded[0];
+}
+
 TEST(MergeResults, TheOrderOfTheShardsDoesNotMatter) {
   const auto ab = merge_results({shard(0, 3, 0), shard(1, 3, 500), shard(2, 3, 900)}, {});
   const auto ba = merge_results({shard(2, 3, 900), shard(0, 3, 0), shard(1, 3, 500)}, {});
