@@ -151,14 +151,8 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
     directory = pattern;
   }
 
-  if (!options.quiet) {
-    char budget[64];
-    if (options.cases) std::snprintf(budget, sizeof budget, "%llu cases per stream", static_cast<unsigned long long>(*options.cases));
-    else std::snprintf(budget, sizeof budget, "%g s", options.seconds);
-    std::fprintf(stderr, "accucheck check: %zu backends, %zu format x workload streams, seed %llu, %s, %llu jobs\n",
-                 request.backends, request.streams, static_cast<unsigned long long>(options.seed), budget,
-                 static_cast<unsigned long long>(request.jobs));
-  }
+  if (!options.quiet)
+    std::fprintf(stderr, "%s, %llu jobs\n", request.start_line.c_str(), static_cast<unsigned long long>(request.jobs));
   std::vector<Worker> workers(request.jobs);
   for (std::uint64_t j = 0; j < request.jobs; ++j) {
     std::vector<std::string> argv{"accucheck", "check"};
@@ -174,12 +168,8 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
 
   std::vector<std::string> progress_files;
   for (const auto& w : workers) progress_files.push_back(worker_progress_file(w.results_path));
-  std::optional<std::uint64_t> shard_cases;  // this shard's share of the case numbers below --cases
-  if (options.cases)
-    shard_cases = *options.cases > options.shard_index
-                      ? (*options.cases - options.shard_index + options.shard_count - 1) / options.shard_count
-                      : 1;
-  Progress progress(options.quiet, options.seconds, shard_cases, progress_files);
+  Progress progress(options.quiet, options.seconds,
+                    options.cases ? std::optional<std::uint64_t>(cases_in_shard(options)) : std::nullopt, progress_files);
   bool stop_sent = false, stopped_for_fail_fast = false;
   std::size_t running = workers.size();
   while (running > 0) {

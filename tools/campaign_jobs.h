@@ -31,7 +31,7 @@ struct JobsRequest {
   std::uint64_t jobs = 2;
   bool seed_given = false;        // else --seed options.seed is appended
   CampaignOptions options;        // as parsed (seed, findings, budget, shard, fail-fast, quiet)
-  std::size_t backends = 0, streams = 0;  // for the start line
+  std::string start_line;         // Campaign::start_line of the campaign the workers share
 };
 
 // Where worker writes its progress ("<cases per stream> <violations>"), beside its results.

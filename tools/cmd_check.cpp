@@ -138,8 +138,7 @@ int check_command(CommandLine& cl) {
                                                         .jobs = job_count,
                                                         .seed_given = seed.has_value(),
                                                         .options = campaign.options(),
-                                                        .backends = campaign.stats().size(),
-                                                        .streams = campaign.stream_count()});
+                                                        .start_line = campaign.start_line()});
     results = std::move(outcome.results);
     complete = outcome.complete;
   }

@@ -318,11 +318,7 @@ void Campaign::report_progress() {
   if (std::chrono::duration<double>(now - last_report_).count() < (tty ? 0.2 : 5.0)) return;
   last_report_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const std::uint64_t shard_cases =  // this shard's share of the case numbers below --cases
-      options_.cases && *options_.cases > options_.shard_index
-          ? (*options_.cases - options_.shard_index + options_.shard_count - 1) / options_.shard_count
-          : 1;
-  const double fraction = options_.cases ? double(cases_run_) / double(shard_cases) : elapsed / options_.seconds;
+  const double fraction = options_.cases ? double(cases_run_) / double(cases_in_shard(options_)) : elapsed / options_.seconds;
   const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
   if (tty) {
     std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),
@@ -343,12 +339,20 @@ std::string seconds_text(double seconds) {
 }
 }  // namespace
 
+std::string Campaign::start_line() const {
+  return "accucheck check: " + std::to_string(stats_.size()) + " backends, " + std::to_string(streams_.size()) +
+         " format x workload streams, seed " + std::to_string(options_.seed) + ", " +
+         (options_.cases ? std::to_string(*options_.cases) + " cases per stream" : seconds_text(options_.seconds));
+}
+
+std::uint64_t cases_in_shard(const CampaignOptions& options) {
+  if (!options.cases || *options.cases <= options.shard_index) return 1;
+  return (*options.cases - options.shard_index + options.shard_count - 1) / options.shard_count;
+}
+
 void Campaign::run() {
   start_ = last_report_ = Clock::now();
-  if (!options_.quiet)
-    std::fprintf(stderr, "accucheck check: %zu backends, %zu format x workload streams, seed %llu, %s\n", stats_.size(), streams_.size(),
-                 static_cast<unsigned long long>(options_.seed),
-                 options_.cases ? (std::to_string(*options_.cases) + " cases per stream").c_str() : seconds_text(options_.seconds).c_str());
+  if (!options_.quiet) std::fprintf(stderr, "%s\n", start_line().c_str());
   std::optional<PluginCallDeadline> plugin_deadline;
   if (!options_.cases) {
     deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.seconds));

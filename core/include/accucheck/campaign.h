@@ -81,6 +81,10 @@ struct CampaignOptions {
 // shards of one campaign do not overwrite each other's).
 std::string worst_case_file(const CampaignOptions& options, const std::string& backend);
 
+// The case numbers below options.cases that shard_index of shard_count runs (1 at least: what
+// a progress line divides by).
+std::uint64_t cases_in_shard(const CampaignOptions& options);
+
 struct BackendStats {
   const Backend* backend = nullptr;
   BackendResults results;  // what the results say of it
@@ -119,8 +123,9 @@ class Campaign {
   // Keeps only the backends for which `keep` holds (trace: those of the trace's formats).
   void retain(const std::function<bool(const Backend&)>& keep);
   bool empty() const { return stats_.empty(); }
-  // The format x workload streams it generates (each storage format x workload kind).
-  std::size_t stream_count() const { return streams_.size(); }
+  // "accucheck check: 84 backends, 11 format x workload streams, seed S, 60 s": what run() prints
+  // first (check --jobs's parent adds its job count).
+  std::string start_line() const;
   void set_cases_run(std::uint64_t cases, double seconds) {
     cases_run_ = cases;
     elapsed_seconds_ = seconds;
