@@ -250,9 +250,16 @@ def test_isolate_runs_the_same_campaign_in_the_cli(tmp_path):
     assert "api_drops_last_f32" in isolated.table
 
 
-def test_jobs_run_the_same_campaign_in_worker_processes(tmp_path):
+def test_jobs_run_the_same_campaign_in_worker_processes(tmp_path, monkeypatch):
     one = run([api_drops_last_f32, api_loop_f32], tmp_path / "one", cases=80)
+    # The CLI behind a wrapper that records its arguments: jobs=3 must reach it as --jobs 3.
+    calls = tmp_path / "calls.txt"
+    wrapper = tmp_path / "accucheck_wrapper.sh"
+    wrapper.write_text('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n' % (calls, accucheck._cli_binary()))
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("ACCUCHECK_CLI", str(wrapper))
     three = run([api_drops_last_f32, api_loop_f32], tmp_path / "three", cases=80, jobs=3)
+    assert "--jobs 3" in calls.read_text()
     assert [(b.name, b.cases, b.violations, b.max_ratio) for b in one.backends] == \
         [(b.name, b.cases, b.violations, b.max_ratio) for b in three.backends]
     assert [os.path.basename(f.case_file) for f in one.findings] == \
