@@ -16,8 +16,14 @@
 //   condition_number    ExactSum::condition_number() once (counter "calls")
 //   to_fixed            to_fixed() of one double (counter "calls")
 //   naive_backend       Registry "naive_<f>" run_dense over a D x L dense workload of the input
-//   verdict             naive_backend + exact_element + judge() per element (L = 1024 terms)
-//   exact_element       exact_element for every element only (L = 1024)
+//   verdict             naive_backend + exact_elements + judge() per element (L = 1024 terms):
+//                       what the campaign does (ExactSumRanges)
+//   exact_element       exact_element for every element only: its column gathered and summed
+//                       by FastExactAccumulator (L = 1024)
+//   exact_elements      exact_elements over the workload: the columns side by side
+//                       (column_exact.h, the CPU's widest SIMD path), exact_element for those
+//                       it leaves; counter side_by_side: the fraction of columns it summed
+//   exact_elements_portable  the same on the portable (SSE2) path
 //   judge               judge() for every element only, exact sums precomputed (L = 1024)
 //   column_sums         fast_exact_sum of every element's column, gathered beforehand: so
 //                       exact_element - column_sums is the cost of gathering the strided column
@@ -50,6 +56,8 @@
 
 #include "accucheck/backend.h"
 #include "accucheck/exact.h"
+#include "accucheck/check.h"
+#include "accucheck/column_exact.h"
 #include "accucheck/fast_exact.h"
 #include "accucheck/format.h"
 #include "accucheck/soft_float.h"
@@ -347,7 +355,7 @@ const Backend& naive_backend(Format f) {
   return *b;
 }
 
-enum class VerdictPart { backend, verdict, exact, judge, column_sums };
+enum class VerdictPart { backend, verdict, exact, side_by_side, side_by_side_portable, judge, column_sums };
 
 void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms, Format f, std::size_t n) {
   const DenseWorkload& w = input(f, n).workload(terms);
@@ -356,7 +364,7 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
   std::vector<ExactSum> exact;
   if (part == VerdictPart::judge) {
     backend.run_dense(w, result, RunOptions{});
-    for (std::size_t j = 0; j < w.elements; ++j) exact.push_back(exact_element(w, j));
+    exact_elements(w, 0, w.elements, exact);
   }
   std::vector<std::vector<double>> columns;
   if (part == VerdictPart::column_sums) {
@@ -368,10 +376,23 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
     switch (part) {
       case VerdictPart::backend: backend.run_dense(w, result, RunOptions{}); break;
       case VerdictPart::verdict:
+        // As run_and_summarize does: the exact sums of kJudgeBlock elements at a time.
         backend.run_dense(w, result, RunOptions{});
-        for (std::size_t j = 0; j < w.elements; ++j) {
-          const ElementVerdict v = judge(backend.bound, backend.storage, exact_element(w, j), result[j]);
-          violations += is_violation(v.verdict);
+        for (std::size_t begin = 0; begin < w.elements; begin += kJudgeBlock) {
+          const std::size_t end = std::min(w.elements, begin + kJudgeBlock);
+          exact_elements(w, begin, end, exact);
+          for (std::size_t j = begin; j < end; ++j) {
+            const ElementVerdict v = judge(backend.bound, backend.storage, exact[j - begin], result[j]);
+            violations += is_violation(v.verdict);
+          }
+        }
+        break;
+      case VerdictPart::side_by_side:
+      case VerdictPart::side_by_side_portable:
+        for (std::size_t begin = 0; begin < w.elements; begin += kJudgeBlock) {
+          exact_elements(w, begin, std::min(w.elements, begin + kJudgeBlock), exact,
+                         part == VerdictPart::side_by_side ? best_simd_path() : SimdPath::portable);
+          benchmark::DoNotOptimize(exact.data());
         }
         break;
       case VerdictPart::exact:
@@ -396,6 +417,14 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
     benchmark::DoNotOptimize(result.data());
   }
   benchmark::DoNotOptimize(violations);
+  if (part == VerdictPart::side_by_side || part == VerdictPart::side_by_side_portable) {
+    std::vector<ExactSum> out(w.elements);
+    std::vector<std::uint8_t> summed(w.elements);
+    column_exact_sums(w.initial.data(), w.addends.data(), w.elements, w.steps, w.elements, w.format, out.data(),
+                      summed.data());
+    state.counters["side_by_side"] =
+        static_cast<double>(std::count(summed.begin(), summed.end(), 1)) / static_cast<double>(w.elements);
+  }
   state.counters["addends"] = static_cast<double>(w.elements * (w.steps + 1));
   state.counters["elements"] = static_cast<double>(w.elements);
 }
@@ -461,6 +490,10 @@ void register_all() {
         add("naive_backend" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::backend, terms, f, n); });
         add("verdict" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::verdict, terms, f, n); });
         add("exact_element" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::exact, terms, f, n); });
+        add("exact_elements" + tag,
+            [=](benchmark::State& s) { bench_verdict(s, VerdictPart::side_by_side, terms, f, n); });
+        add("exact_elements_portable" + tag,
+            [=](benchmark::State& s) { bench_verdict(s, VerdictPart::side_by_side_portable, terms, f, n); });
         add("judge" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::judge, terms, f, n); });
         add("column_sums" + tag,
             [=](benchmark::State& s) { bench_verdict(s, VerdictPart::column_sums, terms, f, n); });

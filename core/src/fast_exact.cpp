@@ -20,7 +20,8 @@ static_assert(sizeof(mp::limb_type) == 8, "64-bit limbs expected");
 static_assert(FixedBackend::internal_limb_count == FastExactAccumulator::kLimbs,
               "FixedInt and the accumulator must have the same width");
 
-// The first `size` limbs (the rest are zero) into a FixedInt with the given sign.
+}  // namespace
+
 void set_fixed(FixedInt& target, const std::uint64_t* limbs, int size, bool negative) {
   while (size > 1 && limbs[size - 1] == 0) --size;
   FixedBackend& b = target.backend();
@@ -29,6 +30,24 @@ void set_fixed(FixedInt& target, const std::uint64_t* limbs, int size, bool nega
   b.normalize();
   b.sign(negative);
 }
+
+void set_fixed_shifted(FixedInt& target, const std::uint64_t* words, int count, int bit_offset, bool negative) {
+  constexpr int kLimbs = FastExactAccumulator::kLimbs;
+  const int whole = bit_offset / 64, bits = bit_offset % 64;
+  const int size = std::min(kLimbs, whole + count + 1);
+  FixedBackend& b = target.backend();
+  b.resize(static_cast<unsigned>(size), static_cast<unsigned>(size));
+  mp::limb_type* limbs = b.limbs();
+  std::memset(limbs, 0, static_cast<std::size_t>(size) * sizeof(mp::limb_type));
+  for (int i = 0; i < count && whole + i < size; ++i) {
+    limbs[whole + i] |= words[i] << bits;
+    if (bits != 0 && whole + i + 1 < size) limbs[whole + i + 1] |= words[i] >> (64 - bits);
+  }
+  b.normalize();
+  b.sign(negative);
+}
+
+namespace {
 
 // -1, 0, 1 as a <, ==, > b (unsigned, `size` limbs).
 int compare_limbs(const std::uint64_t* a, const std::uint64_t* b, int size) {

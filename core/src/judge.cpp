@@ -27,12 +27,12 @@ ExactSumRanges::ExactSumRanges(const Workload& w) : w_(w) {
 }
 
 void ExactSumRanges::sums(std::size_t begin, std::size_t end, std::vector<ExactSum>& out) const {
-  out.clear();
-  out.reserve(end - begin);
   if (auto* d = std::get_if<DenseWorkload>(&w_)) {
-    for (std::size_t j = begin; j < end; ++j) out.push_back(exact_element(*d, j));
+    exact_elements(*d, begin, end, out);
     return;
   }
+  out.clear();
+  out.reserve(end - begin);
   std::vector<double> terms;
   if (auto* s = std::get_if<SparseWorkload>(&w_)) {
     // Element (r, d) sums the initial value and column d of every pair of row r, in order.

@@ -1,5 +1,6 @@
 #include "accucheck/workload.h"
 
+#include "accucheck/column_exact.h"
 #include "accucheck/fast_exact.h"
 
 namespace accucheck {
@@ -81,6 +82,22 @@ ExactSum exact_element(const DenseWorkload& workload, std::size_t element) {
   thread_local std::vector<double> column;
   workload.column(element, column);
   return fast_exact_sum(column);
+}
+
+// Step-major: the columns side by side (column_exact.h); a column it leaves (a NaN, a spread
+// of exponents too wide for its grids, more than kMaxColumnLength addends) is gathered and
+// summed by exact_element.
+void exact_elements(const DenseWorkload& workload, std::size_t begin, std::size_t end, std::vector<ExactSum>& out,
+                    SimdPath path) {
+  out.clear();
+  out.resize(end - begin);
+  thread_local std::vector<std::uint8_t> summed;
+  summed.assign(end - begin, 0);
+  if (end > begin)
+    column_exact_sums(workload.initial.data() + begin, workload.addends.data() + begin, workload.elements,
+                      workload.steps, end - begin, workload.format, out.data(), summed.data(), path);
+  for (std::size_t j = begin; j < end; ++j)
+    if (!summed[j - begin]) out[j - begin] = exact_element(workload, j);
 }
 
 }  // namespace accucheck

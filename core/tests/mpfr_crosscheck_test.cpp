@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/column_exact.h"
 #include "accucheck/exact.h"
 #include "accucheck/format.h"
 #include "accucheck/testing/bits.h"
@@ -199,32 +200,46 @@ TEST(MpfrCrossCheck, AdversarialVectors) {
   }
 }
 
-// The oracle the backends test through (exact_element over a dense workload) agrees with
-// MPFR too.
+// The oracle the backends test through (exact_element, and exact_elements on every SIMD path
+// over a dense workload) agrees with MPFR too: initial values over the format's whole range
+// (columns the side-by-side kernel mostly hands back) and within 2^-20..2^20 (columns it sums).
 TEST(MpfrCrossCheck, ExactElementOfDenseWorkloads) {
   std::mt19937_64 rng(test_seed(7));
-  for (Format f : all_formats) {
-    const auto& t = traits(f);
-    DenseWorkload w;
-    w.format = f;
-    w.elements = 16;
-    w.steps = 200;
-    for (std::size_t j = 0; j < w.elements; ++j) w.initial.push_back(random_value(rng, f, t.emin - t.precision, t.emax));
-    for (std::size_t i = 0; i < w.elements * w.steps; ++i) w.addends.push_back(random_value(rng, f, -20, 20));
-    ASSERT_EQ(w.validate(), "");
-    std::vector<double> column;
-    for (std::size_t j = 0; j < w.elements; ++j) {
-      w.column(j, column);
-      const ExactSum e = exact_element(w, j);
-      const ExactSum reference = boost_exact_sum(column);
-      ASSERT_EQ(e.sum, reference.sum);
-      ASSERT_EQ(e.abs_sum, reference.abs_sum);
-      ASSERT_EQ(e.count, reference.count);
-      ASSERT_EQ(e.count, w.steps + 1);
-      expect_exact_agrees(column, e);
-      ASSERT_TRUE(same_bits(e.rounded(f), mpfr_rounded_sum(column, f)));
+  for (Format f : all_formats)
+    for (bool whole_range : {true, false}) {
+      const auto& t = traits(f);
+      DenseWorkload w;
+      w.format = f;
+      w.elements = 16;
+      w.steps = 200;
+      for (std::size_t j = 0; j < w.elements; ++j)
+        w.initial.push_back(whole_range ? random_value(rng, f, t.emin - t.precision, t.emax) : random_value(rng, f, -20, 20));
+      for (std::size_t i = 0; i < w.elements * w.steps; ++i) w.addends.push_back(random_value(rng, f, -20, 20));
+      ASSERT_EQ(w.validate(), "");
+      for (SimdPath path : supported_simd_paths()) {
+        SCOPED_TRACE(std::string(name(path)) + (whole_range ? ", whole range" : ", narrow"));
+        std::vector<ExactSum> side_by_side;
+        exact_elements(w, 0, w.elements, side_by_side, path);
+        std::vector<double> column;
+        for (std::size_t j = 0; j < w.elements; ++j) {
+          w.column(j, column);
+          expect_exact_agrees(column, side_by_side[j]);
+          ASSERT_TRUE(same_bits(side_by_side[j].rounded(f), mpfr_rounded_sum(column, f)));
+        }
+      }
+      std::vector<double> column;
+      for (std::size_t j = 0; j < w.elements; ++j) {
+        w.column(j, column);
+        const ExactSum e = exact_element(w, j);
+        const ExactSum reference = boost_exact_sum(column);
+        ASSERT_EQ(e.sum, reference.sum);
+        ASSERT_EQ(e.abs_sum, reference.abs_sum);
+        ASSERT_EQ(e.count, reference.count);
+        ASSERT_EQ(e.count, w.steps + 1);
+        expect_exact_agrees(column, e);
+        ASSERT_TRUE(same_bits(e.rounded(f), mpfr_rounded_sum(column, f)));
+      }
     }
-  }
 }
 
 }  // namespace

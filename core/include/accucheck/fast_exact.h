@@ -111,6 +111,11 @@ class FastExactAccumulator {
 // The exact summary of a list of addends, through FastExactAccumulator.
 ExactSum fast_exact_sum(std::span<const double> addends);
 
+// The first `size` (1..kLimbs) little-endian limbs (the rest zero) into `target`, with the sign.
+void set_fixed(FixedInt& target, const std::uint64_t* limbs, int size, bool negative);
+// words[0..count) shifted up by bit_offset bits (the bits beyond 2240 dropped) into `target`.
+void set_fixed_shifted(FixedInt& target, const std::uint64_t* words, int count, int bit_offset, bool negative);
+
 // RNE of the exact fixed-point magnitude held in `limbs` (little-endian, units of 2^-1074)
 // into f, with overflow to +infinity; 0 for a zero magnitude. With `inexact`, also whether
 // the result differs from the exact value (overflow included).

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "accucheck/column_exact.h"
 #include "accucheck/exact.h"
 #include "accucheck/format.h"
 
@@ -91,6 +92,10 @@ struct DenseWorkload {
 
 // The exact summary of one element's addends (through the fast exact accumulator).
 ExactSum exact_element(const DenseWorkload& workload, std::size_t element);
+// Elements [begin, end) into `out` (replacing what it held): the same summaries, the columns
+// summed side by side where they can be (column_exact.h, on the given SIMD path).
+void exact_elements(const DenseWorkload& workload, std::size_t begin, std::size_t end, std::vector<ExactSum>& out,
+                    SimdPath path = best_simd_path());
 
 // A dense layer's weight gradient accumulated as GEMM with beta = 1 over T steps:
 // C (rows x cols) += A_t (rows x batch) * B_t (batch x cols), t = 0..T-1. Element (m, n)'s

@@ -1,0 +1,389 @@
+// Element-parallel exact column sums (see column_exact.h for the method and its invariants).
+#include "accucheck/column_exact.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "accucheck/fast_exact.h"
+
+// The kernels pass vectors wider than the baseline ABI's registers between always-inlined
+// helpers, which never exist as calls: the ABI warnings about such calls do not apply
+// (core/CMakeLists.txt adds -Wno-psabi for this file, which also silences GCC's notes).
+
+#define ACCUCHECK_INLINE [[gnu::always_inline]] inline
+
+namespace accucheck {
+namespace {
+
+constexpr int kGridStep = 51;     // q_(i+1) = q_i - 51: the remainder stays within the next window
+constexpr int kLowestGrid = -1074;  // every double is a multiple of 2^-1074
+
+// GCC/clang vector extensions: one type per width, so each target compiles the same code.
+template <int W> struct Vectors;
+template <> struct Vectors<2> {
+  typedef double D __attribute__((vector_size(16)));
+  typedef std::int64_t I __attribute__((vector_size(16)));
+};
+template <> struct Vectors<4> {
+  typedef double D __attribute__((vector_size(32)));
+  typedef std::int64_t I __attribute__((vector_size(32)));
+};
+template <> struct Vectors<8> {
+  typedef double D __attribute__((vector_size(64)));
+  typedef std::int64_t I __attribute__((vector_size(64)));
+};
+
+template <class V, class T>
+ACCUCHECK_INLINE V splat(T value) {
+  V v;
+  for (std::size_t l = 0; l < sizeof(V) / sizeof(value); ++l) v[l] = value;
+  return v;
+}
+
+template <class V>
+ACCUCHECK_INLINE V load(const double* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// mask ? a : b, lane by lane (mask lanes all ones or all zeros).
+template <class D, class I>
+ACCUCHECK_INLINE D blend(I mask, D a, D b) {
+  return std::bit_cast<D>((mask & std::bit_cast<I>(a)) | (~mask & std::bit_cast<I>(b)));
+}
+
+// Columns go through the kernels kBlock at a time: each step's row of a block is 512
+// contiguous bytes (a whole column per vector would touch one page per step), and the state of
+// the block's vectors stays in L1.
+constexpr int kBlock = 64;
+
+// What the first pass finds about a block's columns.
+struct ColumnScan {
+  double max_abs[kBlock], min_nonzero[kBlock];  // min_nonzero is +inf for a column of zeros
+  std::uint64_t and_bits[kBlock];  // AND of the bit patterns: the sign survives only if all are negative
+  std::int64_t special[kBlock];    // non-zero: a NaN or an infinity
+};
+
+// Columns [0, vectors * W) of the block.
+template <int W>
+ACCUCHECK_INLINE void scan_columns(const double* initial, const double* rows, std::size_t row_stride,
+                                   std::size_t steps, int vectors, ColumnScan& out) {
+  using D = typename Vectors<W>::D;
+  using I = typename Vectors<W>::I;
+  constexpr int kVectors = kBlock / W;
+  const I abs_mask = splat<I>(std::int64_t{0x7fff'ffff'ffff'ffff});
+  const D largest = splat<D>(std::numeric_limits<double>::max());
+  const D infinity = splat<D>(std::numeric_limits<double>::infinity());
+  const D zero = splat<D>(0.0);
+  D max_abs[kVectors], min_nonzero[kVectors];
+  I and_bits[kVectors], special[kVectors];
+  for (int v = 0; v < vectors; ++v) {
+    max_abs[v] = zero;
+    min_nonzero[v] = infinity;
+    and_bits[v] = splat<I>(std::int64_t{-1});
+    special[v] = splat<I>(std::int64_t{0});
+  }
+  for (std::size_t t = 0; t <= steps; ++t) {
+    const double* row = t == 0 ? initial : rows + (t - 1) * row_stride;
+    for (int v = 0; v < vectors; ++v) {
+      const D x = load<D>(row + v * W);
+      const I bits = std::bit_cast<I>(x);
+      const D a = std::bit_cast<D>(bits & abs_mask);
+      special[v] |= ~(a <= largest);  // NaN compares false
+      max_abs[v] = blend(a > max_abs[v], a, max_abs[v]);
+      const D candidate = blend(a != zero, a, infinity);
+      min_nonzero[v] = blend(candidate < min_nonzero[v], candidate, min_nonzero[v]);
+      and_bits[v] &= bits;
+    }
+  }
+  for (int v = 0; v < vectors; ++v) {
+    std::memcpy(out.max_abs + v * W, &max_abs[v], sizeof(D));
+    std::memcpy(out.min_nonzero + v * W, &min_nonzero[v], sizeof(D));
+    std::memcpy(out.and_bits + v * W, &and_bits[v], sizeof(I));
+    std::memcpy(out.special + v * W, &special[v], sizeof(I));
+  }
+}
+
+// The integer sums over grid g of a block's columns: S = sum k_g, P = sum k_g over the addends
+// with the sign bit clear; `left` is non-zero where a remainder was left after the last grid.
+struct GridSums {
+  std::int64_t sum[kMaxGrids][kBlock], positive[kMaxGrids][kBlock];
+  std::int64_t left[kBlock];
+};
+
+template <int W, int G>
+ACCUCHECK_INLINE void split_columns(const double* initial, const double* rows, std::size_t row_stride,
+                                    std::size_t steps, int vectors, const double (&constant)[kMaxGrids][kBlock],
+                                    GridSums& out) {
+  using D = typename Vectors<W>::D;
+  using I = typename Vectors<W>::I;
+  constexpr int kVectors = kBlock / W;
+  const I abs_mask = splat<I>(std::int64_t{0x7fff'ffff'ffff'ffff});
+  const D zero = splat<D>(0.0);
+  D c[G][kVectors];
+  I sum[G][kVectors], positive[G][kVectors], left[kVectors];
+  for (int v = 0; v < vectors; ++v) {
+    for (int g = 0; g < G; ++g) {
+      c[g][v] = load<D>(constant[g] + v * W);
+      sum[g][v] = positive[g][v] = splat<I>(std::int64_t{0});
+    }
+    left[v] = splat<I>(std::int64_t{0});
+  }
+  for (std::size_t t = 0; t <= steps; ++t) {
+    const double* row = t == 0 ? initial : rows + (t - 1) * row_stride;
+    for (int v = 0; v < vectors; ++v) {
+      const D x = load<D>(row + v * W);
+      const I is_positive = x >= zero;  // -0 too, whose parts are all 0
+      D r = x;
+      for (int g = 0; g < G; ++g) {
+        const D shifted = r + c[g][v];
+        const I k = std::bit_cast<I>(shifted) - std::bit_cast<I>(c[g][v]);
+        sum[g][v] += k;
+        positive[g][v] += k & is_positive;
+        r = r - (shifted - c[g][v]);
+      }
+      left[v] |= std::bit_cast<I>(r) & abs_mask;
+    }
+  }
+  for (int v = 0; v < vectors; ++v) {
+    for (int g = 0; g < G; ++g) {
+      std::memcpy(out.sum[g] + v * W, &sum[g][v], sizeof(I));
+      std::memcpy(out.positive[g] + v * W, &positive[g][v], sizeof(I));
+    }
+    std::memcpy(out.left + v * W, &left[v], sizeof(I));
+  }
+}
+
+// A two's complement integer of kWords 64-bit words: sum_g v_g * 2^(shift_g), shifts <= 153.
+constexpr int kWords = 5;
+using u128 = unsigned __int128;
+
+void add_shifted(std::uint64_t (&acc)[kWords], __int128 value, int shift) {
+  std::uint64_t word[kWords];
+  const std::uint64_t fill = value < 0 ? ~std::uint64_t{0} : 0;
+  word[0] = static_cast<std::uint64_t>(value);
+  word[1] = static_cast<std::uint64_t>(static_cast<u128>(value) >> 64);
+  for (int i = 2; i < kWords; ++i) word[i] = fill;
+  const int whole = shift / 64, bits = shift % 64;
+  std::uint64_t shifted[kWords];
+  for (int i = kWords - 1; i >= 0; --i) {
+    const int from = i - whole;
+    const std::uint64_t hi = from >= 0 ? word[from] : 0;
+    const std::uint64_t lo = from - 1 >= 0 ? word[from - 1] : 0;
+    shifted[i] = bits == 0 ? hi : (hi << bits) | (lo >> (64 - bits));
+  }
+  u128 carry = 0;
+  for (int i = 0; i < kWords; ++i) {
+    carry += static_cast<u128>(acc[i]) + shifted[i];
+    acc[i] = static_cast<std::uint64_t>(carry);
+    carry >>= 64;
+  }
+}
+
+// acc * 2^(base + 1074) into target (sign and magnitude); base >= -1074.
+void store_fixed(FixedInt& target, std::uint64_t (&acc)[kWords], int base) {
+  const bool negative = acc[kWords - 1] >> 63;
+  if (negative) {  // two's complement negation
+    u128 carry = 1;
+    for (auto& w : acc) {
+      carry += static_cast<u128>(~w);
+      w = static_cast<std::uint64_t>(carry);
+      carry >>= 64;
+    }
+  }
+  int count = kWords;
+  while (count > 1 && acc[count - 1] == 0) --count;
+  set_fixed_shifted(target, acc, count, base + fixed_scale, negative);
+}
+
+// The grids one column needs: q[0..grids) and their constants; 0 grids when it cannot be summed here.
+struct ColumnGrids {
+  int grids = 0;
+  int q[kMaxGrids] = {};
+};
+
+// floor(log2 x) of a finite x > 0, subnormals included (ilogb without the call).
+int exponent_of(double x) {
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int biased = static_cast<int>(bits >> 52);
+  if (biased != 0) return biased - 1023;
+  return -1074 + 63 - std::countl_zero(bits);  // subnormal: the top set bit of the mantissa
+}
+
+// 1.5 * 2^(q + 52), q in [-1074, 970]: always a normal double.
+double grid_constant(int q) {
+  return std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51));
+}
+
+ColumnGrids grids_for(double max_abs, double min_nonzero, Format f) {
+  ColumnGrids c;
+  const int top = exponent_of(max_abs);
+  if (top > 1020) return c;  // C_1 = 1.5 * 2^(top + 2) must be finite
+  const int q1 = std::max(top - 50, kLowestGrid);
+  // Every value of f at least min_nonzero is a multiple of the ulp of min_nonzero.
+  const auto& t = traits(f);
+  const int lowest_bit = std::max(std::max(exponent_of(min_nonzero), t.emin) - t.precision + 1, kLowestGrid);
+  const int needed = 1 + (std::max(q1 - lowest_bit, 0) + kGridStep - 1) / kGridStep;
+  if (needed > kMaxGrids) return c;
+  c.grids = needed;
+  for (int g = 0; g < kMaxGrids; ++g) c.q[g] = std::max(q1 - kGridStep * g, kLowestGrid);
+  return c;
+}
+
+void zero_sum(ExactSum& e, std::uint64_t count, bool all_negative_zero) {
+  e.special = Special::none;
+  e.sum = 0;
+  e.abs_sum = 0;
+  e.max_abs = 0.0;
+  e.count = count;
+  e.all_negative_zero = all_negative_zero;
+}
+
+// The block's columns l < lanes (of vectors * W read) at initial[l] and rows[t * row_stride + l].
+template <int W>
+ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::size_t row_stride, std::size_t steps,
+                                Format f, int vectors, int lanes, ExactSum* out, std::uint8_t* summed) {
+  ColumnScan scan;
+  scan_columns<W>(initial, rows, row_stride, steps, vectors, scan);
+  ColumnGrids grids[kBlock];
+  double constant[kMaxGrids][kBlock];
+  int block_grids = 0;
+  for (int l = 0; l < vectors * W; ++l) {
+    if (l < lanes) summed[l] = 0;
+    if (l >= lanes || scan.special[l] != 0) {
+    } else if (scan.max_abs[l] == 0) {
+      zero_sum(out[l], steps + 1, scan.and_bits[l] >> 63);
+      summed[l] = 1;
+    } else {
+      grids[l] = grids_for(scan.max_abs[l], scan.min_nonzero[l], f);
+      block_grids = std::max(block_grids, grids[l].grids);
+    }
+    for (int g = 0; g < kMaxGrids; ++g)  // lanes not split here get a harmless grid
+      constant[g][l] = grid_constant(grids[l].grids > 0 ? grids[l].q[g] : 0);
+  }
+  if (block_grids == 0) return;
+  GridSums sums;
+  switch (block_grids) {
+    case 1: split_columns<W, 1>(initial, rows, row_stride, steps, vectors, constant, sums); break;
+    case 2: split_columns<W, 2>(initial, rows, row_stride, steps, vectors, constant, sums); break;
+    case 3: split_columns<W, 3>(initial, rows, row_stride, steps, vectors, constant, sums); break;
+    default: split_columns<W, 4>(initial, rows, row_stride, steps, vectors, constant, sums); break;
+  }
+  for (int l = 0; l < lanes; ++l) {
+    if (grids[l].grids == 0 || sums.left[l] != 0) continue;
+    ExactSum& e = out[l];  // every field written: sum and abs_sum by store_fixed
+    e.special = Special::none;
+    e.count = steps + 1;
+    e.all_negative_zero = false;  // a non-zero addend
+    e.max_abs = scan.max_abs[l];
+    std::uint64_t s[kWords] = {}, a[kWords] = {};
+    const int base = grids[l].q[block_grids - 1];
+    for (int g = 0; g < block_grids; ++g) {
+      const __int128 sum = sums.sum[g][l], positive = sums.positive[g][l];
+      add_shifted(s, sum, grids[l].q[g] - base);
+      add_shifted(a, 2 * positive - sum, grids[l].q[g] - base);  // sum over |x| of the parts
+    }
+    store_fixed(e.sum, s, base);
+    store_fixed(e.abs_sum, a, base);
+    summed[l] = 1;
+  }
+}
+
+template <int W>
+ACCUCHECK_INLINE void sum_columns(const double* initial, const double* rows, std::size_t row_stride,
+                                  std::size_t steps, std::size_t columns, Format f, ExactSum* out,
+                                  std::uint8_t* summed) {
+  for (std::size_t j = 0; j < columns; j += kBlock) {
+    const int lanes = static_cast<int>(std::min<std::size_t>(kBlock, columns - j));
+    const int vectors = (lanes + W - 1) / W;
+    if (lanes % W == 0) {
+      sum_block<W>(initial + j, rows + j, row_stride, steps, f, vectors, lanes, out + j, summed + j);
+      continue;
+    }
+    // The last columns, padded with zero columns to whole vectors.
+    const std::size_t width = static_cast<std::size_t>(vectors * W);
+    thread_local std::vector<double> padded;
+    padded.assign((steps + 1) * width, 0.0);
+    for (int l = 0; l < lanes; ++l) {
+      padded[static_cast<std::size_t>(l)] = initial[j + l];
+      for (std::size_t t = 0; t < steps; ++t) padded[(t + 1) * width + l] = rows[t * row_stride + j + l];
+    }
+    sum_block<W>(padded.data(), padded.data() + width, width, steps, f, vectors, lanes, out + j, summed + j);
+  }
+}
+
+using ColumnKernel = void (*)(const double*, const double*, std::size_t, std::size_t, std::size_t, Format, ExactSum*,
+                              std::uint8_t*);
+
+void sum_columns_portable(const double* initial, const double* rows, std::size_t row_stride, std::size_t steps,
+                          std::size_t columns, Format f, ExactSum* out, std::uint8_t* summed) {
+  sum_columns<2>(initial, rows, row_stride, steps, columns, f, out, summed);
+}
+
+#if defined(__x86_64__)
+#define ACCUCHECK_X86_DISPATCH 1
+__attribute__((target("avx2"))) void sum_columns_avx2(const double* initial, const double* rows,
+                                                      std::size_t row_stride, std::size_t steps, std::size_t columns,
+                                                      Format f, ExactSum* out, std::uint8_t* summed) {
+  sum_columns<4>(initial, rows, row_stride, steps, columns, f, out, summed);
+}
+
+__attribute__((target("avx512f"))) void sum_columns_avx512(const double* initial, const double* rows,
+                                                           std::size_t row_stride, std::size_t steps,
+                                                           std::size_t columns, Format f, ExactSum* out,
+                                                           std::uint8_t* summed) {
+  sum_columns<8>(initial, rows, row_stride, steps, columns, f, out, summed);
+}
+#endif
+
+ColumnKernel kernel(SimdPath path) {
+#ifdef ACCUCHECK_X86_DISPATCH
+  if (path == SimdPath::avx512) return sum_columns_avx512;
+  if (path == SimdPath::avx2) return sum_columns_avx2;
+#endif
+  (void)path;
+  return sum_columns_portable;
+}
+
+}  // namespace
+
+std::string_view name(SimdPath path) {
+  switch (path) {
+    case SimdPath::portable: return "portable";
+    case SimdPath::avx2: return "avx2";
+    case SimdPath::avx512: return "avx512";
+  }
+  return "?";
+}
+
+std::vector<SimdPath> supported_simd_paths() {
+  std::vector<SimdPath> paths{SimdPath::portable};
+#ifdef ACCUCHECK_X86_DISPATCH
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) paths.push_back(SimdPath::avx2);
+  if (__builtin_cpu_supports("avx512f")) paths.push_back(SimdPath::avx512);
+#endif
+  return paths;
+}
+
+SimdPath best_simd_path() {
+  static const SimdPath best = supported_simd_paths().back();
+  return best;
+}
+
+void column_exact_sums(const double* initial, const double* rows, std::size_t row_stride, std::size_t steps,
+                       std::size_t columns, Format f, ExactSum* out, std::uint8_t* summed, SimdPath path) {
+  if (steps + 1 > kMaxColumnLength) {
+    std::fill(summed, summed + columns, std::uint8_t{0});
+    return;
+  }
+  const auto supported = supported_simd_paths();
+  if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
+  kernel(path)(initial, rows, row_stride, steps, columns, f, out, summed);
+}
+
+}  // namespace accucheck

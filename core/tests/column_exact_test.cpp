@@ -1,0 +1,205 @@
+// The element-parallel exact column sums (column_exact.h) against the Boost reference, field for
+// field, on every SIMD path this CPU runs: widths that leave tails of every size and span blocks
+// of 64 columns, columns up to the length limit, every format, and the columns the method must
+// hand back (NaN, infinities, spreads wider than its grids, values off the format's grid,
+// magnitudes near overflow).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accucheck/column_exact.h"
+#include "accucheck/exact.h"
+#include "accucheck/format.h"
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/seed.h"
+#include "accucheck/workload.h"
+
+namespace accucheck {
+namespace {
+
+using test::same_bits;
+using test::test_seed;
+
+// A random value of f with its exponent in [low, high] (clamped to f's range), either sign.
+double random_value(std::mt19937_64& rng, Format f, int low, int high) {
+  const auto& t = traits(f);
+  std::uniform_int_distribution<int> exponent(std::max(low, t.emin - t.precision + 1), std::min(high, t.emax));
+  const double significand = 1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53);
+  const double x = round_to_format(std::ldexp(significand, exponent(rng)), f);
+  return (rng() & 1) ? -x : x;
+}
+
+struct Shape {
+  std::string name;
+  int low, high;        // exponent range of the addends
+  double zeros = 0.05;  // fraction of zeros (either sign)
+  double specials = 0;  // fraction of NaN and infinities
+};
+
+DenseWorkload random_workload(std::mt19937_64& rng, Format f, std::size_t elements, std::size_t steps, const Shape& s) {
+  DenseWorkload w;
+  w.format = f;
+  w.elements = elements;
+  w.steps = steps;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto value = [&] {
+    const double u = unit(rng);
+    if (u < s.specials) {
+      const double choices[] = {std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY};
+      return choices[rng() % 3];
+    }
+    if (u < s.specials + s.zeros) return (rng() & 1) ? -0.0 : 0.0;
+    return random_value(rng, f, s.low, s.high);
+  };
+  for (std::size_t j = 0; j < elements; ++j) w.initial.push_back(value());
+  for (std::size_t i = 0; i < elements * steps; ++i) w.addends.push_back(value());
+  return w;
+}
+
+void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& context) {
+  EXPECT_EQ(fast.special, ref.special) << context;
+  EXPECT_TRUE(fast.sum == ref.sum) << context << "\n sum " << fixed_hex(fast.sum) << " vs " << fixed_hex(ref.sum);
+  EXPECT_TRUE(fast.abs_sum == ref.abs_sum)
+      << context << "\n abs_sum " << fixed_hex(fast.abs_sum) << " vs " << fixed_hex(ref.abs_sum);
+  EXPECT_EQ(fast.sum.sign(), ref.sum.sign()) << context;
+  EXPECT_EQ(fast.count, ref.count) << context;
+  EXPECT_EQ(fast.all_negative_zero, ref.all_negative_zero) << context;
+  EXPECT_TRUE(same_bits(fast.max_abs, ref.max_abs)) << context;
+}
+
+// Every element of w through exact_elements on `path` against boost_exact_sum of its column;
+// returns how many columns column_exact_sums summed itself.
+std::size_t check_workload(const DenseWorkload& w, SimdPath path, const std::string& label) {
+  std::vector<ExactSum> fast;
+  exact_elements(w, 0, w.elements, fast, path);
+  std::vector<double> column;
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    w.column(j, column);
+    expect_same(fast[j], boost_exact_sum(column), label + " element " + std::to_string(j));
+  }
+  // A range that starts inside the workload (the pipeline judges ranges).
+  if (w.elements > 3) {
+    std::vector<ExactSum> part;
+    exact_elements(w, 3, w.elements, part, path);
+    for (std::size_t j = 3; j < w.elements; ++j) expect_same(part[j - 3], fast[j], label + " range element " + std::to_string(j));
+  }
+  std::vector<ExactSum> out(w.elements);
+  std::vector<std::uint8_t> summed(w.elements);
+  column_exact_sums(w.initial.data(), w.addends.data(), w.elements, w.steps, w.elements, w.format, out.data(), summed.data(), path);
+  std::size_t count = 0;
+  for (std::uint8_t s : summed) count += s;
+  return count;
+}
+
+class ColumnExact : public ::testing::TestWithParam<SimdPath> {};
+
+TEST_P(ColumnExact, RandomColumnsInEveryFormatAgainstBoost) {
+  const SimdPath path = GetParam();
+  std::mt19937_64 rng(test_seed(0xC01u));
+  const Shape shapes[] = {
+      {"narrow", -3, 3},
+      {"one grid", -20, 20},
+      {"two grids", -60, 40},
+      {"wide", -150, 120},
+      {"whole range", -1100, 1023},
+      {"tiny", -1074, -1000},
+      {"huge", 1000, 1023},
+      {"with specials", -10, 10, 0.05, 0.02},
+      {"mostly zeros", -10, 10, 0.9},
+  };
+  for (Format f : all_formats)
+    for (const Shape& s : shapes)
+      for (std::size_t elements : {1u, 2u, 3u, 5u, 8u, 11u, 16u, 19u, 64u, 67u, 130u})
+        for (std::size_t steps : {0u, 1u, 2u, 7u, 64u}) {
+          const DenseWorkload w = random_workload(rng, f, elements, steps, s);
+          check_workload(w, path, std::string(name(path)) + " " + std::string(name(f)) + " " + s.name + " D=" +
+                                      std::to_string(elements) + " T=" + std::to_string(steps));
+        }
+}
+
+// f16 values are multiples of 2^-24 below 2^16: one grid always holds them, so every column
+// without a NaN or infinity is summed here (the fallback would hide a kernel that sums nothing).
+TEST_P(ColumnExact, EveryFiniteF16ColumnIsSummedSideBySide) {
+  const SimdPath path = GetParam();
+  std::mt19937_64 rng(test_seed(0xF16u));
+  for (std::size_t elements : {1u, 7u, 32u, 33u}) {
+    const DenseWorkload w = random_workload(rng, Format::f16, elements, 100, {"f16", -30, 20});
+    EXPECT_EQ(check_workload(w, path, "f16 D=" + std::to_string(elements)), elements);
+  }
+  // f32 within 2^-20..2^20 needs two grids; f64 within one binade of integers one.
+  const DenseWorkload f32 = random_workload(rng, Format::f32, 24, 50, {"f32", -20, 20, 0.0});
+  EXPECT_EQ(check_workload(f32, path, "f32 two grids"), 24u);
+}
+
+TEST_P(ColumnExact, LengthLimitAndCancellation) {
+  const SimdPath path = GetParam();
+  std::mt19937_64 rng(test_seed(0x1E4u));
+  for (std::size_t steps : {kMaxColumnLength - 2, kMaxColumnLength - 1, kMaxColumnLength}) {
+    // Largest magnitudes of one binade: the integer sums come nearest their 2^62 limit.
+    DenseWorkload w = random_workload(rng, Format::f32, 9, steps, {"top", 30, 30, 0.0});
+    for (double& x : w.addends) x = std::fabs(x);  // all positive: the sums only grow
+    for (double& x : w.initial) x = std::fabs(x);
+    const std::size_t summed = check_workload(w, path, "length " + std::to_string(steps));
+    EXPECT_EQ(summed, steps + 1 <= kMaxColumnLength ? 9u : 0u) << steps;
+  }
+  // Exact cancellation to zero, with the zero's sign from the addends.
+  DenseWorkload w;
+  w.format = Format::f64;
+  w.elements = 3;
+  w.steps = 3;
+  w.initial = {-0.0, 1.0, 0x1p-1074};
+  w.addends = {-0.0, 0x1p60, -0x1p-1074, -0.0, -1.0, 0.0, -0.0, -0x1p60, 0.0};
+  EXPECT_EQ(check_workload(w, path, "cancellation"), 3u);
+}
+
+// Values that are not of the workload's format (a plugin's or a hand-written case's): the sum
+// is still exact (the remainder check hands a column back rather than dropping bits).
+TEST_P(ColumnExact, ValuesOffTheFormatsGrid) {
+  const SimdPath path = GetParam();
+  std::mt19937_64 rng(test_seed(0x0FFu));
+  for (Format f : {Format::f16, Format::bf16, Format::f32}) {
+    DenseWorkload w = random_workload(rng, f, 13, 20, {"off grid", -5, 5, 0.0});
+    for (std::size_t i = 0; i < w.addends.size(); i += 3)
+      w.addends[i] = random_value(rng, Format::f64, -40, 5);  // 53 significant bits, below f's ulp
+    w.initial[4] = 0x1p-30;                                   // below f16's smallest subnormal
+    const std::size_t summed = check_workload(w, path, "off grid " + std::string(name(f)));
+    // f16's one grid (unit 2^-45 here) cannot hold bits down to 2^-92: those columns are handed
+    // back. bf16 and f32 columns here get a second grid (their precision asks for bits below
+    // the first), which holds them: summed, and exact all the same.
+    if (f == Format::f16) {
+      EXPECT_LT(summed, 13u);
+    }
+  }
+}
+
+// The last grid's remainder check: an f32 column whose spread takes all four grids, and one
+// value with 53 significant bits that end below the fourth.
+TEST_P(ColumnExact, RemainderBelowTheLastGridIsHandedBack) {
+  const SimdPath path = GetParam();
+  DenseWorkload w;
+  w.format = Format::f32;
+  w.elements = 2;
+  w.steps = 2;
+  w.initial = {0x1.8p50, 0x1.8p50};
+  w.addends = {0x1.000002p-100, 0x1.000002p-100, 0x1.0000000000001p-110, 0x1p-110};
+  EXPECT_EQ(check_workload(w, path, "below the fourth grid"), 1u);
+}
+
+std::string path_name(const ::testing::TestParamInfo<SimdPath>& info) { return std::string(name(info.param)); }
+
+INSTANTIATE_TEST_SUITE_P(EverySupportedPath, ColumnExact, ::testing::ValuesIn(supported_simd_paths()), path_name);
+
+TEST(ColumnExactDispatch, PortableAlwaysAndBestIsSupported) {
+  const auto paths = supported_simd_paths();
+  ASSERT_FALSE(paths.empty());
+  EXPECT_EQ(paths.front(), SimdPath::portable);
+  EXPECT_EQ(paths.back(), best_simd_path());
+}
+
+}  // namespace
+}  // namespace accucheck
