@@ -115,46 +115,43 @@ struct GridSums {
   std::int64_t left[kBlock];
 };
 
+// One vector of columns at a time, down all the steps: its state stays in registers, and the
+// block's rows, just read by scan_columns, are in cache.
 template <int W, int G>
 ACCUCHECK_INLINE void split_columns(const double* initial, const double* rows, std::size_t row_stride,
                                     std::size_t steps, int vectors, const double (&constant)[kMaxGrids][kBlock],
                                     GridSums& out) {
   using D = typename Vectors<W>::D;
   using I = typename Vectors<W>::I;
-  constexpr int kVectors = kBlock / W;
   const I abs_mask = splat<I>(std::int64_t{0x7fff'ffff'ffff'ffff});
   const D zero = splat<D>(0.0);
-  D c[G][kVectors];
-  I sum[G][kVectors], positive[G][kVectors], left[kVectors];
   for (int v = 0; v < vectors; ++v) {
+    D c[G];
+    I sum[G], positive[G];
     for (int g = 0; g < G; ++g) {
-      c[g][v] = load<D>(constant[g] + v * W);
-      sum[g][v] = positive[g][v] = splat<I>(std::int64_t{0});
+      c[g] = load<D>(constant[g] + v * W);
+      sum[g] = positive[g] = splat<I>(std::int64_t{0});
     }
-    left[v] = splat<I>(std::int64_t{0});
-  }
-  for (std::size_t t = 0; t <= steps; ++t) {
-    const double* row = t == 0 ? initial : rows + (t - 1) * row_stride;
-    for (int v = 0; v < vectors; ++v) {
-      const D x = load<D>(row + v * W);
+    I left = splat<I>(std::int64_t{0});
+    const double* column = rows + v * W;
+    for (std::size_t t = 0; t <= steps; ++t) {
+      const D x = load<D>(t == 0 ? initial + v * W : column + (t - 1) * row_stride);
       const I is_positive = x >= zero;  // -0 too, whose parts are all 0
       D r = x;
       for (int g = 0; g < G; ++g) {
-        const D shifted = r + c[g][v];
-        const I k = std::bit_cast<I>(shifted) - std::bit_cast<I>(c[g][v]);
-        sum[g][v] += k;
-        positive[g][v] += k & is_positive;
-        r = r - (shifted - c[g][v]);
+        const D shifted = r + c[g];
+        const I k = std::bit_cast<I>(shifted) - std::bit_cast<I>(c[g]);
+        sum[g] += k;
+        positive[g] += k & is_positive;
+        r = r - (shifted - c[g]);
       }
-      left[v] |= std::bit_cast<I>(r) & abs_mask;
+      left |= std::bit_cast<I>(r) & abs_mask;
     }
-  }
-  for (int v = 0; v < vectors; ++v) {
     for (int g = 0; g < G; ++g) {
-      std::memcpy(out.sum[g] + v * W, &sum[g][v], sizeof(I));
-      std::memcpy(out.positive[g] + v * W, &positive[g][v], sizeof(I));
+      std::memcpy(out.sum[g] + v * W, &sum[g], sizeof(I));
+      std::memcpy(out.positive[g] + v * W, &positive[g], sizeof(I));
     }
-    std::memcpy(out.left + v * W, &left[v], sizeof(I));
+    std::memcpy(out.left + v * W, &left, sizeof(I));
   }
 }
 

@@ -93,7 +93,9 @@ struct DenseWorkload {
 // The exact summary of one element's addends (through the fast exact accumulator).
 ExactSum exact_element(const DenseWorkload& workload, std::size_t element);
 // Elements [begin, end) into `out` (replacing what it held): the same summaries, the columns
-// summed side by side where they can be (column_exact.h, on the given SIMD path).
+// summed side by side where they can be (column_exact.h, on the given SIMD path) when there are
+// at least kMinSideBySideColumns of them.
+inline constexpr std::size_t kMinSideBySideColumns = 8;
 void exact_elements(const DenseWorkload& workload, std::size_t begin, std::size_t end, std::vector<ExactSum>& out,
                     SimdPath path = best_simd_path());
 
