@@ -7,7 +7,9 @@
 //     (correct rounding with gradual underflow and overflow, as IEEE 754 defines it);
 //   * FastExactAccumulator (fast_exact.h): Neal-style chunked superaccumulator, fed in spans
 //     of drawn sizes, with drawn direct limits (direct path only, large path only, default),
-//     and asked for partial results mid-way (it must stay usable).
+//     and asked for partial results mid-way (it must stay usable);
+//   * the side-by-side column sums (column_exact.h) on every SIMD path this CPU has: the
+//     addends as one column, and as the D columns of a step-major matrix (D drawn).
 //
 // Compared: S, A = sum |x|, n, the all-(-0) flag, max |x|, the special value, and RNE(S) in
 // f64, f32, f16 and bf16 (zero sign and overflow included). Any disagreement aborts with the
@@ -17,7 +19,9 @@
 // decoder of float_gen.h, specials and NaN/inf included; 1: raw bit patterns); count draw(255);
 // repeat draw(63) (the list is tiled repeat+1 times: long sums reach the large path and the
 // chunk flushes cheaply); direct limit draw(2) (default, 0, unlimited); span size draw(255)
-// (0: one add per addend); a mid-way check position draw(255); then the addends.
+// (0: one add per addend); a mid-way check position draw(255); then the addends; then the
+// number of columns D - 1 draw(70) (drawn last, so that inputs written before it decode as
+// before, with D = 1).
 #include <mpfr.h>
 
 #include <algorithm>
@@ -30,6 +34,7 @@
 
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
+#include "accucheck/column_exact.h"
 #include "accucheck/exact.h"
 #include "accucheck/fast_exact.h"
 #include "accucheck/float_gen.h"
@@ -155,6 +160,39 @@ void check_mpfr(const ExactSum& boost, MpfrAddends& m, const std::vector<double>
   mpfr_clear(expected);
 }
 
+// column_exact_sums on every supported path against Boost: a column it hands back is no
+// disagreement (FastExactAccumulator sums those, compared above), a column it sums must agree.
+void check_columns(const std::vector<double>& addends, Format f, std::size_t columns, const ExactSum& boost,
+                   std::size_t tiled_from) {
+  const std::size_t rows = addends.size() / columns;  // the matrix: the first rows * columns addends
+  std::vector<ExactSum> reference;
+  std::vector<double> column;
+  if (rows >= 1 && rows <= kMaxColumnLength)
+    for (std::size_t j = 0; j < columns; ++j) {
+      column.clear();
+      for (std::size_t t = 0; t < rows; ++t) column.push_back(addends[t * columns + j]);
+      reference.push_back(boost_exact_sum(column));
+    }
+  for (SimdPath path : supported_simd_paths()) {
+    const std::string who = "column_exact_sums (" + std::string(name(path)) + ")";
+    if (!addends.empty() && addends.size() <= kMaxColumnLength) {
+      ExactSum one;
+      std::uint8_t summed = 0;
+      column_exact_sums(addends.data(), addends.data() + 1, 1, addends.size() - 1, 1, f, &one, &summed, path);
+      if (summed) compare_summaries((who + ", one column").c_str(), one, boost, addends, tiled_from);
+    }
+    if (reference.empty()) continue;
+    std::vector<ExactSum> out(columns);
+    std::vector<std::uint8_t> summed(columns);
+    column_exact_sums(addends.data(), addends.data() + columns, columns, rows - 1, columns, f, out.data(),
+                      summed.data(), path);
+    for (std::size_t j = 0; j < columns; ++j)
+      if (summed[j])
+        compare_summaries((who + ", column " + std::to_string(j) + " of " + std::to_string(columns)).c_str(), out[j],
+                          reference[j], addends, tiled_from);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -177,6 +215,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t r = 1; r < repeat; ++r)
     for (std::size_t i = 0; i < count; ++i) addends.push_back(addends[i]);
   const std::size_t tiled_from = repeat > 1 ? count : 0;
+  const std::size_t columns = 1 + s.draw(70);
 
   // The reference, and the same addends through boost_exact_sum.
   BoostExactAccumulator boost_acc;
@@ -205,6 +244,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   feed(addends.size());
   compare_summaries("FastExactAccumulator", fast.result(), boost, addends, tiled_from);
   compare_summaries("fast_exact_sum", fast_exact_sum(addends), boost, addends, tiled_from);
+  check_columns(addends, f, columns, boost, tiled_from);
 
   // MPFR: exact S and A.
   MpfrAddends m(addends);
