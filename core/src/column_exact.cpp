@@ -23,17 +23,22 @@ constexpr int kLowestGrid = -1074;  // every double is a multiple of 2^-1074
 
 // GCC/clang vector extensions: one type per width, so each target compiles the same code.
 template <int W> struct Vectors;
+// U: the integer sums, unsigned so that lanes whose sums are discarded (a NaN, a column handed
+// back) wrap instead of overflowing; a kept lane's sums are below 2^62 in magnitude.
 template <> struct Vectors<2> {
   typedef double D __attribute__((vector_size(16)));
   typedef std::int64_t I __attribute__((vector_size(16)));
+  typedef std::uint64_t U __attribute__((vector_size(16)));
 };
 template <> struct Vectors<4> {
   typedef double D __attribute__((vector_size(32)));
   typedef std::int64_t I __attribute__((vector_size(32)));
+  typedef std::uint64_t U __attribute__((vector_size(32)));
 };
 template <> struct Vectors<8> {
   typedef double D __attribute__((vector_size(64)));
   typedef std::int64_t I __attribute__((vector_size(64)));
+  typedef std::uint64_t U __attribute__((vector_size(64)));
 };
 
 template <class V, class T>
@@ -123,35 +128,36 @@ ACCUCHECK_INLINE void split_columns(const double* initial, const double* rows, s
                                     GridSums& out) {
   using D = typename Vectors<W>::D;
   using I = typename Vectors<W>::I;
-  const I abs_mask = splat<I>(std::int64_t{0x7fff'ffff'ffff'ffff});
+  using U = typename Vectors<W>::U;
+  const U abs_mask = splat<U>(std::uint64_t{0x7fff'ffff'ffff'ffff});
   const D zero = splat<D>(0.0);
   for (int v = 0; v < vectors; ++v) {
     D c[G];
-    I sum[G], positive[G];
+    U sum[G], positive[G];
     for (int g = 0; g < G; ++g) {
       c[g] = load<D>(constant[g] + v * W);
-      sum[g] = positive[g] = splat<I>(std::int64_t{0});
+      sum[g] = positive[g] = splat<U>(std::uint64_t{0});
     }
-    I left = splat<I>(std::int64_t{0});
+    U left = splat<U>(std::uint64_t{0});
     const double* column = rows + v * W;
     for (std::size_t t = 0; t <= steps; ++t) {
       const D x = load<D>(t == 0 ? initial + v * W : column + (t - 1) * row_stride);
-      const I is_positive = x >= zero;  // -0 too, whose parts are all 0
+      const U is_positive = std::bit_cast<U>(I(x >= zero));  // -0 too, whose parts are all 0
       D r = x;
       for (int g = 0; g < G; ++g) {
         const D shifted = r + c[g];
-        const I k = std::bit_cast<I>(shifted) - std::bit_cast<I>(c[g]);
+        const U k = std::bit_cast<U>(shifted) - std::bit_cast<U>(c[g]);
         sum[g] += k;
         positive[g] += k & is_positive;
         r = r - (shifted - c[g]);
       }
-      left |= std::bit_cast<I>(r) & abs_mask;
+      left |= std::bit_cast<U>(r) & abs_mask;
     }
-    for (int g = 0; g < G; ++g) {
-      std::memcpy(out.sum[g] + v * W, &sum[g], sizeof(I));
-      std::memcpy(out.positive[g] + v * W, &positive[g], sizeof(I));
+    for (int g = 0; g < G; ++g) {  // two's complement: the kept lanes' signed sums
+      std::memcpy(out.sum[g] + v * W, &sum[g], sizeof(U));
+      std::memcpy(out.positive[g] + v * W, &positive[g], sizeof(U));
     }
-    std::memcpy(out.left + v * W, &left, sizeof(I));
+    std::memcpy(out.left + v * W, &left, sizeof(U));
   }
 }
 
