@@ -161,6 +161,41 @@ ACCUCHECK_INLINE void split_columns(const double* initial, const double* rows, s
   }
 }
 
+// The remainders below the last of G grids of vector v, of the steps where a lane has one:
+// remainder[i * W + l] = r and signed_remainder[i * W + l] = r with the sign of the addend it
+// came from (its share of A), for i < the count returned.
+template <int W, int G>
+ACCUCHECK_INLINE std::size_t collect_remainders(const double* initial, const double* rows, std::size_t row_stride,
+                                                std::size_t steps, int v, const double (&constant)[kMaxGrids][kBlock],
+                                                double* remainder, double* signed_remainder) {
+  using D = typename Vectors<W>::D;
+  using I = typename Vectors<W>::I;
+  using U = typename Vectors<W>::U;
+  const U abs_mask = splat<U>(std::uint64_t{0x7fff'ffff'ffff'ffff});
+  const D zero = splat<D>(0.0);
+  D c[G];
+  for (int g = 0; g < G; ++g) c[g] = load<D>(constant[g] + v * W);
+  std::size_t count = 0;
+  for (std::size_t t = 0; t <= steps; ++t) {
+    const D x = load<D>(t == 0 ? initial + v * W : rows + v * W + (t - 1) * row_stride);
+    D r = x;
+    for (int g = 0; g < G; ++g) {
+      const D shifted = r + c[g];
+      r = r - (shifted - c[g]);
+    }
+    const I is_positive = x >= zero;
+    const D signed_r = blend(is_positive, r, zero - r);  // exact negation
+    const U nonzero = std::bit_cast<U>(r) & abs_mask;
+    std::uint64_t any = 0;
+    for (int l = 0; l < W; ++l) any |= nonzero[l];
+    // Written at `count` every time, kept (count advances) only where a lane has a remainder.
+    std::memcpy(remainder + count * W, &r, sizeof(D));
+    std::memcpy(signed_remainder + count * W, &signed_r, sizeof(D));
+    count += any != 0;
+  }
+  return count;
+}
+
 // A two's complement integer of kWords 64-bit words: sum_g v_g * 2^(shift_g), shifts <= 153.
 constexpr int kWords = 5;
 using u128 = unsigned __int128;
@@ -231,8 +266,7 @@ ColumnGrids grids_for(double max_abs, double min_nonzero, Format f) {
   const auto& t = traits(f);
   const int lowest_bit = std::max(std::max(exponent_of(min_nonzero), t.emin) - t.precision + 1, kLowestGrid);
   const int needed = 1 + (std::max(q1 - lowest_bit, 0) + kGridStep - 1) / kGridStep;
-  if (needed > kMaxGrids) return c;
-  c.grids = needed;
+  c.grids = std::min(needed, kMaxGrids);  // what lies below the last grid is summed as remainders
   for (int g = 0; g < kMaxGrids; ++g) c.q[g] = std::max(q1 - kGridStep * g, kLowestGrid);
   return c;
 }
@@ -270,14 +304,45 @@ ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::
   }
   if (block_grids == 0) return;
   GridSums sums;
+  thread_local FixedInt rest_sums[kBlock], signed_rest_sums[kBlock];  // the remainders' S and A shares
   switch (block_grids) {
     case 1: split_columns<W, 1>(initial, rows, row_stride, steps, vectors, constant, sums); break;
     case 2: split_columns<W, 2>(initial, rows, row_stride, steps, vectors, constant, sums); break;
     case 3: split_columns<W, 3>(initial, rows, row_stride, steps, vectors, constant, sums); break;
     default: split_columns<W, 4>(initial, rows, row_stride, steps, vectors, constant, sums); break;
   }
+  // Remainders below the last grid (a spread wider than the grids, a value off the format's
+  // grid): taken again, vector by vector, and summed exactly by FastExactAccumulator, which is
+  // cheap for the few non-zero ones (a subnormal among normal values, say).
+  thread_local std::vector<double> remainder, signed_remainder;
+  for (int v = 0; v < vectors; ++v) {
+    bool any = false;
+    for (int l = v * W; l < std::min(lanes, (v + 1) * W); ++l) any = any || (grids[l].grids > 0 && sums.left[l] != 0);
+    if (!any) continue;
+    remainder.resize((steps + 1) * W);
+    signed_remainder.resize((steps + 1) * W);
+    std::size_t count = 0;
+    switch (block_grids) {
+      case 1: count = collect_remainders<W, 1>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
+      case 2: count = collect_remainders<W, 2>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
+      case 3: count = collect_remainders<W, 3>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
+      default: count = collect_remainders<W, 4>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
+    }
+    for (int l = v * W; l < std::min(lanes, (v + 1) * W); ++l) {
+      if (grids[l].grids == 0 || sums.left[l] == 0) continue;
+      FastExactAccumulator rest, signed_rest;
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t at = i * W + static_cast<std::size_t>(l - v * W);
+        if (remainder[at] == 0) continue;
+        rest.add(remainder[at]);
+        signed_rest.add(signed_remainder[at]);
+      }
+      rest_sums[l] = rest.result().sum;
+      signed_rest_sums[l] = signed_rest.result().sum;
+    }
+  }
   for (int l = 0; l < lanes; ++l) {
-    if (grids[l].grids == 0 || sums.left[l] != 0) continue;
+    if (grids[l].grids == 0) continue;
     ExactSum& e = out[l];  // every field written: sum and abs_sum by store_fixed
     e.special = Special::none;
     e.count = steps + 1;
@@ -292,6 +357,10 @@ ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::
     }
     store_fixed(e.sum, s, base);
     store_fixed(e.abs_sum, a, base);
+    if (sums.left[l] != 0) {
+      e.sum += rest_sums[l];
+      e.abs_sum += signed_rest_sums[l];
+    }
     summed[l] = 1;
   }
 }

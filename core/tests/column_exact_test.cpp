@@ -140,6 +140,9 @@ TEST_P(ColumnExact, EveryFiniteF16ColumnIsSummedSideBySide) {
   // f32 within 2^-20..2^20 needs two grids; f64 within one binade of integers one.
   const DenseWorkload f32 = random_workload(rng, Format::f32, 24, 50, {"f32", -20, 20, 0.0});
   EXPECT_EQ(check_workload(f32, path, "f32 two grids"), 24u);
+  // Every column without a NaN or an infinity, however wide its spread (remainders included).
+  const DenseWorkload wide = random_workload(rng, Format::f64, 40, 30, {"whole range", -1074, 1020, 0.1});
+  EXPECT_EQ(check_workload(wide, path, "f64 whole range"), 40u);
 }
 
 TEST_P(ColumnExact, LengthLimitAndCancellation) {
@@ -173,19 +176,16 @@ TEST_P(ColumnExact, ValuesOffTheFormatsGrid) {
     for (std::size_t i = 0; i < w.addends.size(); i += 3)
       w.addends[i] = random_value(rng, Format::f64, -40, 5);  // 53 significant bits, below f's ulp
     w.initial[4] = 0x1p-30;                                   // below f16's smallest subnormal
-    const std::size_t summed = check_workload(w, path, "off grid " + std::string(name(f)));
-    // f16's one grid (unit 2^-45 here) cannot hold bits down to 2^-92: those columns are handed
-    // back. bf16 and f32 columns here get a second grid (their precision asks for bits below
-    // the first), which holds them: summed, and exact all the same.
-    if (f == Format::f16) {
-      EXPECT_LT(summed, 13u);
-    }
+    // f16's one grid (unit 2^-45 here) cannot hold bits down to 2^-92: those columns' remainders
+    // are summed apart. bf16 and f32 columns here get a second grid, which holds them.
+    EXPECT_EQ(check_workload(w, path, "off grid " + std::string(name(f))), 13u) << name(f);
   }
 }
 
-// The last grid's remainder check: an f32 column whose spread takes all four grids, and one
-// value with 53 significant bits that end below the fourth.
-TEST_P(ColumnExact, RemainderBelowTheLastGridIsHandedBack) {
+// The remainders below the last grid: an f32 column whose spread takes all four grids, and one
+// value with 53 significant bits that end below the fourth; f64 columns with a subnormal among
+// values near 1 (more than four grids apart), of either sign, in vectors with and without them.
+TEST_P(ColumnExact, RemaindersBelowTheLastGridAreSummedExactly) {
   const SimdPath path = GetParam();
   DenseWorkload w;
   w.format = Format::f32;
@@ -193,7 +193,14 @@ TEST_P(ColumnExact, RemainderBelowTheLastGridIsHandedBack) {
   w.steps = 2;
   w.initial = {0x1.8p50, 0x1.8p50};
   w.addends = {0x1.000002p-100, 0x1.000002p-100, 0x1.0000000000001p-110, 0x1p-110};
-  EXPECT_EQ(check_workload(w, path, "below the fourth grid"), 1u);
+  EXPECT_EQ(check_workload(w, path, "below the fourth grid"), 2u);
+  std::mt19937_64 rng(test_seed(0x5B5u));
+  for (std::size_t elements : {9u, 24u, 70u}) {
+    DenseWorkload sub = random_workload(rng, Format::f64, elements, 40, {"near 1", -3, 3, 0.05});
+    for (std::size_t i = 0; i < sub.addends.size(); i += 7)  // some columns get one or more
+      sub.addends[i] = (i % 2 ? -1 : 1) * std::ldexp(1.0 + std::ldexp(static_cast<double>(i), -40), -1060 - static_cast<int>(i % 14));
+    EXPECT_EQ(check_workload(sub, path, "subnormals among values near 1, D=" + std::to_string(elements)), elements);
+  }
 }
 
 std::string path_name(const ::testing::TestParamInfo<SimdPath>& info) { return std::string(name(info.param)); }

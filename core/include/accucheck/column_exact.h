@@ -17,11 +17,14 @@
 // next grid). Integer sums of k_i over at most kMaxColumnLength addends stay below 2^62, and
 // S = sum_i (sum k_i) * 2^q_i exactly, A likewise from the k_i of the positive addends
 // (A_i = 2 P_i - S_i). The grids a column needs follow from its smallest non-zero magnitude and
-// the format's precision; a column with a remainder left after the last grid (a value off the
-// grids: more bits than the format has, or a spread of exponents wider than kMaxGrids grids
-// cover), a NaN or an infinity, or a largest magnitude outside [2^-972, 2^1021) is not summed
-// here: the caller sums it with FastExactAccumulator. The result is the same ExactSum, field
-// for field (core/tests/column_exact_test.cpp checks every path against the Boost reference).
+// the format's precision, at most kMaxGrids of them; where a remainder is left after the last
+// (a spread of exponents wider than the grids cover, such as a subnormal among normal values,
+// or a value with more bits than its format has), that vector of columns is split again with
+// the remainders kept, and the non-zero ones are summed by FastExactAccumulator (S, and with
+// their addends' signs, A). A column with a NaN or an infinity, a largest magnitude of 2^1021
+// or more, or more than kMaxColumnLength addends is not summed here: the caller sums it with
+// FastExactAccumulator. The result is the same ExactSum, field for field
+// (core/tests/column_exact_test.cpp checks every path against the Boost reference).
 //
 // Runtime dispatch: the same kernel compiled for SSE2 (every x86-64, and the portable path
 // elsewhere), AVX2 and AVX-512F, chosen by what the CPU supports.
