@@ -223,9 +223,9 @@ def main():
                      f"{fmt_ratio(r)} ({fmt_ns(f64_fast)} vs {fmt_ns(other)} ns/addend)", ok))
         if not ok:
             misses.append(f"fast exact f64 at 10^6 takes {fmt_ratio(r)} {missed} (target {goal_text})" +
-                          (": one long f64 vector still takes the scalar superaccumulator; the integer grids "
-                           "(column_exact.h) serve a dense workload's columns, and this input's exponents "
-                           "(2^-1074..2^52) would need more than their four grids." if method == "lanes" else "."))
+                          (": one long vector still takes the scalar superaccumulator (Neal's large "
+                           "superaccumulator: a table load-add-store and a counter per addend); the SIMD integer "
+                           "grids (column_exact.h) serve a dense workload's columns, side by side." if method == "lanes" else "."))
 
     def min_ratio_over(method, formats, sizes):
         vals = []
@@ -382,8 +382,9 @@ def main():
     w("workload: D elements of L terms, the input laid out step-major as a gradient buffer is, judged")
     w("4096 elements at a time as the campaign does (ExactSumRanges). `exact_elements` sums the")
     w("columns side by side (core/column_exact.h: 64 columns at a time, SIMD across them, on the")
-    w("widest path the CPU has; `portable` = the SSE2 build of the same kernel) and hands the columns")
-    w("it cannot hold on its integer grids to `exact_element` (the column gathered and summed by")
+    w("widest path the CPU has; `portable` = the SSE2 build of the same kernel; remainders below its")
+    w("four grids, such as this input's subnormals, summed by FastExactAccumulator) and hands a column")
+    w("with a NaN or an infinity to `exact_element` (the column gathered and summed by")
     w("FastExactAccumulator). 'side by side' is the share of columns the kernel summed itself.")
     w("")
     w("| format | n | L | backend | exact_elements | portable | side by side | exact_element | judge | verdict | verdict / backend | judge per element |")
