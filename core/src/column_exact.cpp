@@ -453,6 +453,10 @@ void column_exact_sums(const double* initial, const double* rows, std::size_t ro
     std::fill(summed, summed + columns, std::uint8_t{0});
     return;
   }
+  if (columns == 0) return;
+  // With no steps, `rows` (an empty vector's data(), maybe null) is never read, but the kernels
+  // still offset it (clang's UBSan: offset applied to a null pointer): point it at `initial`.
+  if (steps == 0) rows = initial;
   const auto supported = supported_simd_paths();
   if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
   kernel(path)(initial, rows, row_stride, steps, columns, f, out, summed);

@@ -94,9 +94,13 @@ void exact_elements(const DenseWorkload& workload, std::size_t begin, std::size_
   summed.assign(end - begin, 0);
   // A few columns cost more side by side (padded to a whole vector, scanned and split) than
   // gathered (measured in bench/: 1 column of 100 addends, 7.5 vs 3.6 ns per addend).
-  if (end - begin >= kMinSideBySideColumns)
-    column_exact_sums(workload.initial.data() + begin, workload.addends.data() + begin, workload.elements,
-                      workload.steps, end - begin, workload.format, out.data(), summed.data(), path);
+  if (end - begin >= kMinSideBySideColumns) {
+    // No steps: no addends, whose data() may be null and must not be offset (column_exact_sums
+    // reads no row then).
+    const double* rows = workload.steps == 0 ? workload.initial.data() : workload.addends.data() + begin;
+    column_exact_sums(workload.initial.data() + begin, rows, workload.elements, workload.steps, end - begin,
+                      workload.format, out.data(), summed.data(), path);
+  }
   for (std::size_t j = begin; j < end; ++j)
     if (!summed[j - begin]) out[j - begin] = exact_element(workload, j);
 }
