@@ -238,7 +238,8 @@ void store_fixed(FixedInt& target, std::uint64_t (&acc)[kWords], int base) {
   set_fixed_shifted(target, acc, count, base + fixed_scale, negative);
 }
 
-// The grids one column needs: q[0..grids) and their constants; 0 grids when it cannot be summed here.
+// The grids one column takes: q[0..grids), at most kMaxGrids (the remainders below the last are
+// summed apart); 0 grids when its largest magnitude is 2^1021 or more.
 struct ColumnGrids {
   int grids = 0;
   int q[kMaxGrids] = {};

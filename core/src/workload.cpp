@@ -84,8 +84,8 @@ ExactSum exact_element(const DenseWorkload& workload, std::size_t element) {
   return fast_exact_sum(column);
 }
 
-// Step-major: the columns side by side (column_exact.h); a column it leaves (a NaN, a spread
-// of exponents too wide for its grids, more than kMaxColumnLength addends) is gathered and
+// Step-major: the columns side by side (column_exact.h); a column it leaves (a NaN or an
+// infinity, a magnitude of 2^1021 or more, more than kMaxColumnLength addends) is gathered and
 // summed by exact_element.
 void exact_elements(const DenseWorkload& workload, std::size_t begin, std::size_t end, std::vector<ExactSum>& out,
                     SimdPath path) {

@@ -1,8 +1,8 @@
 // The element-parallel exact column sums (column_exact.h) against the Boost reference, field for
 // field, on every SIMD path this CPU runs: widths that leave tails of every size and span blocks
-// of 64 columns, columns up to the length limit, every format, and the columns the method must
-// hand back (NaN, infinities, spreads wider than its grids, values off the format's grid,
-// magnitudes near overflow).
+// of 64 columns, columns up to the length limit, every format, the columns the method hands
+// back (NaN, infinities, magnitudes near overflow) and those whose remainders below its grids it
+// sums apart (spreads wider than its grids, values off the format's grid).
 #include <gtest/gtest.h>
 
 #include <cmath>
