@@ -217,10 +217,12 @@ CLI::Option* CommandLine::repeatable(const std::string& name, std::vector<std::s
   return repeatable_option(name, placeholder, help, [&target](const std::string& text) { target.push_back(text); });
 }
 
-CLI::Option* CommandLine::format(const std::string& name, std::optional<Format>& target, const std::string& help) {
-  return option(name, "F", help, [&target, name](const std::string& text) {
-    target = parse_format(text);
-    if (!target) throw UsageError(name + ": unknown format '" + text + "' (f64, f32, f16, bf16)");
+CLI::Option* CommandLine::format(const std::string& name, std::optional<Format>& target, const std::string& help,
+                                 bool fp8_too) {
+  return option(name, "F", help, [&target, name, fp8_too](const std::string& text) {
+    target = fp8_too ? parse_any_format(text) : parse_format(text);
+    if (!target)
+      throw UsageError(name + ": unknown format '" + text + "' (f64, f32, f16, bf16" + (fp8_too ? ", e4m3, e5m2)" : ")"));
   });
 }
 

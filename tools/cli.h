@@ -78,8 +78,10 @@ class CommandLine {
     return option(name, placeholder, help,
                   [&target, name, low, high](const std::string& text) { target = parse_count(text, name, low, high); });
   }
-  // A format: f64, f32, f16 or bf16 ("--format: unknown format 'f8' (f64, f32, f16, bf16)").
-  CLI::Option* format(const std::string& name, std::optional<Format>& target, const std::string& help);
+  // A format: f64, f32, f16 or bf16 ("--format: unknown format 'f8' (f64, f32, f16, bf16)"), and
+  // with fp8_too the OCP fp8 formats e4m3 and e5m2 as well (parse_any_format).
+  CLI::Option* format(const std::string& name, std::optional<Format>& target, const std::string& help,
+                      bool fp8_too = false);
   // An output file, checked before the command runs: a file name, not a directory, in a
   // directory that exists.
   CLI::Option* output_file(const std::string& name, std::optional<std::string>& target, const std::string& help);

@@ -1,6 +1,7 @@
 // accucheck exact --format F [FILE|-] [--json]
 // Reads whitespace-separated numbers, each exactly a value of F, and prints their correctly
-// rounded sum in F, the exact sum, A = sum |x| and the condition number.
+// rounded sum in F, the exact sum, A = sum |x| and the condition number. F may be an OCP fp8
+// format (e4m3, e5m2): the sum rounds with its non-saturating rule (beyond 448, E4M3 gives NaN).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -56,7 +57,8 @@ int exact_command(CommandLine& cl) {
   std::vector<std::string> files;
   std::optional<Format> f;
   bool json = false;
-  cl.required(cl.format("--format", f, "the format every number must be exact in (f64, f32, f16, bf16)"));
+  cl.required(cl.format("--format", f, "the format every number must be exact in (f64, f32, f16, bf16, e4m3, e5m2)",
+                        /*fp8_too=*/true));
   cl.arguments("FILE|-", files, "the numbers (standard input when none or -)", 0, 1,
                "exact reads one FILE (or - for standard input)");
   cl.flag("--json", json, "print the sums as JSON");

@@ -33,8 +33,7 @@ double round_fixed(const FixedInt& value, Format f) {
   const FixedInt magnitude = negative ? FixedInt(-value) : value;
   const int top_bit = static_cast<int>(mp::msb(magnitude));
   const int exponent = top_bit - fixed_scale;  // floor(log2 |value|)
-  if (exponent > t.emax + 1) return negative ? -std::numeric_limits<double>::infinity()
-                                             : std::numeric_limits<double>::infinity();
+  if (exponent > t.emax + 1) return overflow_value(f, negative);
   const int quantum_exponent = std::max(exponent, t.emin) - t.precision + 1;
   const int quantum_bit = quantum_exponent + fixed_scale;  // >= 0 for every format
   std::uint64_t units;
@@ -51,7 +50,7 @@ double round_fixed(const FixedInt& value, Format f) {
     if (round_bit && (sticky || (units & 1))) ++units;  // nearest, ties to even
   }
   double result = std::ldexp(static_cast<double>(units), std::max(quantum_exponent, -fixed_scale));
-  if (std::fabs(result) > largest_finite(f)) result = std::numeric_limits<double>::infinity();
+  if (std::fabs(result) > largest_finite(f)) return overflow_value(f, negative);
   return negative ? -result : result;
 }
 
@@ -86,8 +85,8 @@ std::string_view name(Special s) {
 double ExactSum::rounded(Format f) const {
   switch (special) {
     case Special::nan: return std::numeric_limits<double>::quiet_NaN();
-    case Special::pos_inf: return std::numeric_limits<double>::infinity();
-    case Special::neg_inf: return -std::numeric_limits<double>::infinity();
+    case Special::pos_inf: return overflow_value(f, false);  // NaN in e4m3, which has no infinity
+    case Special::neg_inf: return overflow_value(f, true);
     case Special::none: break;
   }
   if (sum == 0) return (count > 0 && all_negative_zero) ? -0.0 : 0.0;

@@ -124,7 +124,7 @@ double round_limbs(const std::uint64_t* limbs, int count, Format f, bool* inexac
   const auto& t = traits(f);
   const int top_bit = top * 64 + 63 - std::countl_zero(limbs[top]);
   const int exponent = top_bit - fixed_scale;  // floor(log2 |value|)
-  if (exponent > t.emax + 1) return std::numeric_limits<double>::infinity();
+  if (exponent > t.emax + 1) return overflow_value(f, false);
   const int quantum_exponent = std::max(exponent, t.emin) - t.precision + 1;
   const int quantum_bit = quantum_exponent + fixed_scale;  // >= 0 for every format
   // Bits above top_bit are zero, so the window from quantum_bit holds exactly the <= p kept bits.
@@ -140,7 +140,7 @@ double round_limbs(const std::uint64_t* limbs, int count, Format f, bool* inexac
                            ? std::bit_cast<double>(static_cast<std::uint64_t>(quantum_exponent + 1023) << 52)
                            : std::bit_cast<double>(std::uint64_t{1} << (quantum_exponent + 1074));
   const double result = static_cast<double>(units) * scale;
-  if (result > largest_finite(f)) return std::numeric_limits<double>::infinity();
+  if (result > largest_finite(f)) return overflow_value(f, false);
   if (inexact) *inexact = quantum_bit > top_bit || (quantum_bit > 0 && any_below(limbs, quantum_bit));
   return result;
 }

@@ -7,16 +7,19 @@
 #include <cstring>
 #include <limits>
 
+#include "accucheck/fp8.h"
 #include "accucheck/number_parse.h"
 
 namespace accucheck {
 namespace {
 
-constexpr std::array<FormatTraits, 4> kTraits = {{
+constexpr std::array<FormatTraits, 6> kTraits = {{
     {"f64", 53, 11, -1022, 1023, 64},
     {"f32", 24, 8, -126, 127, 32},
     {"f16", 11, 5, -14, 15, 16},
     {"bf16", 8, 8, -126, 127, 16},
+    {"e4m3", 4, 4, -6, 8, 8},
+    {"e5m2", 3, 5, -14, 15, 8},
 }};
 
 int exponent_of(double magnitude) {  // floor(log2 |x|) for finite nonzero x
@@ -38,12 +41,22 @@ std::optional<Format> parse_format(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<Format> parse_any_format(std::string_view text) {
+  if (auto f = parse_format(text)) return f;
+  // ml-dtypes' and PyTorch's names too (float8_e4m3fn: "finite", no infinity).
+  if (text == "e4m3" || text == "float8_e4m3fn" || text == "fp8_e4m3") return Format::e4m3;
+  if (text == "e5m2" || text == "float8_e5m2" || text == "fp8_e5m2") return Format::e5m2;
+  return std::nullopt;
+}
+
 double largest_finite(Format f) {  // (2 - 2^(1-p)) 2^emax
   switch (f) {
     case Format::f64: return 0x1.fffffffffffffp1023;
     case Format::f32: return 0x1.fffffep127;
     case Format::f16: return 0x1.ffcp15;
     case Format::bf16: return 0x1.fep127;
+    case Format::e4m3: return 448.0;  // 1.75 * 2^8: S.1111.111 is NaN
+    case Format::e5m2: return 57344.0;
   }
   const auto& t = traits(f);
   return std::ldexp(2.0 - std::ldexp(1.0, 1 - t.precision), t.emax);
@@ -54,6 +67,12 @@ double smallest_subnormal(Format f) {
   return std::ldexp(1.0, t.emin - t.precision + 1);
 }
 
+double overflow_value(Format f, bool negative) {
+  const double magnitude =
+      f == Format::e4m3 ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  return negative ? -magnitude : magnitude;
+}
+
 double round_to_format(double value, Format f) {
   if (f == Format::f16) return round_to_small_format<Format::f16>(value);
   if (f == Format::bf16) return round_to_small_format<Format::bf16>(value);
@@ -61,6 +80,7 @@ double round_to_format(double value, Format f) {
 }
 
 double round_to_format_reference(double value, Format f) {
+  if (is_fp8(f)) return fp8_round(value, f);  // one definition; checked against ml-dtypes
   if (f == Format::f64 || std::isnan(value) || std::isinf(value) || value == 0.0) {
     if (std::isnan(value)) return std::copysign(std::numeric_limits<double>::quiet_NaN(), value);
     return value;
@@ -95,6 +115,7 @@ FloatClass classify(double value, Format f) {
 }
 
 std::uint64_t encode(double value, Format f) {
+  if (is_fp8(f)) return fp8_encode(value, f);
   if (f == Format::f64) {
     if (std::isnan(value)) value = std::copysign(std::numeric_limits<double>::quiet_NaN(), value);
     return std::bit_cast<std::uint64_t>(value);
@@ -130,6 +151,7 @@ std::uint64_t encode(double value, Format f) {
 }
 
 double decode(std::uint64_t bits, Format f) {
+  if (is_fp8(f)) return fp8_decode(static_cast<std::uint8_t>(bits), f);
   if (f == Format::f64) return std::bit_cast<double>(bits);
   if (f == Format::f32) return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
   const auto& t = traits(f);
@@ -156,6 +178,8 @@ std::size_t storage_size(Format f) {
     case Format::f32: return 4;
     case Format::f16:
     case Format::bf16: return 2;
+    case Format::e4m3:
+    case Format::e5m2: return 1;
   }
   return 8;
 }
@@ -166,6 +190,8 @@ void store_value(double value, Format f, unsigned char* out) {
   } else if (f == Format::f32) {
     const float v = static_cast<float>(value);  // exact: the value is an f32 value
     std::memcpy(out, &v, 4);
+  } else if (is_fp8(f)) {
+    *out = static_cast<unsigned char>(encode(value, f));
   } else {
     const auto bits = static_cast<std::uint16_t>(encode(value, f));
     std::memcpy(out, &bits, 2);
@@ -183,6 +209,7 @@ double load_value(const unsigned char* in, Format f) {
     std::memcpy(&x, in, 4);
     return static_cast<double>(x);
   }
+  if (is_fp8(f)) return decode(*in, f);
   std::uint16_t bits;
   std::memcpy(&bits, in, 2);
   return decode(bits, f);

@@ -82,7 +82,7 @@ double round_rational(const cpp_int& numerator, const cpp_int& denominator, Form
   int exponent = static_cast<int>(mp::msb(numerator)) - static_cast<int>(mp::msb(denominator));
   const bool below = exponent >= 0 ? numerator < (denominator << exponent) : (numerator << -exponent) < denominator;
   if (below) --exponent;
-  if (exponent > t.emax + 1) return std::numeric_limits<double>::infinity();
+  if (exponent > t.emax + 1) return overflow_value(f, false);
   const int quantum_exponent = std::max(exponent, t.emin) - t.precision + 1;
   if (exponent < quantum_exponent - 2) return 0.0;  // below half the smallest subnormal
   cpp_int quotient, remainder, divisor = denominator;
@@ -93,7 +93,7 @@ double round_rational(const cpp_int& numerator, const cpp_int& denominator, Form
   const int comparison = cpp_int(remainder * 2).compare(divisor);
   if (comparison > 0 || (comparison == 0 && mp::bit_test(quotient, 0))) ++quotient;
   const double result = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(quotient)), quantum_exponent);
-  return result > largest_finite(f) ? std::numeric_limits<double>::infinity() : result;
+  return result > largest_finite(f) ? overflow_value(f, false) : result;
 }
 
 }  // namespace
@@ -226,8 +226,10 @@ std::optional<std::uint64_t> parse_u64(std::string_view text, bool* too_large) {
 
 std::optional<double> exact_value_in(const ExactNumber& number, Format f) {
   if (number.kind == ExactNumber::Kind::nan) return std::numeric_limits<double>::quiet_NaN();
-  if (number.kind == ExactNumber::Kind::infinity)
+  if (number.kind == ExactNumber::Kind::infinity) {
+    if (f == Format::e4m3) return std::nullopt;  // no infinity
     return number.negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  }
   const double rounded = round_parsed_to_format(number, f);
   if (std::isinf(rounded)) return std::nullopt;
   if (number.mantissa == 0) return rounded;
@@ -249,11 +251,11 @@ std::optional<double> exact_value_in(const ExactNumber& number, Format f) {
 double round_parsed_to_format(const ExactNumber& number, Format f) {
   const double sign = number.negative ? -1.0 : 1.0;
   if (number.kind == ExactNumber::Kind::nan) return std::numeric_limits<double>::quiet_NaN();
-  if (number.kind == ExactNumber::Kind::infinity) return sign * std::numeric_limits<double>::infinity();
+  if (number.kind == ExactNumber::Kind::infinity) return overflow_value(f, number.negative);
   if (number.mantissa == 0) return sign * 0.0;
   const Magnitude m = magnitude_of(number);
   const auto& t = traits(f);
-  if (m.log2_low > t.emax + 2) return sign * std::numeric_limits<double>::infinity();
+  if (m.log2_low > t.emax + 2) return overflow_value(f, number.negative);
   if (m.log2_high < t.emin - t.precision - 2) return sign * 0.0;
   cpp_int numerator, denominator;
   to_rational(number, numerator, denominator);

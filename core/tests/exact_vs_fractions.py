@@ -4,8 +4,9 @@
 Usage: exact_vs_fractions.py PATH/TO/accucheck
 
 Writes input files (ties, subnormals, overflow edges, cancellation to zero, -0 sums, mixed
-magnitudes, specials, a 10^5-term file in f32 and 2*10^4-term files in the others) for f64, f32, f16 and bf16 into a temporary
-directory, runs `accucheck exact --format F FILE --json` on each, and checks sum_bits,
+magnitudes, specials, a 10^5-term file in f32 and 2*10^4-term files in the others) for f64, f32, f16, bf16
+and the OCP fp8 formats e4m3 and e5m2 (OFP8 1.0: e4m3 has bias 7, no infinity, NaN only at S.1111.111,
+largest 448, and overflows to NaN) into a temporary directory, runs `accucheck exact --format F FILE --json` on each, and checks sum_bits,
 sum_hex, sum_decimal, exact, abs_sum_hex, exact_nearest_f64, kappa, count and special
 against sums computed here exactly and rounded by this file's own round-to-nearest-even
 (never through float(), which would round twice for the narrow formats). Also checks that a
@@ -27,7 +28,14 @@ FORMATS = {
     "f32": (24, -126, 127, 32),
     "f16": (11, -14, 15, 16),
     "bf16": (8, -126, 127, 16),
+    "e4m3": (4, -6, 8, 8),
+    "e5m2": (3, -14, 15, 8),
 }
+# The exponent bias where it is not emax, and the formats without infinity (OFP8 E4M3: the
+# exponent field 1111 holds values, only S.1111.111 is NaN, so the largest value is one step
+# below the IEEE pattern's, and what rounds beyond it is NaN).
+BIAS = {"e4m3": 7}
+NO_INFINITY = {"e4m3"}
 SCALE = 1074  # every value of every format is an integer multiple of 2^-1074
 
 failures = []
@@ -45,7 +53,17 @@ def pow2(e):
 
 def largest(fmt):
     p, _, emax, _ = FORMATS[fmt]
+    if fmt in NO_INFINITY:
+        return (2 - pow2(2 - p)) * pow2(emax)
     return (2 - pow2(1 - p)) * pow2(emax)
+
+
+def is_nan_pattern(bits, fmt):
+    p, _, _, storage = FORMATS[fmt]
+    if fmt in NO_INFINITY:
+        return bits & ((1 << (storage - 1)) - 1) == (1 << (storage - 1)) - 1
+    exponent_all_ones = ((1 << (storage - p)) - 1) << (p - 1)
+    return bits & exponent_all_ones == exponent_all_ones and bits & ((1 << (p - 1)) - 1) != 0
 
 
 def floor_log2(x):
@@ -58,7 +76,8 @@ def floor_log2(x):
 
 
 def round_nearest_even(x, fmt):
-    """RNE of the Fraction x into fmt: ('inf', negative) or ('finite', negative, magnitude)."""
+    """RNE of the Fraction x into fmt: ('inf', negative), ('nan',) (overflow without infinity) or
+    ('finite', negative, magnitude)."""
     p, emin, _, _ = FORMATS[fmt]
     negative = x < 0
     magnitude = -x if negative else x
@@ -72,7 +91,7 @@ def round_nearest_even(x, fmt):
         units += 1
     value = units * pow2(q)
     if value > largest(fmt):
-        return ("inf", negative)
+        return ("nan",) if fmt in NO_INFINITY else ("inf", negative)
     return ("finite", negative, value)
 
 
@@ -93,7 +112,7 @@ def encode(rounded, fmt):
         return sign | mantissa.numerator
     mantissa = value / pow2(e - p + 1)
     assert mantissa.denominator == 1 and (1 << (p - 1)) <= mantissa.numerator < (1 << p)
-    biased = e + emax
+    biased = e + BIAS.get(fmt, emax)
     return sign | (biased << (p - 1)) | (mantissa.numerator - (1 << (p - 1)))
 
 
@@ -103,11 +122,13 @@ def decode(pattern, fmt):
     negative = bool(pattern >> (bits - 1))
     biased = (pattern >> (p - 1)) & ((1 << (bits - p)) - 1)
     mantissa = pattern & ((1 << (p - 1)) - 1)
-    if biased == (1 << (bits - p)) - 1:
-        return ("nan",) if mantissa else ("inf", negative)
+    if is_nan_pattern(pattern, fmt):
+        return ("nan",)
+    if biased == (1 << (bits - p)) - 1 and fmt not in NO_INFINITY:
+        return ("inf", negative)
     if biased == 0:
         return ("finite", negative, mantissa * pow2(emin - p + 1))
-    return ("finite", negative, (mantissa + (1 << (p - 1))) * pow2(biased - emax - p + 1))
+    return ("finite", negative, (mantissa + (1 << (p - 1))) * pow2(biased - BIAS.get(fmt, emax) - p + 1))
 
 
 # ---------------------------------------------------------------------------------------
@@ -175,10 +196,10 @@ def random_value(fmt, rng, band=None):
     lo, hi = band
     e = rng.randint(lo, hi)
     m = rng.getrandbits(p - 1) | (1 << (p - 1))
-    if emin <= e <= emax:  # a normal value already
+    if emin <= e <= emax and m * pow2(e - p + 1) <= largest(fmt):  # a normal value already
         return rng.random() < 0.5, m * pow2(e - p + 1)
     r = round_nearest_even(m * pow2(e - p + 1), fmt)
-    if r[0] == "inf":
+    if r[0] != "finite":
         return rng.random() < 0.5, largest(fmt)
     return rng.random() < 0.5, r[2]
 
@@ -259,8 +280,7 @@ def check_output(label, fmt, addends, out):
     bits = int(out["sum_bits"], 16)
     p, _, _, storage = FORMATS[fmt]
     if want["rounded"][0] == "nan":
-        exponent_all_ones = ((1 << (storage - p)) - 1) << (p - 1)
-        if bits & exponent_all_ones != exponent_all_ones or bits & ((1 << (p - 1)) - 1) == 0:
+        if not is_nan_pattern(bits, fmt):
             fail("%s: sum_bits %s is not a NaN" % (where, out["sum_bits"]))
     else:
         expected_bits = encode(want["rounded"], fmt)
@@ -377,6 +397,8 @@ def cases_for(fmt, rng):
         ("both infinities", [special_addend("inf"), special_addend("inf", True)]),
         ("empty", []),
     ]
+    if fmt in NO_INFINITY:  # an infinity is no value of it (check_errors: refused)
+        cases = [case for case in cases if not any(a[1] == "inf" for a in case[1])]
     # Mixed magnitudes and random bit patterns.
     for trial in range(12):
         n = rng.randint(1, 60)
@@ -404,6 +426,10 @@ def check_errors(binary, directory):
         ("f64", "# comment\n1e-400\n", "1e-400", ":2:"),
         ("f32", "1 2\n3 1.2.3\n", "1.2.3", ":2:"),
         ("f16", "0x1p-25\n", "0x1p-25", ":1:"),
+        ("e4m3", "448\n480\n", "480", ":2:"),  # S.1111.111 would be 480: NaN in E4M3
+        ("e4m3", "1 inf\n", "inf", ":1:"),      # no infinity in E4M3
+        ("e4m3", "0x1p-10\n", "0x1p-10", ":1:"),
+        ("e5m2", "1.125\n", "1.125", ":1:"),
     ]
     for fmt, text, token, line in bad:
         path = os.path.join(directory, "bad.txt")

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct PerFormatRegistration {
         case Format::f32: run = runner<float>(); break;
         case Format::f16: run = runner<Half>(); break;
         case Format::bf16: run = runner<BFloat16>(); break;
+        case Format::e4m3:
+        case Format::e5m2: throw std::logic_error("no per-element backend stores fp8 values");
       }
       Registration(dense_backend(with_format(std::string(name) + "_{F}", f), f, f, with_format(bound, f),
                                  determinism, summary, std::move(run)));

@@ -246,7 +246,8 @@ def replay(case_file: str, backends=None) -> list:
 
 def exact(values: Iterable[float], format: str = "f64") -> dict:
     """The exact sum of values of `format`: `sum` correctly rounded to the format, `exact_hex`
-    the exact value, `kappa` the condition number (as `accucheck exact --json`)."""
+    the exact value, `kappa` the condition number (as `accucheck exact --json`). `format` may be
+    an OCP fp8 format, "e4m3" or "e5m2" (ml-dtypes' float8_e4m3fn, float8_e5m2 arrays)."""
     return _core().exact([float(v) for v in np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
                                                          dtype=np.float64).ravel()], format)
 

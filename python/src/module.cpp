@@ -32,9 +32,12 @@ using namespace accucheck;
 
 namespace {
 
-Format format_from(const std::string& text) {
-  const auto f = parse_format(text);
-  if (!f) throw nb::value_error(("'" + text + "' is not a format (f64, f32, f16, bf16)").c_str());
+// fp8_too: the OCP fp8 formats e4m3 and e5m2 as well (only exact takes them).
+Format format_from(const std::string& text, bool fp8_too = false) {
+  const auto f = fp8_too ? parse_any_format(text) : parse_format(text);
+  if (!f)
+    throw nb::value_error(
+        ("'" + text + "' is not a format (f64, f32, f16, bf16" + (fp8_too ? ", e4m3, e5m2)" : ")")).c_str());
   return *f;
 }
 
@@ -265,7 +268,7 @@ nb::list replay(const std::string& path, const std::vector<std::string>& globs) 
 }
 
 nb::dict exact(const std::vector<double>& values, const std::string& format) {
-  const Format f = format_from(format);
+  const Format f = format_from(format, /*fp8_too=*/true);
   BoostExactAccumulator accumulator;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!std::isnan(values[i]) && !representable(values[i], f))

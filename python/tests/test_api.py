@@ -185,6 +185,32 @@ def test_exact_against_fractions():
         accucheck.exact([0.1], format="f16")
 
 
+def test_exact_of_fp8_arrays_against_ml_dtypes():
+    # Sums of 20 E4M3 / E5M2 values are exact in float32 here (multiples of 2^-9 below 2^14; of
+    # 2^-16 below 2^20), so ml-dtypes' float32 -> float8 conversion (one rounding) is the reference.
+    rng = np.random.default_rng(8)
+    for fmt, dtype, largest in (("e4m3", ml_dtypes.float8_e4m3fn, 448), ("e5m2", ml_dtypes.float8_e5m2, 57344)):
+        for _ in range(200):
+            codes = rng.integers(0, 256, 20, dtype=np.uint8)
+            values = codes.view(dtype)
+            values = values[np.isfinite(values.astype(np.float64))]
+            exact = sum(Fraction(float(v)) for v in values.astype(np.float64))
+            if Fraction(float(np.float32(float(exact)))) != exact:
+                continue
+            e = accucheck.exact(values, format=fmt)
+            expected = float(np.array([float(exact)], dtype=np.float32).astype(dtype).astype(np.float64)[0])
+            assert (np.isnan(e["sum"]) and np.isnan(expected)) or e["sum"] == expected, (fmt, values, exact)
+            assert Fraction(e["exact_nearest_f64"]) == exact
+        assert accucheck.exact(np.array([largest, largest], dtype=dtype), format=fmt)["count"] == 2
+    # Beyond 448, E4M3 has no infinity: the sum is NaN (OFP8's non-saturating rule).
+    assert np.isnan(accucheck.exact([448.0, 32.0], format="e4m3")["sum"])
+    assert accucheck.exact([448.0, 16.0], format="e4m3")["sum"] == 448.0  # the tie 464: to the even 448
+    with pytest.raises(ValueError, match=r"values\[1\] is not a value of e4m3"):
+        accucheck.exact([1.0, np.inf], format="e4m3")
+    with pytest.raises(ValueError, match="not a format"):
+        accucheck.exact([1.0], format="e3m4")
+
+
 def test_workloads_are_reproducible_and_valid():
     names = [f[0] for f in accucheck.families()]
     assert {"near_cancelling", "stagnation", "special_values", "embedding_zipf"} <= set(names)

@@ -26,7 +26,8 @@ using BigInt = mp::cpp_int;  // unbounded, for bound arithmetic and parsing
 // The fixed-point integer of a finite double: x == to_fixed(x) * 2^-1074 exactly.
 FixedInt to_fixed(double finite_value);
 
-// Round-to-nearest-even of the exact value N * 2^-1074 into f, with overflow to infinity.
+// Round-to-nearest-even of the exact value N * 2^-1074 into f, with overflow to
+// overflow_value(f) (infinity; NaN for e4m3).
 // Zero gives +0 (the caller decides the sign of an exact zero).
 double round_fixed(const FixedInt& value, Format f);
 

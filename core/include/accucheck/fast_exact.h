@@ -117,8 +117,8 @@ void set_fixed(FixedInt& target, const std::uint64_t* limbs, int size, bool nega
 void set_fixed_shifted(FixedInt& target, const std::uint64_t* words, int count, int bit_offset, bool negative);
 
 // RNE of the exact fixed-point magnitude held in `limbs` (little-endian, units of 2^-1074)
-// into f, with overflow to +infinity; 0 for a zero magnitude. With `inexact`, also whether
-// the result differs from the exact value (overflow included).
+// into f, with overflow to overflow_value (+infinity; NaN for e4m3); 0 for a zero magnitude.
+// With `inexact`, also whether the result differs from the exact value (overflow included).
 double round_limbs(const std::uint64_t* limbs, int count, Format f, bool* inexact = nullptr);
 
 // round_fixed (exact.h) through round_limbs on the FixedInt's limbs: the same result (checked

@@ -1,4 +1,5 @@
-// Floating-point formats: f64, f32, f16 (IEEE binary16) and bf16.
+// Floating-point formats: f64, f32, f16 (IEEE binary16), bf16, and the OCP 8-bit formats
+// e4m3 and e5m2 (fp8.h: their encodings and overflow rules).
 //
 // Every value of every format is exactly a double, so the harness carries values as
 // doubles and a Format tag; these functions give the bit-level view, classification,
@@ -13,22 +14,30 @@
 
 namespace accucheck {
 
-enum class Format : std::uint8_t { f64 = 0, f32 = 1, f16 = 2, bf16 = 3 };
+enum class Format : std::uint8_t { f64 = 0, f32 = 1, f16 = 2, bf16 = 3, e4m3 = 4, e5m2 = 5 };
 
+// The formats backends store and accumulate in, and campaigns, generators, case files and
+// plugins take. The fp8 formats are not among them yet: the exact oracle and `accucheck exact`
+// take them (parse_any_format), workloads do not.
 inline constexpr Format all_formats[] = {Format::f64, Format::f32, Format::f16, Format::bf16};
+inline constexpr Format fp8_formats[] = {Format::e4m3, Format::e5m2};
+inline constexpr Format every_format[] = {Format::f64, Format::f32,  Format::f16,
+                                          Format::bf16, Format::e4m3, Format::e5m2};
+inline constexpr bool is_fp8(Format f) { return f == Format::e4m3 || f == Format::e5m2; }
 
 struct FormatTraits {
   std::string_view name;
   int precision;       // p, with the implicit bit
   int exponent_bits;
   int emin;            // exponent of the smallest normal: 2^emin
-  int emax;            // exponent of the largest finite binade
+  int emax;            // exponent of the largest finite binade (e4m3: 8, whose top code is NaN)
   int storage_bits;
 };
 
 const FormatTraits& traits(Format f);
 std::string_view name(Format f);
-std::optional<Format> parse_format(std::string_view text);
+std::optional<Format> parse_format(std::string_view text);      // one of all_formats
+std::optional<Format> parse_any_format(std::string_view text);  // also e4m3 and e5m2
 
 // Unit roundoff u = 2^-p as an exponent: u = 2^(unit_roundoff_exponent).
 inline int unit_roundoff_exponent(Format f) { return -traits(f).precision; }
@@ -36,6 +45,9 @@ inline int unit_roundoff_exponent(Format f) { return -traits(f).precision; }
 double largest_finite(Format f);
 double smallest_normal(Format f);
 double smallest_subnormal(Format f);
+// What a value beyond the largest finite one rounds to: +-infinity, or NaN for e4m3, which has
+// no infinity (OFP8's non-saturating rule).
+double overflow_value(Format f, bool negative);
 
 enum class FloatClass { zero, subnormal, normal, infinite, nan };
 FloatClass classify(double value, Format f);  // value must be representable in f
@@ -43,7 +55,7 @@ FloatClass classify(double value, Format f);  // value must be representable in 
 // True if the double is exactly a value of f (NaN and infinities included).
 bool representable(double value, Format f);
 
-// Round-to-nearest-even of any double into f (overflow to infinity, gradual underflow,
+// Round-to-nearest-even of any double into f (overflow to overflow_value, gradual underflow,
 // signed zero preserved). For f64 this is the identity.
 double round_to_format(double value, Format f);
 
@@ -57,19 +69,21 @@ double round_to_small_format(double value);
 double round_to_format_reference(double value, Format f);
 
 // Raw bit patterns of the storage format (the low storage_bits bits are used).
-// encode requires a representable value; NaN encodes as the default quiet NaN with its sign.
+// encode requires a representable value; NaN encodes as the default quiet NaN with its sign
+// (e4m3: S.1111.111).
 std::uint64_t encode(double value, Format f);
 double decode(std::uint64_t bits, Format f);
 
 // A value in its storage bytes, host byte order: a double, a float, or the uint16 bit pattern
 // (what plugins and Python backends are handed). store_value requires a representable value.
-std::size_t storage_size(Format f);  // 8, 4 or 2 bytes
+std::size_t storage_size(Format f);  // 8, 4, 2 or 1 bytes
 void store_value(double value, Format f, unsigned char* out);
 double load_value(const unsigned char* in, Format f);
 
 // Spacing of f at value: 2^(max(exponent(value), emin) - p + 1); for 0 the smallest subnormal.
 double ulp(double value, Format f);
-// Neighbours in f (next_up(largest_finite) is +inf, next_up(-0) is the smallest subnormal).
+// Neighbours in f (next_up(largest_finite) is overflow_value, next_up(-0) is the smallest
+// subnormal).
 double next_up(double value, Format f);
 double next_down(double value, Format f);
 

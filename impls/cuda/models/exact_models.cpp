@@ -2,6 +2,8 @@
 // functions the kernels run (exact/superacc.h, __host__ __device__), per element, correctly
 // rounded into the storage format. f64 terms go through the double deposit, the others through
 // the float deposit (every f32, f16 and bf16 value is a float), as on the GPU.
+#include <stdexcept>
+
 #include "common/per_element.h"
 #include "cuda/exact/superacc.h"
 
@@ -14,8 +16,10 @@ exact_hd::Target target_of(Format f) {
     case Format::f32: return exact_hd::kF32;
     case Format::f16: return exact_hd::kF16;
     case Format::bf16: return exact_hd::kBF16;
+    case Format::e4m3:
+    case Format::e5m2: break;  // no backend stores fp8 values (format.h's all_formats)
   }
-  return exact_hd::kF64;
+  throw std::logic_error("the CUDA exact model has no fp8 target");
 }
 
 DenseRun exact_run(Format f) {

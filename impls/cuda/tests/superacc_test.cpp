@@ -34,6 +34,8 @@ hd::Target target(Format f) {
     case Format::f32: return hd::kF32;
     case Format::f16: return hd::kF16;
     case Format::bf16: return hd::kBF16;
+    case Format::e4m3:
+    case Format::e5m2: break;  // not in kFormats
   }
   return hd::kF64;
 }
