@@ -32,6 +32,9 @@ constexpr KindInfo kKinds[] = {
     {BoundKind::stochastic, "stochastic", "Connolly, Higham & Mary, SIAM J. Sci. Comput. 43 (2021); AN23 sec. 4.6.4"},
     {BoundKind::ftz, "ftz", "derived: flush-to-zero moves each input and result by less than min_normal"},
     {BoundKind::ulps, "ulps", "stated by the backend (empirical)"},
+    {BoundKind::fused, "fused",
+     "derived (docs/bounds.md 'Fused multi-term addition'); the model: MMA-Sim, arXiv 2511.10909, and Khattak & "
+     "Mikaitis, arXiv 2512.07004; Higham (2002) Lemma 3.1"},
     {BoundKind::depths, "depths",
      "Higham (2002) sec. 4.2 per-leaf gamma_{d_i}; Lange & Rump (2019), AN23 Thm 4.4 and 4.5 (docs/bounds.md)"},
 };
@@ -280,6 +283,24 @@ bool expect_arguments(const Node& node, std::size_t count, std::string& error) {
   return true;
 }
 
+// KIND(K,W,F) with integers K and W in their ranges: bound.count, bound.width and bound.format.
+struct Range {
+  std::uint64_t low, high;
+};
+bool count_width_format(const Node& node, Range count, Range width, const char* usage, BoundExpr& bound, std::string& error) {
+  std::uint64_t k = 0, w = 0;
+  if (!expect_arguments(node, 3, error)) return false;
+  if (!parse_unsigned(node.arguments[0].head, k) || k < count.low || k > count.high ||
+      !parse_unsigned(node.arguments[1].head, w) || w < width.low || w > width.high) {
+    error = usage;
+    return false;
+  }
+  if (!to_format(node.arguments[2], bound.format, error)) return false;
+  bound.count = static_cast<std::int64_t>(k);
+  bound.width = static_cast<std::int64_t>(w);
+  return true;
+}
+
 std::optional<BoundExpr> build(const Node& node, std::string& error) {
   const KindInfo* kind = nullptr;
   for (const auto& k : kKinds)
@@ -337,19 +358,16 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
       bound.count = static_cast<std::int64_t>(k);
       return bound;
     }
-    case BoundKind::reproducible_binned: {
-      std::uint64_t fold = 0, width = 0;
-      if (!expect_arguments(node, 3, error)) return std::nullopt;
-      if (!parse_unsigned(node.arguments[0].head, fold) || fold < 2 || fold > 8 ||
-          !parse_unsigned(node.arguments[1].head, width) || width < 1 || width > 60) {
-        error = "reproducible_binned(K,W,F) needs integers 2 <= K <= 8 and 1 <= W <= 60";
+    case BoundKind::reproducible_binned:
+      if (!count_width_format(node, {2, 8}, {1, 60}, "reproducible_binned(K,W,F) needs integers 2 <= K <= 8 and 1 <= W <= 60",
+                              bound, error))
         return std::nullopt;
-      }
-      if (!to_format(node.arguments[2], bound.format, error)) return std::nullopt;
-      bound.count = static_cast<std::int64_t>(fold);
-      bound.width = static_cast<std::int64_t>(width);
       return bound;
-    }
+    case BoundKind::fused:
+      if (!count_width_format(node, {1, 64}, {2, 53}, "fused(K,W,F) needs integers 1 <= K <= 64 and 2 <= W <= 53", bound,
+                              error))
+        return std::nullopt;
+      return bound;
     case BoundKind::stochastic: {
       if (!expect_arguments(node, 2, error)) return std::nullopt;
       const std::string& text = node.arguments[0].head;
@@ -616,6 +634,7 @@ std::string to_string(const BoundExpr& bound) {
       return text + format + ")";
     }
     case BoundKind::reproducible_binned:
+    case BoundKind::fused:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
     case BoundKind::stochastic: {
       // Shortest text that parses back to the same lambda (an ostream's default 6 digits

@@ -45,7 +45,7 @@ TEST(BoundText, RoundTripOfEveryKind) {
   for (const char* text :
        {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)",
         "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
-        "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)",
+        "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "fused(4,14,f32)", "fused(32,25,bf16)",
         "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
         "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)"}) {
     std::string error;
@@ -116,6 +116,7 @@ TEST(BoundText, ClearErrorsOnBadText) {
         "tree(foo,f32)", "tree(windows:1,f32)", "tree(numpy_buffered:0,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
         "widened(recursive(f64))", "ftz(f32,f32)", "ulps(-1)", "ulps(x)", "ulps()", "ulps(1,2)",
         "reproducible_binned(1,40,f64)", "reproducible_binned(3,61,f64)", "reproducible_binned(3,40)",
+        "fused(0,14,f32)", "fused(65,14,f32)", "fused(4,1,f32)", "fused(4,54,f32)", "fused(4,14)", "fused(4,14,e4m3)",
         "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
         "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
         "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)"}) {
@@ -439,6 +440,28 @@ TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
   EXPECT_TRUE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + 1).within);  // c * 2^-1021 > 2^-1074
   EXPECT_TRUE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + 7).within);  // c * 2^-1021 = 7.0000x units
   EXPECT_FALSE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + pow2(-1021 - 50)).within);
+}
+
+TEST(BoundEval, FusedAtItsExactValueAndWhereItEnds) {
+  // fused(4,14,f32), n = 9 (m = 2 steps), A = 1: gamma(2, v) + 2 * 2 * 2^(-126-24), with
+  // rho = 5 * 2^-13, eta = rho / (1 + rho) = 5/8197, v = (1 + eta)(1 + 2^-24) - 1 (docs/bounds.md).
+  using Q = boost::multiprecision::cpp_rational;
+  const Q u = Q(1) / Q(Big(1) << 24);
+  const Q eta(5, 8197);
+  const Q v = (1 + eta) * (1 + u) - 1;
+  const Q exact = 2 * v / (1 - 2 * v) + Q(4) / Q(Big(1) << 150);
+  const Big scaled_floor = Big(numerator(exact) << fixed_scale) / denominator(exact);
+  const FixedInt below(scaled_floor);  // <= the bound; one unit more is above it (not dyadic)
+  const BoundExpr b = bound("fused(4,14,f32)");
+  const ExactSum e = summary(9, pow2(0), pow2(0));
+  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below).within);
+  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1).within);
+  EXPECT_GE(check_error_bound(b, Format::f32, e, below).bound, static_cast<double>(exact));
+  // Defined while m (rho + 2u) <= 1/2, m * 5121 <= 2^22: m = 819 (n = 3277) is, m = 820 is not.
+  EXPECT_TRUE(std::isfinite(check_error_bound(b, Format::f32, summary(3277, pow2(0), pow2(0)), FixedInt(0)).bound));
+  const BoundCheck beyond = check_error_bound(b, Format::f32, summary(3278, pow2(0), pow2(0)), FixedInt(0));
+  EXPECT_TRUE(std::isinf(beyond.bound));
+  EXPECT_TRUE(beyond.vacuous);
 }
 
 TEST(BoundEval, StochasticAgainstMpfr) {

@@ -57,6 +57,18 @@ std::string cuda_tree(std::size_t n, const cuda_tree::BlockConfig& c) {
       .text();
 }
 
+// impls/cpu/fused_window.cpp: the accumulator and the next K addends in one fused node per step.
+std::string fused_steps(std::size_t n, std::size_t k) {
+  const auto x = symbolic_leaves(n);
+  SymbolicSum acc = x[0];
+  for (std::size_t i = 1; i < n; i += k) {
+    std::vector<SymbolicSum> operands{acc};
+    for (std::size_t j = i; j < std::min(n, i + k); ++j) operands.push_back(x[j]);
+    acc = SymbolicSum::fused(operands);
+  }
+  return acc.text();
+}
+
 // What characterize must report for a backend.
 struct Expected {
   std::string order;                                // order class at the lengths above 2
@@ -98,6 +110,11 @@ Expected expected_for(const std::string& b) {
   if (starts("embedding_segment_then_add_") || starts("embedding_dense_add_")) return {"data-dependent", {}, "", ""};
   if (starts("elemwise_sum_addto_")) return {"tree", elemwise_sum, "", ""};
   if (starts("openblas_")) return {"", {}, "", ""};  // OpenBLAS's kernels differ by CPU: its order is not asserted
+  // The fused steps and their window are recognised; characterize derives no bound for fused
+  // nodes (its bound language has none for them yet), so the relation stays undetermined.
+  for (std::size_t k : {4, 8, 16, 32})
+    if (b == "tc_fused" + std::to_string(k) + "_w14_f32")
+      return {"tree", [k](std::size_t n) { return fused_steps(n, k); }, "", "", {Relation::undetermined}};
   return {"?", {}, "", ""};
 }
 

@@ -458,5 +458,48 @@ TEST(StochasticRounding, StagnationIsBrokenOnAverage) {
   EXPECT_NEAR(mean, 320.0, 1.5);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Tensor-core fused addition (impls/cpu/fused_window.cpp, fused(K,W,f32))
+
+DenseWorkload one_column(std::vector<double> column) {
+  DenseWorkload w;
+  w.format = Format::f32;
+  w.elements = 1;
+  w.steps = column.size() - 1;
+  w.initial = {column[0]};
+  w.addends.assign(column.begin() + 1, column.end());
+  return w;
+}
+
+TEST(FusedWindow, ReachesItsBoundOnTheAttainingStep) {
+  // docs/bounds.md: the largest operand 1 + 2^-13 - 2^-23 keeps only its leading bit (the window
+  // of 14 bits ends at 2^-13), the four addends 2^-13 - 2^-23 fall below it whole: the result is
+  // 1 and the error 5 (2^-13 - 2^-23), against a bound of about 5 * 2^-13.
+  const double lost = 0x1p-13 - 0x1p-23;
+  const DenseWorkload w = one_column({1 + lost, lost, lost, lost, lost});
+  const Backend& b = backend("tc_fused4_w14_f32");
+  EXPECT_EQ(to_string(b.bound), "fused(4,14,f32)");
+  const std::vector<double> result = run(b, w);
+  EXPECT_EQ(result[0], 1.0);
+  const BackendOutcome outcome = run_and_judge(b, w);
+  EXPECT_EQ(outcome.worst, Verdict::ok);
+  EXPECT_GT(outcome.max_ratio, 0.99);
+  EXPECT_LE(outcome.max_ratio, 1.0);
+}
+
+TEST(FusedWindow, AlignsTheAccumulatorWithTheAddends) {
+  // The accumulator 2^20 sets the window (quantum 2^(20-13) = 128): addends of 1 are truncated
+  // away at every step, so the sum stagnates at 2^20, where a plain f32 sum adds them exactly.
+  std::vector<double> column(1 + 4 * 50, 1.0);
+  column[0] = 0x1p20;
+  const std::vector<double> result = run(backend("tc_fused4_w14_f32"), one_column(column));
+  EXPECT_EQ(result[0], 0x1p20);
+  EXPECT_EQ(run(backend("naive_f32"), one_column(column))[0], 0x1p20 + 200);
+  // In steps of 8 addends of 2^7 the window keeps them: 2^20 + 8 * 128 per step.
+  std::vector<double> kept(1 + 8 * 3, 128.0);
+  kept[0] = 0x1p20;
+  EXPECT_EQ(run(backend("tc_fused8_w14_f32"), one_column(kept))[0], 0x1p20 + 24 * 128);
+}
+
 }  // namespace
 }  // namespace accucheck

@@ -39,6 +39,11 @@ enum class BoundKind : std::uint8_t {
   // whose leaf i passes through d_i roundings: a shape's tree or explicit tables per n
   // (characterize derives it; docs/bounds.md "Per-leaf bounds").
   depths,
+  // gamma(m, v) A + 2m 2^(emin-p), m = ceil((n-1)/K), v = (1+eta)(1+u) - 1, eta = rho/(1+rho),
+  // rho = (K+1) 2^(1-W): K addends and the accumulator added by one fused operation that aligns
+  // them to the largest exponent and keeps W bits (truncating the rest), then rounds once into F
+  // (tensor-core accumulation; derived in docs/bounds.md "Fused multi-term addition").
+  fused,
 };
 
 // The tree shapes whose height h(n) the evaluator knows. h(n) is the largest number of
@@ -90,8 +95,8 @@ struct BoundExpr {
   BoundKind kind = BoundKind::recursive;
   Format format = Format::f64;   // whose unit roundoff the bound uses (u_acc, or u_out)
   TreeShape shape;               // tree
-  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold)
-  std::int64_t width = 0;        // reproducible_binned: W (bin width)
+  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused: K (addends per step)
+  std::int64_t width = 0;        // reproducible_binned: W (bin width); fused: W (window bits)
   double lambda = 0.0;           // stochastic
   std::shared_ptr<const BoundExpr> inner;  // widened, ftz
   std::shared_ptr<const DepthProfile> depths;  // depths

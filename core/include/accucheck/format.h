@@ -21,8 +21,6 @@ enum class Format : std::uint8_t { f64 = 0, f32 = 1, f16 = 2, bf16 = 3, e4m3 = 4
 // take them (parse_any_format), workloads do not.
 inline constexpr Format all_formats[] = {Format::f64, Format::f32, Format::f16, Format::bf16};
 inline constexpr Format fp8_formats[] = {Format::e4m3, Format::e5m2};
-inline constexpr Format every_format[] = {Format::f64, Format::f32,  Format::f16,
-                                          Format::bf16, Format::e4m3, Format::e5m2};
 inline constexpr bool is_fp8(Format f) { return f == Format::e4m3 || f == Format::e5m2; }
 
 struct FormatTraits {

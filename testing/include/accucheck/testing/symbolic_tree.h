@@ -37,6 +37,24 @@ class SymbolicSum {
     return s;
   }
 
+  // One node adding every operand at once (a tensor core's fused multi-term addition).
+  static SymbolicSum fused(const std::vector<SymbolicSum>& operands) {
+    auto node = std::make_shared<Node>();
+    for (const auto& o : operands) {
+      if (o.empty()) continue;
+      node->children.push_back(o.node_);
+      node->smallest = node->smallest < 0 ? o.node_->smallest : std::min(node->smallest, o.node_->smallest);
+    }
+    if (node->children.size() == 1) {
+      SymbolicSum only;
+      only.node_ = node->children[0];
+      return only;
+    }
+    SymbolicSum s;
+    if (!node->children.empty()) s.node_ = std::move(node);
+    return s;
+  }
+
   std::string text() const {
     if (empty()) return "";
     std::string out;
