@@ -1,7 +1,6 @@
 #include "accucheck/fp8.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -14,22 +13,13 @@ constexpr Fp8Encoding kE5m2{15, true, 0x7b, 0x7e};
 constexpr std::uint8_t kSignBit = 0x80;
 constexpr std::uint8_t kE5m2Infinity = 0x7c;
 
-// 2^k for -1074 <= k <= 1023, from its bits (exact, no library call).
-double power_of_two(int k) {
-  return k >= -1022 ? std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52)
-                    : std::bit_cast<double>(std::uint64_t{1} << (k + 1074));
-}
-
-// floor(log2(a)) for a finite a > 0 that is a normal double.
-int exponent_of(double a) { return static_cast<int>((std::bit_cast<std::uint64_t>(a) >> 52) & 0x7ff) - 1023; }
-
 // The code of a finite non-negative value of f (already rounded, at most the largest finite).
 std::uint8_t code_of(double a, const FormatTraits& t, const Fp8Encoding& e) {
   const int fraction_bits = t.precision - 1;
-  if (a < power_of_two(t.emin))  // subnormal or zero: the multiple of 2^(emin - p + 1)
-    return static_cast<std::uint8_t>(a * power_of_two(fraction_bits - t.emin));
-  const int exponent = exponent_of(a);
-  const auto fraction = static_cast<std::uint8_t>((a * power_of_two(-exponent) - 1.0) * (1 << fraction_bits));
+  if (a < std::ldexp(1.0, t.emin))  // subnormal or zero: the multiple of 2^(emin - p + 1)
+    return static_cast<std::uint8_t>(std::ldexp(a, fraction_bits - t.emin));
+  const int exponent = std::ilogb(a);
+  const auto fraction = static_cast<std::uint8_t>((std::ldexp(a, -exponent) - 1.0) * (1 << fraction_bits));
   return static_cast<std::uint8_t>(((exponent + e.bias) << fraction_bits) | fraction);
 }
 
@@ -50,9 +40,9 @@ double fp8_decode(std::uint8_t code, Format f) {
   } else if (e.has_infinity && exponent_field == (1 << t.exponent_bits) - 1) {
     magnitude = fraction == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   } else if (exponent_field == 0) {
-    magnitude = fraction * power_of_two(t.emin - fraction_bits);
+    magnitude = std::ldexp(fraction, t.emin - fraction_bits);
   } else {
-    magnitude = ((1 << fraction_bits) + fraction) * power_of_two(exponent_field - e.bias - fraction_bits);
+    magnitude = std::ldexp((1 << fraction_bits) + fraction, exponent_field - e.bias - fraction_bits);
   }
   return negative ? -magnitude : magnitude;
 }
@@ -68,18 +58,18 @@ std::uint8_t fp8_encode(double value, Format f, Fp8Overflow overflow) {
   const double a = std::fabs(value);
   if (std::isinf(a)) return sign | on_overflow;
   // At most half the smallest subnormal (double subnormals included): zero of the same sign.
-  if (a <= power_of_two(t.emin - t.precision)) return sign;
+  if (a <= std::ldexp(1.0, t.emin - t.precision)) return sign;
   // The quantum of a's binade in f, and a in units of it: below 2^p, exact (a power-of-two
   // scaling of a normal double that stays normal).
-  const int quantum_exponent = std::max(exponent_of(a), t.emin) - t.precision + 1;
-  const double units = a * power_of_two(-quantum_exponent);
+  const int quantum_exponent = std::max(std::ilogb(a), t.emin) - t.precision + 1;
+  const double units = std::ldexp(a, -quantum_exponent);
   // Nearest integer, ties to even, without the dynamic rounding mode: the fraction of a value
   // below 2^p is exact.
   double whole = static_cast<double>(static_cast<std::uint32_t>(units));
   const double rest = units - whole;
   if (rest > 0.5 || (rest == 0.5 && std::fmod(whole, 2.0) != 0)) whole += 1;
-  const double rounded = whole * power_of_two(quantum_exponent);
-  if (rounded > fp8_decode(e.largest_finite_code, f)) return sign | on_overflow;
+  const double rounded = std::ldexp(whole, quantum_exponent);
+  if (rounded > largest_finite(f)) return sign | on_overflow;
   return sign | code_of(rounded, t, e);
 }
 

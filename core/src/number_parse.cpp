@@ -227,11 +227,11 @@ std::optional<std::uint64_t> parse_u64(std::string_view text, bool* too_large) {
 std::optional<double> exact_value_in(const ExactNumber& number, Format f) {
   if (number.kind == ExactNumber::Kind::nan) return std::numeric_limits<double>::quiet_NaN();
   if (number.kind == ExactNumber::Kind::infinity) {
-    if (f == Format::e4m3) return std::nullopt;  // no infinity
-    return number.negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    const double infinity = overflow_value(f, number.negative);  // NaN where f has no infinity (e4m3)
+    return std::isinf(infinity) ? std::optional<double>(infinity) : std::nullopt;
   }
   const double rounded = round_parsed_to_format(number, f);
-  if (std::isinf(rounded)) return std::nullopt;
+  if (!std::isfinite(rounded)) return std::nullopt;  // beyond the range: infinity, or e4m3's NaN
   if (number.mantissa == 0) return rounded;
   if (rounded == 0.0) return std::nullopt;
   // Exact iff rounding lost nothing: compare rounded (a dyadic) with the rational exactly.

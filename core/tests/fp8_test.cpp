@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "accucheck/exact.h"
+#include "accucheck/number_parse.h"
 
 #include <bit>
 #include <cmath>
@@ -167,6 +168,17 @@ TEST(Fp8, FormatFunctionsTakeTheEncodings) {
   EXPECT_FALSE(representable(inf, Format::e4m3));
   EXPECT_TRUE(std::isnan(round_to_format(1000.0, Format::e4m3)));
   EXPECT_EQ(round_to_format(-1e5, Format::e5m2), -inf);
+}
+
+TEST(Fp8, ParsedNumbersAreValuesOnlyWithinTheRange) {
+  const auto value_in = [](const char* text, Format f) { return exact_value_in(parse_number(text).number, f); };
+  EXPECT_EQ(value_in("448", Format::e4m3), 448.0);
+  EXPECT_FALSE(value_in("480", Format::e4m3));  // rounds beyond the range: NaN in E4M3, no value
+  EXPECT_FALSE(value_in("1e9", Format::e4m3));
+  EXPECT_FALSE(value_in("inf", Format::e4m3));  // no infinity
+  EXPECT_EQ(value_in("-inf", Format::e5m2), -inf);
+  EXPECT_FALSE(value_in("65536", Format::e5m2));
+  EXPECT_TRUE(std::isnan(*value_in("nan", Format::e4m3)));
 }
 
 TEST(Fp8, ExactSumsRoundIntoTheEncodings) {
