@@ -302,22 +302,34 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
                            O::integer(k) * usr * usr / (one - usr);
       return (O::exp_up(exponent) - one) * q.abs_sum;
     }
-    case BoundKind::fused: {
-      // docs/bounds.md "Fused multi-term addition": |c_m - S| <= ((1+v)^m - 1) A + ((1+v)^m - 1)/v
-      // * 2^(emin-p), bounded by gamma(m, v) A + 2m 2^(emin-p) when m v <= 1/2.
-      const std::uint64_t steps = (k + static_cast<std::uint64_t>(b.count) - 1) / static_cast<std::uint64_t>(b.count);
-      const Num rho = O::integer(static_cast<std::uint64_t>(b.count) + 1) * O::power_of_two(1 - static_cast<int>(b.width));
+    case BoundKind::fused:
+    case BoundKind::fused_promoted: {
+      // docs/bounds.md "Fused multi-term addition": a chain of m fused steps from c_0 errs by at
+      // most ((1+v)^m - 1) A + ((1+v)^m - 1)/v * 2^(emin-p), bounded by gamma(m, v) A + 2m 2^(emin-p)
+      // when m v <= 1/2. Promoted ("Promotion"): one chain per chunk of N addends, from zero.
+      const auto per_step = static_cast<std::uint64_t>(b.count);
+      const bool promoted = b.kind == BoundKind::fused_promoted;
+      const std::uint64_t chain = promoted ? std::min(k, static_cast<std::uint64_t>(b.period)) : k;
+      const std::uint64_t steps = (chain + per_step - 1) / per_step;
+      const Num rho = O::integer(per_step + 1) * O::power_of_two(1 - static_cast<int>(b.width));
       const Num eta = rho / (one + rho);
       const Num v = eta + u + eta * u;
       // Defined where m (rho + 2u) <= 1/2 (which gives m v <= 1/2), decided in integers so that
       // the interval and the rational evaluations agree: times 2^(W+p),
       // m ((K+1) 2^(1+p) + 2^(1+W)) <= 2^(W+p-1), below 2^126 for K <= 64, W, p <= 53, m < 2^64.
       using u128 = unsigned __int128;
-      const u128 per_step = (static_cast<u128>(b.count) + 1) * (u128{1} << (1 + p)) + (u128{1} << (1 + b.width));
-      if (steps > 0 && per_step > (u128{1} << (b.width + p - 1)) / steps) return std::nullopt;
+      const u128 scaled_step = (static_cast<u128>(per_step) + 1) * (u128{1} << (1 + p)) + (u128{1} << (1 + b.width));
+      if (steps > 0 && scaled_step > (u128{1} << (b.width + p - 1)) / steps) return std::nullopt;
       const Num mv = O::integer(steps) * v;
+      const Num g = mv / (one - mv);
       const Num underflow = O::power_of_two(traits(b.format).emin - p);
-      return mv / (one - mv) * q.abs_sum + O::integer(2 * steps) * underflow;
+      if (!promoted) return g * q.abs_sum + O::integer(2 * steps) * underflow;
+      // The chunks' errors sum to at most g A + 2M 2^(emin-p) (M = ceil((n-1)/K) steps in all);
+      // adding the L chunk sums to the accumulator is a recursive sum of L + 1 values.
+      const std::uint64_t chunks = (k + static_cast<std::uint64_t>(b.period) - 1) / static_cast<std::uint64_t>(b.period);
+      const std::uint64_t all_steps = (k + per_step - 1) / per_step;
+      const Num lu = O::integer(chunks) * u;
+      return (g + lu * (one + g)) * q.abs_sum + (one + lu) * O::integer(2 * all_steps) * underflow;
     }
     case BoundKind::ftz: {
       auto inner = evaluate(*b.inner, q);

@@ -46,7 +46,7 @@ TEST(BoundText, RoundTripOfEveryKind) {
        {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)",
         "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
         "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "fused(4,14,f32)", "fused(32,25,bf16)",
-        "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
+        "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)", "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
         "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
@@ -117,6 +117,8 @@ TEST(BoundText, ClearErrorsOnBadText) {
         "widened(recursive(f64))", "ftz(f32,f32)", "ulps(-1)", "ulps(x)", "ulps()", "ulps(1,2)",
         "reproducible_binned(1,40,f64)", "reproducible_binned(3,61,f64)", "reproducible_binned(3,40)",
         "fused(0,14,f32)", "fused(65,14,f32)", "fused(4,1,f32)", "fused(4,54,f32)", "fused(4,14)", "fused(4,14,e4m3)",
+        "fused_promoted(32,14,f32)", "fused_promoted(32,14,100,f32)", "fused_promoted(32,14,0,f32)", "fused_promoted(32,14,2097152,f32)",
+        "fused_promoted(0,14,128,f32)", "fused_promoted(32,1,128,f32)", "fused_promoted(32,14,128,e5m2)",
         "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
         "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
         "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)"}) {
@@ -462,6 +464,36 @@ TEST(BoundEval, FusedAtItsExactValueAndWhereItEnds) {
   const BoundCheck beyond = check_error_bound(b, Format::f32, summary(3278, pow2(0), pow2(0)), FixedInt(0));
   EXPECT_TRUE(std::isinf(beyond.bound));
   EXPECT_TRUE(beyond.vacuous);
+}
+
+TEST(BoundEval, FusedPromotedAtItsExactValueAndAtAnyLength) {
+  // fused_promoted(32,14,128,f32), n = 257: two chunks of 128 (L = 2), m = 4 steps a chunk, M = 8
+  // in all, A = 1: (g + 2u (1 + g)) + (1 + 2u) * 2 * 8 * 2^(-126-24), g = 4v / (1 - 4v), rho =
+  // 33 * 2^-13, eta = 33/8225, v = (1 + eta)(1 + 2^-24) - 1 (docs/bounds.md "Promotion").
+  using Q = boost::multiprecision::cpp_rational;
+  const Q u = Q(1) / Q(Big(1) << 24);
+  const Q eta(33, 8225);
+  const Q v = (1 + eta) * (1 + u) - 1;
+  const Q g = 4 * v / (1 - 4 * v);
+  const Q exact = g + 2 * u * (1 + g) + (1 + 2 * u) * Q(16) / Q(Big(1) << 150);
+  const Big scaled_floor = Big(numerator(exact) << fixed_scale) / denominator(exact);
+  const FixedInt below(scaled_floor);
+  const BoundExpr b = bound("fused_promoted(32,14,128,f32)");
+  const ExactSum e = summary(257, pow2(0), pow2(0));
+  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below).within);
+  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1).within);
+  EXPECT_GE(check_error_bound(b, Format::f32, e, below).bound, static_cast<double>(exact));
+  // Past fused(32,14,f32)'s end (m <= 124: n - 1 <= 3968) the promoted bound still holds, since a
+  // chunk's chain never exceeds 128 addends; at n - 1 = 4096 it is g + 32u (1 + g) per unit of A.
+  const ExactSum long_sum = summary(4097, pow2(0), pow2(0));
+  EXPECT_TRUE(check_error_bound(bound("fused(32,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
+  const BoundCheck promoted = check_error_bound(b, Format::f32, long_sum, FixedInt(0));
+  EXPECT_FALSE(promoted.vacuous);
+  EXPECT_NEAR(promoted.bound, static_cast<double>(g + 32 * u * (1 + g)), 1e-12);
+  // m (33 * 2^25 + 2^15) <= 2^37 holds up to m = 124: N = 4000 (m = 125) is beyond it, so that
+  // bound is undefined at this n, and N = 3968 is not.
+  EXPECT_TRUE(check_error_bound(bound("fused_promoted(32,14,4000,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
+  EXPECT_FALSE(check_error_bound(bound("fused_promoted(32,14,3968,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
 }
 
 TEST(BoundEval, StochasticAgainstMpfr) {

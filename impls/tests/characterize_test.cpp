@@ -69,6 +69,24 @@ std::string fused_steps(std::size_t n, std::size_t k) {
   return acc.text();
 }
 
+// The promoted variants: each chunk of `period` addends in fused steps from zero (no leaf), the
+// chunk's sum then added to the accumulator by one binary addition.
+std::string promoted_steps(std::size_t n, std::size_t k, std::size_t period) {
+  const auto x = symbolic_leaves(n);
+  SymbolicSum acc = x[0];
+  for (std::size_t chunk = 1; chunk < n; chunk += period) {
+    const std::size_t end = std::min(n, chunk + period);
+    SymbolicSum partial;  // the zero start
+    for (std::size_t i = chunk; i < end; i += k) {
+      std::vector<SymbolicSum> operands{partial};
+      for (std::size_t j = i; j < std::min(end, i + k); ++j) operands.push_back(x[j]);
+      partial = SymbolicSum::fused(operands);
+    }
+    acc = acc + partial;
+  }
+  return acc.text();
+}
+
 // What characterize must report for a backend.
 struct Expected {
   std::string order;                                // order class at the lengths above 2
@@ -115,6 +133,9 @@ Expected expected_for(const std::string& b) {
   for (std::size_t k : {4, 8, 16, 32})
     if (b == "tc_fused" + std::to_string(k) + "_w14_f32")
       return {"tree", [k](std::size_t n) { return fused_steps(n, k); }, "", "", {Relation::undetermined}};
+  for (std::size_t period : {32, 128, 512})
+    if (b == "tc_fused32_w14_nc" + std::to_string(period) + "_f32")
+      return {"tree", [period](std::size_t n) { return promoted_steps(n, 32, period); }, "", "", {Relation::undetermined}};
   return {"?", {}, "", ""};
 }
 

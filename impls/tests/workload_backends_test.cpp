@@ -501,5 +501,31 @@ TEST(FusedWindow, AlignsTheAccumulatorWithTheAddends) {
   EXPECT_EQ(run(backend("tc_fused8_w14_f32"), one_column(kept))[0], 0x1p20 + 24 * 128);
 }
 
+TEST(FusedWindow, PromotionRestartsTheChainFromZero) {
+  // 2^20 then 128 ones: the unpromoted chain truncates every 1 (quantum 2^7 beside 2^20); promoted
+  // every 32, each chunk sums its ones from zero (32, exact) and the FP32 additions keep them.
+  std::vector<double> column(1 + 128, 1.0);
+  column[0] = 0x1p20;
+  EXPECT_EQ(run(backend("tc_fused32_w14_f32"), one_column(column))[0], 0x1p20);
+  EXPECT_EQ(run(backend("tc_fused32_w14_nc32_f32"), one_column(column))[0], 0x1p20 + 128);
+  EXPECT_EQ(run(backend("tc_fused32_w14_nc128_f32"), one_column(column))[0], 0x1p20 + 128);
+  // Within one chunk the window still cuts: 1 + lost keeps only 1 and the 31 values lost
+  // (2^-13 - 2^-23) go whole; the next chunk of 32 starts from zero and keeps its 32 exactly, so
+  // N = 32 returns 1 + 32 lost where the chain of N = 128 (and no promotion) returns 1.
+  const double lost = 0x1p-13 - 0x1p-23;
+  std::vector<double> cut(1 + 64, lost);
+  cut[0] = 0;
+  cut[1] = 1 + lost;
+  EXPECT_EQ(run(backend("tc_fused32_w14_nc32_f32"), one_column(cut))[0], 1 + 32 * lost);
+  EXPECT_EQ(run(backend("tc_fused32_w14_nc128_f32"), one_column(cut))[0], 1.0);
+  EXPECT_EQ(run(backend("tc_fused32_w14_f32"), one_column(cut))[0], 1.0);
+  for (const char* name : {"tc_fused32_w14_nc32_f32", "tc_fused32_w14_nc128_f32"}) {
+    const BackendOutcome outcome = run_and_judge(backend(name), one_column(cut));
+    EXPECT_EQ(outcome.worst, Verdict::ok) << name;
+    EXPECT_LE(outcome.max_ratio, 1.0) << name;
+  }
+  EXPECT_EQ(to_string(backend("tc_fused32_w14_nc128_f32").bound), "fused_promoted(32,14,128,f32)");
+}
+
 }  // namespace
 }  // namespace accucheck

@@ -44,6 +44,11 @@ enum class BoundKind : std::uint8_t {
   // them to the largest exponent and keeps W bits (truncating the rest), then rounds once into F
   // (tensor-core accumulation; derived in docs/bounds.md "Fused multi-term addition").
   fused,
+  // (g + L u (1 + g)) A + (1 + L u) 2M 2^(emin-p): the same fused additions restarted from zero for
+  // each chunk of N addends, each chunk's sum then added to the F accumulator by one rounding
+  // (DeepSeek-V3's promotion every N_C = 128 elements); g = gamma(ceil(min(N, n-1)/K), v) as in
+  // fused, L = ceil((n-1)/N) chunks, M = ceil((n-1)/K) fused steps (docs/bounds.md "Promotion").
+  fused_promoted,
 };
 
 // The tree shapes whose height h(n) the evaluator knows. h(n) is the largest number of
@@ -95,8 +100,9 @@ struct BoundExpr {
   BoundKind kind = BoundKind::recursive;
   Format format = Format::f64;   // whose unit roundoff the bound uses (u_acc, or u_out)
   TreeShape shape;               // tree
-  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused: K (addends per step)
-  std::int64_t width = 0;        // reproducible_binned: W (bin width); fused: W (window bits)
+  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused and fused_promoted: K (addends per step)
+  std::int64_t width = 0;        // reproducible_binned: W (bin width); fused, fused_promoted: W (window bits)
+  std::int64_t period = 0;       // fused_promoted: N (addends between promotions, a multiple of K)
   double lambda = 0.0;           // stochastic
   std::shared_ptr<const BoundExpr> inner;  // widened, ftz
   std::shared_ptr<const DepthProfile> depths;  // depths
