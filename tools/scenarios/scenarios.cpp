@@ -22,6 +22,7 @@ ScenarioResult mxnet_17995();
 ScenarioResult mxnet_17703();
 ScenarioResult bf16_stagnation();
 ScenarioResult bf16_long_accumulation();
+ScenarioResult fp8_gemm_accumulation();
 
 const std::vector<Scenario>& all() {
   static const std::vector<Scenario> scenarios = {
@@ -34,6 +35,8 @@ const std::vector<Scenario>& all() {
       {"bf16-stagnation", "a bf16 buffer stops absorbing +1 at 256 (f16 at 2048)", bf16_stagnation},
       {"bf16-long-accumulation", "bf16 gradient accumulation over 10^4 .. 10^6 steps vs Kahan, SR and f32",
        bf16_long_accumulation},
+      {"fp8-gemm-accumulation", "FP8 GEMM at K = 4096: 14-bit tensor-core accumulation vs promotion to FP32 every N_C",
+       fp8_gemm_accumulation},
   };
   return scenarios;
 }
