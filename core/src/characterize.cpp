@@ -646,8 +646,9 @@ class Inputs {
 // Bounds: comparing the derived with the stated, and judging probe columns against the stated.
 
 struct Derivation {
-  enum class Kind { none, correctly_rounded, kahan, neumaier, stochastic, tree, anyorder, products } kind = Kind::none;
+  enum class Kind { none, correctly_rounded, kahan, neumaier, stochastic, tree, anyorder, products, fused } kind = Kind::none;
   Format format = Format::f32;       // the inner bound's format
+  std::size_t fused_addends = 0, fused_window = 0, fused_period = 0;  // fused: K, W, and N when promoted (else 0)
   bool widen = false;                // widened(..., storage)
   std::optional<Format> ftz;         // ftz(..., F)
   std::string note;
@@ -671,6 +672,11 @@ std::string expression(const Derivation& d, Format storage, std::size_t n, const
     case Derivation::Kind::stochastic: return wrap("stochastic(8," + f + ")", d, storage);
     case Derivation::Kind::anyorder: return wrap("anyorder(" + f + ")", d, storage);
     case Derivation::Kind::products: return wrap("products(" + f + ")", d, storage);
+    case Derivation::Kind::fused: {
+      const std::string k = std::to_string(d.fused_addends), w = std::to_string(d.fused_window);
+      if (d.fused_period == 0) return wrap("fused(" + k + "," + w + "," + f + ")", d, storage);
+      return wrap("fused_promoted(" + k + "," + w + "," + std::to_string(d.fused_period) + "," + f + ")", d, storage);
+    }
     case Derivation::Kind::tree:
       if (!shape.empty()) return wrap("depths(" + shape + "," + f + ")", d, storage);
       return wrap("depths(n" + std::to_string(n) + ":" + depths_text(tree->leaf_depths()) + "," + f + ")", d, storage);
@@ -1387,6 +1393,80 @@ std::string common_model(const std::vector<Facts>& facts, const std::vector<Leng
   return "";
 }
 
+// The tensor-core chains of impls/cpu/fused_window.cpp over n leaves: the accumulator and the next K
+// addends in one fused node (period 0); or each chunk of `period` addends in such nodes from a zero
+// start (no leaf), the chunk's sum then added to the accumulator (promotion).
+SummationTree fused_chain_tree(std::size_t n, std::size_t addends, std::size_t period) {
+  TreeBuilder b(n);
+  auto chain = [&](TreeBuilder::Ref start, std::size_t first, std::size_t end) {
+    TreeBuilder::Ref c = start;
+    for (std::size_t i = first; i < end; i += addends) {
+      std::vector<TreeBuilder::Ref> children{c};
+      for (std::size_t j = i; j < std::min(end, i + addends); ++j) children.push_back(b.leaf(j));
+      c = b.fused(children);
+    }
+    return c;
+  };
+  if (period == 0) return b.finish(chain(b.leaf(0), 1, n));
+  TreeBuilder::Ref accumulator = b.leaf(0);
+  for (std::size_t chunk = 1; chunk < n; chunk += period)
+    accumulator = b.add(accumulator, chain(TreeBuilder::kEmpty, chunk, std::min(n, chunk + period)));
+  return b.finish(accumulator);
+}
+
+// Where every length's order is one tree, a fused node's window was measured (the same W wherever
+// it was), and one fused chain of K addends per node (promoted every N, or not) gives every probed
+// tree, each length's derivation is fused(K,W,F) or fused_promoted(K,W,N,F) with F the storage
+// (docs/bounds.md): a length shorter than K + 1 is that chain cut short, one node. The window
+// explains what the precision probes see where a fused node has two children (W bits, rounding
+// toward zero, subnormal inputs cut beside larger ones); any other precision, rounding or flushed
+// result rules the chain out. K and N are the smallest that fit: N may be larger beyond the
+// longest probed length.
+void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vector<Derivation>& derivations, Format storage) {
+  std::optional<int> window;
+  std::size_t arity = 0, longest = 0;
+  for (const auto& r : lengths) {
+    if (r.order != "tree" || !r.tree || r.flushes_subnormal_results) return;
+    arity = std::max(arity, r.max_arity);
+    longest = std::max(longest, r.n);
+    if (r.fused_window_bits) {
+      if (window && *window != *r.fused_window_bits) return;
+      window = r.fused_window_bits;
+    }
+  }
+  if (!window || arity < 3) return;
+  const int precision = traits(storage).precision;
+  for (const auto& r : lengths) {
+    const bool at_window = r.accumulation_bits == window;
+    if (r.accumulation_bits && !at_window && *r.accumulation_bits != precision) return;
+    if (r.rounding != "nearest-even" && r.rounding != "unobservable" && !(r.rounding == "toward-zero" && at_window)) return;
+  }
+  auto fits = [&](std::size_t addends, std::size_t period) {
+    for (const auto& r : lengths)
+      if (fused_chain_tree(r.n, addends, period) != *r.tree) return false;
+    return true;
+  };
+  std::optional<std::pair<std::size_t, std::size_t>> found;
+  if (fits(arity - 1, 0)) found = std::pair{arity - 1, std::size_t{0}};
+  for (std::size_t addends : {arity - 1, arity})
+    for (std::size_t period = addends; !found && period < longest + addends; period += addends)
+      if (fits(addends, period)) found = std::pair{addends, period};
+  if (!found) return;
+  for (Derivation& d : derivations) {
+    d = Derivation{};
+    d.kind = Derivation::Kind::fused;
+    d.format = storage;
+    d.fused_addends = found->first;
+    d.fused_window = static_cast<std::size_t>(*window);
+    d.fused_period = found->second;
+    d.note = "one fused chain: " + std::to_string(found->first) + " addends" + (found->second ? "" : " and the accumulator") +
+             " per node, cut to a " + std::to_string(*window) + "-bit window" +
+             (found->second ? ", restarted from zero every " + std::to_string(found->second) +
+                                  " addends and added to the accumulator (the smallest such period the probed lengths show)"
+                            : "");
+  }
+}
+
 // The order class, the observed determinism and the derivation of one length, given the model
 // chosen for the backend (or this length's own first match).
 Derivation classify(LengthCharacterization& r, const Facts& facts, const std::string& backend_model, bool stochastic,
@@ -1663,6 +1743,7 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   std::vector<Derivation> derivations;
   for (std::size_t k = 0; k < out.lengths.size(); ++k)
     derivations.push_back(classify(out.lengths[k], facts[k], model, stochastic, kind, backend.storage));
+  derive_fused_chains(out.lengths, derivations, backend.storage);
 
   // One shape for every length whose tree is the order, when one fits them all.
   static const std::vector<TreeShape> candidates = [] {
