@@ -303,7 +303,8 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       return (O::exp_up(exponent) - one) * q.abs_sum;
     }
     case BoundKind::fused:
-    case BoundKind::fused_promoted: {
+    case BoundKind::fused_promoted:
+    case BoundKind::fused_truncated: {
       // docs/bounds.md "Fused multi-term addition": a chain of m fused steps from c_0 errs by at
       // most ((1+v)^m - 1) A + ((1+v)^m - 1)/v * 2^(emin-p), bounded by gamma(m, v) A + 2m 2^(emin-p)
       // when m v <= 1/2. Promoted ("Promotion"): one chain per chunk of N addends, from zero.
@@ -311,19 +312,24 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const bool promoted = b.kind == BoundKind::fused_promoted;
       const std::uint64_t chain = promoted ? std::min(k, static_cast<std::uint64_t>(b.period)) : k;
       const std::uint64_t steps = (chain + per_step - 1) / per_step;
+      // The unit of each fused sum's rounding: r = u to nearest in F; r = 2^(1-Q) toward zero to Q
+      // bits ("Truncated results"), whose subnormal spacing 2^(emin-Q+1) bounds an underflowing one.
+      const bool truncated = b.kind == BoundKind::fused_truncated;
+      const int q_bits = truncated ? static_cast<int>(b.result_bits) - 1 : p;  // r = 2^-q_bits
+      const Num r = O::power_of_two(-q_bits);
       const Num rho = O::integer(per_step + 1) * O::power_of_two(1 - static_cast<int>(b.width));
       const Num eta = rho / (one + rho);
-      const Num v = eta + u + eta * u;
-      // Defined where m (rho + 2u) <= 1/2 (which gives m v <= 1/2), decided in integers so that
-      // the interval and the rational evaluations agree: times 2^(W+p),
-      // m ((K+1) 2^(1+p) + 2^(1+W)) <= 2^(W+p-1), below 2^126 for K <= 64, W, p <= 53, m < 2^64.
+      const Num v = eta + r + eta * r;
+      // Defined where m (rho + 2r) <= 1/2 (which gives m v <= 1/2), decided in integers so that
+      // the interval and the rational evaluations agree: times 2^(W+q), r = 2^-q,
+      // m ((K+1) 2^(1+q) + 2^(1+W)) <= 2^(W+q-1), below 2^126 for K <= 64, W, q <= 53, m < 2^64.
       using u128 = unsigned __int128;
-      const u128 scaled_step = (static_cast<u128>(per_step) + 1) * (u128{1} << (1 + p)) + (u128{1} << (1 + b.width));
-      if (steps > 0 && scaled_step > (u128{1} << (b.width + p - 1)) / steps) return std::nullopt;
+      const u128 scaled_step = (static_cast<u128>(per_step) + 1) * (u128{1} << (1 + q_bits)) + (u128{1} << (1 + b.width));
+      if (steps > 0 && scaled_step > (u128{1} << (b.width + q_bits - 1)) / steps) return std::nullopt;
       const Num mv = O::integer(steps) * v;
       const Num g = mv / (one - mv);
-      const Num underflow = O::power_of_two(traits(b.format).emin - p);
-      if (!promoted) return g * q.abs_sum + O::integer(2 * steps) * underflow;
+      const Num underflow = O::power_of_two(traits(b.format).emin - q_bits);
+      if (!promoted) return g * q.abs_sum + O::integer(2 * steps) * underflow;  // fused, fused_truncated
       // The chunks' errors sum to at most g A + 2M 2^(emin-p) (M = ceil((n-1)/K) steps in all);
       // adding the L chunk sums to the accumulator is a recursive sum of L + 1 values.
       const std::uint64_t chunks = (k + static_cast<std::uint64_t>(b.period) - 1) / static_cast<std::uint64_t>(b.period);

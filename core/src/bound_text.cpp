@@ -35,6 +35,9 @@ constexpr KindInfo kKinds[] = {
     {BoundKind::fused, "fused",
      "derived (docs/bounds.md 'Fused multi-term addition'); the model: MMA-Sim, arXiv 2511.10909, and Khattak & "
      "Mikaitis, arXiv 2512.07004; Higham (2002) Lemma 3.1"},
+    {BoundKind::fused_truncated, "fused_truncated",
+     "derived (docs/bounds.md 'Truncated results'); the rounding toward zero: MMA-Sim (arXiv 2511.10909) and Khattak & "
+     "Mikaitis (arXiv 2512.07004), as their public models implement it"},
     {BoundKind::fused_promoted, "fused_promoted",
      "derived (docs/bounds.md 'Promotion'): fused per chunk composed with Rump, BIT 52 (2012) for the FP32 additions; "
      "the scheme: DeepSeek-V3 technical report (2024) sec. 3.3.2"},
@@ -371,6 +374,26 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
                               error))
         return std::nullopt;
       return bound;
+    case BoundKind::fused_truncated: {
+      // fused_truncated(K,W,Q,F): fused(K,W,F)'s arguments with Q between W and F.
+      constexpr const char* usage =
+          "fused_truncated(K,W,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and 2 <= Q <= the precision of F";
+      if (!expect_arguments(node, 4, error)) return std::nullopt;
+      std::uint64_t result_bits = 0;
+      if (!parse_unsigned(node.arguments[2].head, result_bits) || result_bits < 2) {
+        error = usage;
+        return std::nullopt;
+      }
+      Node three = node;
+      three.arguments.erase(three.arguments.begin() + 2);
+      if (!count_width_format(three, {1, 64}, {2, 53}, usage, bound, error)) return std::nullopt;
+      if (result_bits > static_cast<std::uint64_t>(traits(bound.format).precision)) {
+        error = usage;
+        return std::nullopt;
+      }
+      bound.result_bits = static_cast<std::int64_t>(result_bits);
+      return bound;
+    }
     case BoundKind::fused_promoted: {
       // fused_promoted(K,W,N,F): fused(K,W,F)'s arguments with N between K and F.
       constexpr const char* usage =
@@ -662,6 +685,9 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::fused_promoted:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
              std::to_string(bound.period) + "," + format + ")";
+    case BoundKind::fused_truncated:
+      return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
+             std::to_string(bound.result_bits) + "," + format + ")";
     case BoundKind::stochastic: {
       // Shortest text that parses back to the same lambda (an ostream's default 6 digits
       // would change the bound on the way through a case file).

@@ -648,7 +648,8 @@ class Inputs {
 struct Derivation {
   enum class Kind { none, correctly_rounded, kahan, neumaier, stochastic, tree, anyorder, products, fused } kind = Kind::none;
   Format format = Format::f32;       // the inner bound's format
-  std::size_t fused_addends = 0, fused_window = 0, fused_period = 0;  // fused: K, W, and N when promoted (else 0)
+  // fused: K, W, N when promoted (else 0), Q when the sums are truncated (else 0: to nearest)
+  std::size_t fused_addends = 0, fused_window = 0, fused_period = 0, fused_result_bits = 0;
   bool widen = false;                // widened(..., storage)
   std::optional<Format> ftz;         // ftz(..., F)
   std::string note;
@@ -674,6 +675,8 @@ std::string expression(const Derivation& d, Format storage, std::size_t n, const
     case Derivation::Kind::products: return wrap("products(" + f + ")", d, storage);
     case Derivation::Kind::fused: {
       const std::string k = std::to_string(d.fused_addends), w = std::to_string(d.fused_window);
+      if (d.fused_result_bits != 0)
+        return wrap("fused_truncated(" + k + "," + w + "," + std::to_string(d.fused_result_bits) + "," + f + ")", d, storage);
       if (d.fused_period == 0) return wrap("fused(" + k + "," + w + "," + f + ")", d, storage);
       return wrap("fused_promoted(" + k + "," + w + "," + std::to_string(d.fused_period) + "," + f + ")", d, storage);
     }
@@ -1436,10 +1439,12 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
   }
   if (!window || arity < 3) return;
   const int precision = traits(storage).precision;
+  bool nearest = false;  // a length saw the sums rounded to nearest even at the storage's precision
   for (const auto& r : lengths) {
     const bool at_window = r.accumulation_bits == window;
     if (r.accumulation_bits && !at_window && *r.accumulation_bits != precision) return;
-    if (r.rounding != "nearest-even" && r.rounding != "unobservable" && !(r.rounding == "toward-zero" && at_window)) return;
+    if (r.rounding != "nearest-even" && r.rounding != "unobservable" && r.rounding != "toward-zero") return;
+    nearest = nearest || (r.rounding == "nearest-even" && r.accumulation_bits == precision);
   }
   auto fits = [&](std::size_t addends, std::size_t period) {
     for (const auto& r : lengths)
@@ -1451,7 +1456,12 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
   for (std::size_t addends : {arity - 1, arity})
     for (std::size_t period = addends; !found && period < longest + addends; period += addends)
       if (fits(addends, period)) found = std::pair{addends, period};
-  if (!found) return;
+  // Where no length saw the sums rounded to nearest, how they are rounded is unknown (a sum of
+  // window-aligned operands often needs no rounding at all): the derivation assumes the coarsest
+  // rounding the bit-accurate models show, toward zero to min(W, p) bits (Hopper's FP8: 14 of a
+  // 14-bit window). fused_promoted states no such variant: no bound then.
+  if (!found || (found->second != 0 && !nearest)) return;
+  const std::size_t result_bits = nearest ? 0 : static_cast<std::size_t>(std::min(*window, precision));
   for (Derivation& d : derivations) {
     d = Derivation{};
     d.kind = Derivation::Kind::fused;
@@ -1459,11 +1469,13 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
     d.fused_addends = found->first;
     d.fused_window = static_cast<std::size_t>(*window);
     d.fused_period = found->second;
+    d.fused_result_bits = result_bits;
     d.note = "one fused chain: " + std::to_string(found->first) + " addends" + (found->second ? "" : " and the accumulator") +
              " per node, cut to a " + std::to_string(*window) + "-bit window" +
              (found->second ? ", restarted from zero every " + std::to_string(found->second) +
                                   " addends and added to the accumulator (the smallest such period the probed lengths show)"
-                            : "");
+                            : "") +
+             (nearest ? "" : "; the sums' rounding was not seen: assumed toward zero to " + std::to_string(result_bits) + " bits");
   }
 }
 

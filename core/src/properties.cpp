@@ -201,6 +201,10 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
     const double growth = 2.0 + static_cast<double>(n - 1) * std::ldexp(1.0, -t.precision) * 1.4426950408889634 * (1 + 1e-9);
     r.high = std::min(r.high, t.emax - log2_a - static_cast<int>(std::ceil(growth)));
   }
+  // A fused_truncated bound's sums live on a grid of Q bits, whose spacing below 2^emin,
+  // 2^(emin-Q+1), is coarser than its format's: values finer than it do not scale through it.
+  if (b.bound.kind == BoundKind::fused_truncated)
+    r.low = std::max(r.low, traits(b.bound.format).emin - static_cast<int>(b.bound.result_bits) + 1 - lowest);
   if (r.low > 0 || r.high < 0) return std::nullopt;
   return r;
 }

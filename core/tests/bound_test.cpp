@@ -46,7 +46,8 @@ TEST(BoundText, RoundTripOfEveryKind) {
        {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)",
         "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
         "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "fused(4,14,f32)", "fused(32,25,bf16)",
-        "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)", "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
+        "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)",
+        "fused_truncated(32,14,14,f32)", "fused_truncated(4,24,24,f32)", "fused_truncated(1,2,2,bf16)", "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
         "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
@@ -119,6 +120,8 @@ TEST(BoundText, ClearErrorsOnBadText) {
         "fused(0,14,f32)", "fused(65,14,f32)", "fused(4,1,f32)", "fused(4,54,f32)", "fused(4,14)", "fused(4,14,e4m3)",
         "fused_promoted(32,14,f32)", "fused_promoted(32,14,100,f32)", "fused_promoted(32,14,0,f32)", "fused_promoted(32,14,2097152,f32)",
         "fused_promoted(0,14,128,f32)", "fused_promoted(32,1,128,f32)", "fused_promoted(32,14,128,e5m2)",
+        "fused_truncated(32,14,f32)", "fused_truncated(32,14,25,f32)", "fused_truncated(32,14,1,f32)", "fused_truncated(32,14,9,bf16)",
+        "fused_truncated(65,14,14,f32)", "fused_truncated(32,14,14,e4m3)",
         "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
         "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
         "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)"}) {
@@ -444,26 +447,47 @@ TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
   EXPECT_FALSE(check_error_bound(b, Format::f64, tiny, pow2(-1021) + pow2(-1021 - 50)).within);
 }
 
-TEST(BoundEval, FusedAtItsExactValueAndWhereItEnds) {
-  // fused(4,14,f32), n = 9 (m = 2 steps), A = 1: gamma(2, v) + 2 * 2 * 2^(-126-24), with
-  // rho = 5 * 2^-13, eta = rho / (1 + rho) = 5/8197, v = (1 + eta)(1 + 2^-24) - 1 (docs/bounds.md).
-  using Q = boost::multiprecision::cpp_rational;
-  const Q u = Q(1) / Q(Big(1) << 24);
-  const Q eta(5, 8197);
-  const Q v = (1 + eta) * (1 + u) - 1;
-  const Q exact = 2 * v / (1 - 2 * v) + Q(4) / Q(Big(1) << 150);
+// The fused kinds at a value computed here in exact rationals (not dyadic at the fixed scale):
+// the fixed-point error just below it is within, one unit more is not, and the reported double
+// is at least it.
+void expect_bound_is(const char* text, const ExactSum& e, const boost::multiprecision::cpp_rational& exact) {
   const Big scaled_floor = Big(numerator(exact) << fixed_scale) / denominator(exact);
-  const FixedInt below(scaled_floor);  // <= the bound; one unit more is above it (not dyadic)
-  const BoundExpr b = bound("fused(4,14,f32)");
-  const ExactSum e = summary(9, pow2(0), pow2(0));
-  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below).within);
-  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1).within);
-  EXPECT_GE(check_error_bound(b, Format::f32, e, below).bound, static_cast<double>(exact));
-  // Defined while m (rho + 2u) <= 1/2, m * 5121 <= 2^22: m = 819 (n = 3277) is, m = 820 is not.
-  EXPECT_TRUE(std::isfinite(check_error_bound(b, Format::f32, summary(3277, pow2(0), pow2(0)), FixedInt(0)).bound));
-  const BoundCheck beyond = check_error_bound(b, Format::f32, summary(3278, pow2(0), pow2(0)), FixedInt(0));
-  EXPECT_TRUE(std::isinf(beyond.bound));
-  EXPECT_TRUE(beyond.vacuous);
+  const FixedInt below(scaled_floor);
+  const BoundExpr b = bound(text);
+  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below).within) << text;
+  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1).within) << text;
+  EXPECT_GE(check_error_bound(b, Format::f32, e, below).bound, static_cast<double>(exact)) << text;
+}
+
+// Defined at n = last (A = 1), undefined (infinite, hence vacuous) at n = last + 1.
+void expect_defined_up_to(const char* text, std::uint64_t last) {
+  const BoundExpr b = bound(text);
+  EXPECT_TRUE(std::isfinite(check_error_bound(b, Format::f32, summary(last, pow2(0), pow2(0)), FixedInt(0)).bound)) << text;
+  const BoundCheck beyond = check_error_bound(b, Format::f32, summary(last + 1, pow2(0), pow2(0)), FixedInt(0));
+  EXPECT_TRUE(std::isinf(beyond.bound)) << text;
+  EXPECT_TRUE(beyond.vacuous) << text;
+}
+
+TEST(BoundEval, FusedAtItsExactValueAndWhereItEnds) {
+  // m = 2 steps, A = 1: gamma(2, v) + 2 * 2 * t, v = (1 + eta)(1 + r) - 1, eta = rho / (1 + rho),
+  // rho = (K + 1) 2^-13 (docs/bounds.md). fused(4,14,f32), n = 9: eta = 5/8197, r = 2^-24 and
+  // t = 2^(-126-24); fused_truncated(32,14,14,f32) (Hopper FP8), n = 65: eta = 33/8225, r =
+  // 2^(1-14) and t = 2^(-126-13) ("Truncated results").
+  using Q = boost::multiprecision::cpp_rational;
+  auto two_steps = [](const Q& eta, int r_bits, int t_bits) {
+    const Q v = (1 + eta) * (1 + Q(1) / Q(Big(1) << r_bits)) - 1;
+    return 2 * v / (1 - 2 * v) + Q(4) / Q(Big(1) << t_bits);
+  };
+  expect_bound_is("fused(4,14,f32)", summary(9, pow2(0), pow2(0)), two_steps(Q(5, 8197), 24, 150));
+  expect_bound_is("fused_truncated(32,14,14,f32)", summary(65, pow2(0), pow2(0)), two_steps(Q(33, 8225), 13, 139));
+  // Defined while m (rho + 2r) <= 1/2: fused(4,14,f32) m * 5121 <= 2^22, m = 819 (n = 3277) is,
+  // m = 820 is not; fused_truncated(32,14,14,f32) m (33 * 2^14 + 2^15) <= 2^26, up to m = 117.
+  expect_defined_up_to("fused(4,14,f32)", 3277);
+  expect_defined_up_to("fused_truncated(32,14,14,f32)", 3745);
+  // At Q = 24 the truncation's unit is 2u: above fused(K,W,f32) at the same n, which rounds to nearest.
+  const ExactSum short_sum = summary(9, pow2(0), pow2(0));
+  EXPECT_GT(check_error_bound(bound("fused_truncated(8,25,24,f32)"), Format::f32, short_sum, FixedInt(0)).bound,
+            check_error_bound(bound("fused(8,25,f32)"), Format::f32, short_sum, FixedInt(0)).bound);
 }
 
 TEST(BoundEval, FusedPromotedAtItsExactValueAndAtAnyLength) {
@@ -475,14 +499,9 @@ TEST(BoundEval, FusedPromotedAtItsExactValueAndAtAnyLength) {
   const Q eta(33, 8225);
   const Q v = (1 + eta) * (1 + u) - 1;
   const Q g = 4 * v / (1 - 4 * v);
-  const Q exact = g + 2 * u * (1 + g) + (1 + 2 * u) * Q(16) / Q(Big(1) << 150);
-  const Big scaled_floor = Big(numerator(exact) << fixed_scale) / denominator(exact);
-  const FixedInt below(scaled_floor);
+  expect_bound_is("fused_promoted(32,14,128,f32)", summary(257, pow2(0), pow2(0)),
+                  g + 2 * u * (1 + g) + (1 + 2 * u) * Q(16) / Q(Big(1) << 150));
   const BoundExpr b = bound("fused_promoted(32,14,128,f32)");
-  const ExactSum e = summary(257, pow2(0), pow2(0));
-  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below).within);
-  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1).within);
-  EXPECT_GE(check_error_bound(b, Format::f32, e, below).bound, static_cast<double>(exact));
   // Past fused(32,14,f32)'s end (m <= 124: n - 1 <= 3968) the promoted bound still holds, since a
   // chunk's chain never exceeds 128 addends; at n - 1 = 4096 it is g + 32u (1 + g) per unit of A.
   const ExactSum long_sum = summary(4097, pow2(0), pow2(0));

@@ -10,6 +10,11 @@
 // Precision"): the tensor core's fused chain restarts from zero every N_C addends and its sum is
 // added to an FP32 accumulator on the CUDA cores (one FP32 addition, round to nearest even).
 // N_C = 128 is the report's choice (four WGMMAs of K = 32 on H800); 32 and 512 bracket it.
+//
+// The per-architecture variants (tc_v100_f16_f32 .. tc_b200_fp8_f32) take K and the window from
+// the simulators' public code (docs/bounds.md "How the shipped models differ") and, as there,
+// round each fused sum toward zero: to FP32, or to 13 fraction bits (e8m13) on Hopper's FP8 path.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -20,8 +25,25 @@ namespace {
 
 constexpr int kWindowBits = 14;
 
+// How a fused step treats its operands and its sum.
+struct FusedArithmetic {
+  int window = kWindowBits;  // W: bits kept from the largest operand's leading one
+  int result_bits = 24;      // Q: significant bits of the rounded sum (FP32's 24, e8m13's 14)
+  bool toward_zero = false;  // the sum truncated to Q bits, else rounded to nearest even in FP32
+};
+
+// s toward zero to `bits` significant bits on FP32's exponent range (its subnormal spacing
+// 2^(-126-bits+1) below 2^-126); beyond FP32's range, the largest such value (IEEE's RZ overflow).
+float truncate_to_bits(double s, int bits) {
+  if (s == 0) return static_cast<float>(s);
+  const double quantum = std::ldexp(1.0, std::max(std::ilogb(s), -126) - bits + 1);
+  const double t = std::trunc(s / quantum) * quantum;
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - bits), 127);
+  return static_cast<float>(std::fabs(t) > largest ? std::copysign(largest, s) : t);
+}
+
 // The fused step: c + sum(group) with every operand truncated to multiples of 2^(E-W+1).
-double fused_step(double c, std::span<const float> group, int window) {
+double fused_step(double c, std::span<const float> group, const FusedArithmetic& a) {
   double largest = std::fabs(c);
   for (float t : group) largest = std::max(largest, std::fabs(static_cast<double>(t)));
   if (largest == 0 || !std::isfinite(largest)) {  // zeros (their IEEE sign), or IEEE's inf/NaN rules
@@ -29,20 +51,21 @@ double fused_step(double c, std::span<const float> group, int window) {
     for (float t : group) s += t;
     return static_cast<float>(s);
   }
-  const double quantum = std::ldexp(1.0, std::ilogb(largest) - window + 1);
+  const double quantum = std::ldexp(1.0, std::ilogb(largest) - a.window + 1);
   // Exact: each truncated operand is a multiple of the quantum below 2^(E+1) = 2^W quanta
   // (at most 65 of them, W <= 46: below 2^53 quanta).
   double s = std::trunc(c / quantum) * quantum;
   for (float t : group) s += std::trunc(static_cast<double>(t) / quantum) * quantum;
+  if (a.toward_zero) return truncate_to_bits(s, a.result_bits);
   return static_cast<float>(s);  // one rounding, to nearest even
 }
 
-DenseRun fused_run(std::size_t addends_per_step, int window) {
+DenseRun fused_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
       double c = x[0];
       for (std::size_t i = 1; i < x.size(); i += addends_per_step)
-        c = fused_step(c, x.subspan(i, std::min(addends_per_step, x.size() - i)), window);
+        c = fused_step(c, x.subspan(i, std::min(addends_per_step, x.size() - i)), arithmetic);
       return static_cast<float>(c);
     });
   };
@@ -50,7 +73,7 @@ DenseRun fused_run(std::size_t addends_per_step, int window) {
 
 // The promoted chain: x[0] starts the FP32 accumulator; each chunk of `period` addends is summed
 // by fused steps from zero, then added to the accumulator.
-DenseRun promoted_run(std::size_t addends_per_step, std::size_t period, int window) {
+DenseRun promoted_run(std::size_t addends_per_step, std::size_t period) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
       float accumulator = x[0];
@@ -58,7 +81,7 @@ DenseRun promoted_run(std::size_t addends_per_step, std::size_t period, int wind
         const std::span<const float> addends = x.subspan(chunk, std::min(period, x.size() - chunk));
         double partial = 0;
         for (std::size_t i = 0; i < addends.size(); i += addends_per_step)
-          partial = fused_step(partial, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), window);
+          partial = fused_step(partial, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), FusedArithmetic{});
         accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
       }
       return accumulator;
@@ -72,7 +95,7 @@ Backend fused(std::size_t addends_per_step) {
                        Determinism::bitwise_deterministic,
                        "tensor-core model: " + k + " addends and the accumulator aligned to the largest exponent, " + w +
                            " bits kept (truncated below), added exactly, rounded once to FP32",
-                       fused_run(addends_per_step, kWindowBits));
+                       fused_run(addends_per_step, FusedArithmetic{}));
 }
 
 Backend promoted(std::size_t addends_per_step, std::size_t period) {
@@ -82,7 +105,18 @@ Backend promoted(std::size_t addends_per_step, std::size_t period) {
                        "tensor-core model promoted every " + n + " addends (DeepSeek-V3): " + k +
                            "-addend fused steps with a " + w + "-bit window from zero, each chunk's sum added to an FP32 "
                            "accumulator",
-                       promoted_run(addends_per_step, period, kWindowBits));
+                       promoted_run(addends_per_step, period));
+}
+
+// One architecture's fused arithmetic: K, W = the kept fraction bits + 1, Q, each sum toward zero.
+Backend architecture(const std::string& name, std::size_t addends_per_step, int window, int result_bits,
+                     const std::string& which) {
+  const std::string k = std::to_string(addends_per_step), w = std::to_string(window), q = std::to_string(result_bits);
+  return dense_backend(name, Format::f32, Format::f32, "fused_truncated(" + k + "," + w + "," + q + ",f32)",
+                       Determinism::bitwise_deterministic,
+                       "tensor-core model of " + which + ": " + k + " addends and the accumulator aligned, " + w +
+                           " bits kept (truncated), the sum truncated to " + q + " bits",
+                       fused_run(addends_per_step, FusedArithmetic{window, result_bits, true}));
 }
 
 ACCUCHECK_REGISTER_BACKEND(fused(4));
@@ -92,6 +126,11 @@ ACCUCHECK_REGISTER_BACKEND(fused(32));
 ACCUCHECK_REGISTER_BACKEND(promoted(32, 32));
 ACCUCHECK_REGISTER_BACKEND(promoted(32, 128));
 ACCUCHECK_REGISTER_BACKEND(promoted(32, 512));
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_v100_f16_f32", 4, 24, 24, "V100 (fp16 inputs)"));
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_a100_f16_f32", 8, 25, 24, "A100 and Ada (fp16, bf16 inputs)"));
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_f16_f32", 16, 26, 24, "H100 and B200 (fp16, bf16 inputs)"));
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_fp8_f32", 32, 14, 14, "H100 (fp8 inputs; results cut to e8m13)"));
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_b200_fp8_f32", 32, 26, 24, "B200 (fp8 inputs)"));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -3,15 +3,17 @@
 
 Usage: fused_vs_fractions.py PATH/TO/accucheck
 
-For each model (impls/cpu/fused_window.cpp: tc_fusedK_w14_f32, K = 4, 8, 16, 32, and
-tc_fused32_w14_ncN_f32, N = 32, 128, 512) writes case files of f32 columns (magnitudes spread
+For each model (impls/cpu/fused_window.cpp: tc_fusedK_w14_f32, K = 4, 8, 16, 32,
+tc_fused32_w14_ncN_f32, N = 32, 128, 512, and the per-architecture tc_v100_f16_f32 ..
+tc_b200_fp8_f32, whose sums are truncated toward zero) writes case files of f32 columns (magnitudes spread
 over 30 binades so that the 14-bit window cuts, runs just below a quantum, zeros, subnormals,
 lengths around the step and chunk boundaries), runs `accucheck replay FILE --json --all`, and
 checks every element against what this file computes on its own, in exact rationals:
-  - the model's result (docs/bounds.md "Fused multi-term addition" and "Promotion": operands
-    truncated toward zero to multiples of 2^(E-13), added exactly, rounded once to f32 by this
-    file's own round-to-nearest-even), bit for bit;
-  - the stated bound (fused(K,W,F): gamma(m, v) A + 2m 2^(emin-p); fused_promoted(K,W,N,F):
+  - the model's result (docs/bounds.md "Fused multi-term addition", "Truncated results" and
+    "Promotion": operands truncated toward zero to multiples of 2^(E-W+1), added exactly, rounded
+    once to f32 by this file's own round-to-nearest-even, or truncated to Q bits), bit for bit;
+  - the stated bound (fused(K,W,F): gamma(m, v) A + 2m 2^(emin-p); fused_truncated(K,W,Q,F): the
+    same with r = 2^(1-Q) for u and 2^(emin-Q+1) for 2^(emin-p); fused_promoted(K,W,N,F):
     (g + L u (1 + g)) A + (1 + L u) 2M 2^(emin-p)), which accucheck must report rounded upward
     to a double: at least the exact value, and less than a relative 2^-40 above it (the
     evaluator's outward-rounded interval; no tolerance on a verdict), or infinite exactly where
@@ -29,7 +31,6 @@ from fractions import Fraction
 
 P, EMIN, EMAX = 24, -126, 127  # f32
 U = Fraction(1, 2**P)
-WINDOW = 14
 SMALLEST = Fraction(1, 2 ** (P - 1 - EMIN))  # 2^-149
 
 
@@ -65,55 +66,68 @@ def truncate(y, quantum):
     return (q if y >= 0 else -q) * quantum
 
 
-def fused_step(c, group):
-    operands = [c] + group
-    largest = max(abs(y) for y in operands)
-    if largest == 0:
+def truncate_bits(x, bits):
+    """x toward zero to `bits` significant bits on f32's exponent range (these sums stay finite)."""
+    if x == 0:
         return Fraction(0)
-    quantum = Fraction(2) ** (floor_log2(largest) - WINDOW + 1)
-    return round_f32(sum(truncate(y, quantum) for y in operands))
+    return truncate(x, Fraction(2) ** (max(floor_log2(abs(x)), EMIN) - bits + 1))
 
 
-def fused_model(column, k):
-    c = column[0]
-    for i in range(1, len(column), k):
-        c = fused_step(c, column[i:i + k])
-    return c
+class Model:
+    """K addends per fused step, W window bits, and the sum's rounding: to nearest in f32
+    (result_bits None) or toward zero to result_bits; promoted every `period` addends."""
 
+    def __init__(self, k, window=14, result_bits=None, period=None):
+        self.k, self.window, self.result_bits, self.period = k, window, result_bits, period
 
-def promoted_model(column, k, period):
-    accumulator = column[0]
-    for start in range(1, len(column), period):
-        chunk = column[start:start + period]
-        partial = Fraction(0)
-        for i in range(0, len(chunk), k):
-            partial = fused_step(partial, chunk[i:i + k])
-        accumulator = round_f32(accumulator + partial)
-    return accumulator
+    def step(self, c, group):
+        operands = [c] + group
+        largest = max(abs(y) for y in operands)
+        if largest == 0:
+            return Fraction(0)
+        quantum = Fraction(2) ** (floor_log2(largest) - self.window + 1)
+        s = sum(truncate(y, quantum) for y in operands)
+        return truncate_bits(s, self.result_bits) if self.result_bits else round_f32(s)
+
+    def run(self, column):
+        if self.period is None:
+            c = column[0]
+            for i in range(1, len(column), self.k):
+                c = self.step(c, column[i:i + self.k])
+            return c
+        accumulator = column[0]
+        for start in range(1, len(column), self.period):
+            chunk = column[start:start + self.period]
+            partial = Fraction(0)
+            for i in range(0, len(chunk), self.k):
+                partial = self.step(partial, chunk[i:i + self.k])
+            accumulator = round_f32(accumulator + partial)
+        return accumulator
+
+    def bound(self, n, abs_sum):
+        """The stated bound (docs/bounds.md) in exact rationals; None where it is undefined."""
+        k, period = self.k, self.period
+        addends = n - 1
+        chain = min(addends, period) if period else addends
+        m = ceil_div(chain, k)
+        r = Fraction(2) ** (1 - self.result_bits) if self.result_bits else U
+        underflow = Fraction(2) ** (EMIN - self.result_bits + 1) if self.result_bits else Fraction(2) ** (EMIN - P)
+        rho = (k + 1) * Fraction(2) ** (1 - self.window)
+        if m * (rho + 2 * r) > Fraction(1, 2):
+            return None
+        eta = rho / (1 + rho)
+        v = (1 + eta) * (1 + r) - 1
+        g = m * v / (1 - m * v)
+        if period is None:
+            return g * abs_sum + 2 * m * underflow
+        chunks = ceil_div(addends, period)
+        steps = ceil_div(addends, k)
+        lu = chunks * U
+        return (g + lu * (1 + g)) * abs_sum + (1 + lu) * 2 * steps * underflow
 
 
 def ceil_div(a, b):
     return -(-a // b)
-
-
-def stated_bound(n, abs_sum, k, period=None):
-    """The bound (docs/bounds.md) in exact rationals; None where it is undefined."""
-    addends = n - 1
-    chain = min(addends, period) if period else addends
-    m = ceil_div(chain, k)
-    rho = (k + 1) * Fraction(2) ** (1 - WINDOW)
-    if m * (rho + 2 * U) > Fraction(1, 2):
-        return None
-    eta = rho / (1 + rho)
-    v = (1 + eta) * (1 + U) - 1
-    g = m * v / (1 - m * v)
-    underflow = Fraction(2) ** (EMIN - P)
-    if period is None:
-        return g * abs_sum + 2 * m * underflow
-    chunks = ceil_div(addends, period)
-    steps = ceil_div(addends, k)
-    lu = chunks * U
-    return (g + lu * (1 + g)) * abs_sum + (1 + lu) * 2 * steps * underflow
 
 
 def f32_value(rng, top):
@@ -154,12 +168,16 @@ def write_case(path, backend, columns):
 def main():
     accucheck = sys.argv[1]
     rng = random.Random(20261203)
-    models = [(f"tc_fused{k}_w14_f32", k, None) for k in (4, 8, 16, 32)]
-    models += [(f"tc_fused32_w14_nc{n}_f32", 32, n) for n in (32, 128, 512)]
+    models = [(f"tc_fused{k}_w14_f32", Model(k)) for k in (4, 8, 16, 32)]
+    models += [(f"tc_fused32_w14_nc{n}_f32", Model(32, period=n)) for n in (32, 128, 512)]
+    models += [("tc_v100_f16_f32", Model(4, 24, 24)), ("tc_a100_f16_f32", Model(8, 25, 24)),
+               ("tc_h100_f16_f32", Model(16, 26, 24)), ("tc_h100_fp8_f32", Model(32, 14, 14)),
+               ("tc_b200_fp8_f32", Model(32, 26, 24))]
     failures = 0
     checked = 0
     with tempfile.TemporaryDirectory() as directory:
-        for backend, k, period in models:
+        for backend, model in models:
+            k, period = model.k, model.period
             lengths = [1, 2, k, k + 1, k + 2, 3 * k + 1, 100]
             if period:
                 lengths += [period, period + 1, period + k + 1, 2 * period + 3]
@@ -182,13 +200,13 @@ def main():
                 for element, column in zip(result["elements"], columns):
                     checked += 1
                     where = f"{backend} T={steps} element {element['element']}"
-                    model = promoted_model(column, k, period) if period else fused_model(column, k)
-                    if Fraction(element["computed"]) != model:
-                        print(f"FAIL {where}: accucheck computed {element['computed']!r}, the model here {float(model)!r}")
+                    result_here = model.run(column)
+                    if Fraction(element["computed"]) != result_here:
+                        print(f"FAIL {where}: accucheck computed {element['computed']!r}, the model here {float(result_here)!r}")
                         failures += 1
                     exact = sum(column, Fraction(0))
                     abs_sum = sum((abs(x) for x in column), Fraction(0))
-                    bound = stated_bound(len(column), abs_sum, k, period)
+                    bound = model.bound(len(column), abs_sum)
                     reported = element["bound"]  # a number, or "inf" (JSON has no infinity)
                     reported = float(reported) if isinstance(reported, str) else reported
                     if bound is None:
@@ -203,7 +221,7 @@ def main():
                     if not (bound <= Fraction(reported) <= bound * (1 + Fraction(1, 2**40))):
                         print(f"FAIL {where}: bound {float(bound)!r} here, accucheck reports {reported!r}")
                         failures += 1
-                    error = abs(model - exact)
+                    error = abs(result_here - exact)
                     if error > bound:
                         print(f"FAIL {where}: the model errs by {float(error)!r} > its bound {float(bound)!r}")
                         failures += 1

@@ -527,5 +527,23 @@ TEST(FusedWindow, PromotionRestartsTheChainFromZero) {
   EXPECT_EQ(to_string(backend("tc_fused32_w14_nc128_f32").bound), "fused_promoted(32,14,128,f32)");
 }
 
+TEST(FusedWindow, ArchitectureModelsTruncateTheirSums) {
+  // Hopper FP8 (K = 32, W = 14, sums cut to 14 bits): 2 - 2^-11 and 2^-11 + 2^-13 sit in the
+  // window (quantum 2^-13) and add to 2 + 2^-13, which 14 bits at 2^1 (quantum 2^-12) cut to 2;
+  // the round-to-nearest FP32 model keeps 2 + 2^-13.
+  EXPECT_EQ(run(backend("tc_h100_fp8_f32"), one_column({2 - 0x1p-11, 0x1p-11 + 0x1p-13}))[0], 2.0);
+  EXPECT_EQ(run(backend("tc_fused32_w14_f32"), one_column({2 - 0x1p-11, 0x1p-11 + 0x1p-13}))[0], 2 + 0x1p-13);
+  // H100 fp16 (K = 16, W = 26, toward zero in FP32): 1 + 3 * 2^-25 is kept by the window and
+  // truncated to 1, where a nearest rounding gives 1 + 2^-23; toward zero for negative sums too.
+  EXPECT_EQ(run(backend("tc_h100_f16_f32"), one_column({1, 3 * 0x1p-25}))[0], 1.0);
+  EXPECT_EQ(run(backend("naive_f32"), one_column({1, 3 * 0x1p-25}))[0], 1 + 0x1p-23);
+  EXPECT_EQ(run(backend("tc_h100_f16_f32"), one_column({-1, -3 * 0x1p-25}))[0], -1.0);
+  for (const char* name : {"tc_h100_fp8_f32", "tc_h100_f16_f32"}) {
+    const BackendOutcome outcome = run_and_judge(backend(name), one_column({2 - 0x1p-11, 0x1p-11 + 0x1p-13}));
+    EXPECT_EQ(outcome.worst, Verdict::ok) << name;
+  }
+  EXPECT_EQ(to_string(backend("tc_h100_fp8_f32").bound), "fused_truncated(32,14,14,f32)");
+}
+
 }  // namespace
 }  // namespace accucheck

@@ -49,6 +49,10 @@ enum class BoundKind : std::uint8_t {
   // (DeepSeek-V3's promotion every N_C = 128 elements); g = gamma(ceil(min(N, n-1)/K), v) as in
   // fused, L = ceil((n-1)/N) chunks, M = ceil((n-1)/K) fused steps (docs/bounds.md "Promotion").
   fused_promoted,
+  // gamma(m, v) A + 2m 2^(emin-Q+1), v = (1+eta)(1+r) - 1, r = 2^(1-Q): fused's steps with each
+  // fused sum rounded toward zero to Q significant bits (Q <= p) in F's exponent range, as the
+  // tensor cores of V100..B200 do (Hopper's FP8: Q = 14); docs/bounds.md "Truncated results".
+  fused_truncated,
 };
 
 // The tree shapes whose height h(n) the evaluator knows. h(n) is the largest number of
@@ -100,9 +104,10 @@ struct BoundExpr {
   BoundKind kind = BoundKind::recursive;
   Format format = Format::f64;   // whose unit roundoff the bound uses (u_acc, or u_out)
   TreeShape shape;               // tree
-  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused and fused_promoted: K (addends per step)
-  std::int64_t width = 0;        // reproducible_binned: W (bin width); fused, fused_promoted: W (window bits)
+  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused*: K (addends per step)
+  std::int64_t width = 0;        // reproducible_binned: W (bin width); fused*: W (window bits)
   std::int64_t period = 0;       // fused_promoted: N (addends between promotions, a multiple of K)
+  std::int64_t result_bits = 0;  // fused_truncated: Q (significant bits the fused sum is truncated to)
   double lambda = 0.0;           // stochastic
   std::shared_ptr<const BoundExpr> inner;  // widened, ftz
   std::shared_ptr<const DepthProfile> depths;  // depths
