@@ -307,6 +307,27 @@ bool count_width_format(const Node& node, Range count, Range width, const char* 
   return true;
 }
 
+// KIND(K,W,X,F): fused(K,W,F)'s arguments with an integer X third, valid by `valid(X, bound)`
+// once K, W and F are read.
+template <class Valid>
+std::optional<std::uint64_t> fused_with_third(const Node& node, const char* usage, const Valid& valid, BoundExpr& bound,
+                                              std::string& error) {
+  if (!expect_arguments(node, 4, error)) return std::nullopt;
+  std::uint64_t third = 0;
+  Node three = node;
+  three.arguments.erase(three.arguments.begin() + 2);
+  if (!parse_unsigned(node.arguments[2].head, third)) {
+    error = usage;
+    return std::nullopt;
+  }
+  if (!count_width_format(three, {1, 64}, {2, 53}, usage, bound, error)) return std::nullopt;
+  if (!valid(third, bound)) {
+    error = usage;
+    return std::nullopt;
+  }
+  return third;
+}
+
 std::optional<BoundExpr> build(const Node& node, std::string& error) {
   const KindInfo* kind = nullptr;
   for (const auto& k : kKinds)
@@ -375,43 +396,26 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
         return std::nullopt;
       return bound;
     case BoundKind::fused_truncated: {
-      // fused_truncated(K,W,Q,F): fused(K,W,F)'s arguments with Q between W and F.
-      constexpr const char* usage =
-          "fused_truncated(K,W,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and 2 <= Q <= the precision of F";
-      if (!expect_arguments(node, 4, error)) return std::nullopt;
-      std::uint64_t result_bits = 0;
-      if (!parse_unsigned(node.arguments[2].head, result_bits) || result_bits < 2) {
-        error = usage;
-        return std::nullopt;
-      }
-      Node three = node;
-      three.arguments.erase(three.arguments.begin() + 2);
-      if (!count_width_format(three, {1, 64}, {2, 53}, usage, bound, error)) return std::nullopt;
-      if (result_bits > static_cast<std::uint64_t>(traits(bound.format).precision)) {
-        error = usage;
-        return std::nullopt;
-      }
-      bound.result_bits = static_cast<std::int64_t>(result_bits);
+      const auto result_bits = fused_with_third(node, "fused_truncated(K,W,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and "
+                                                      "2 <= Q <= the precision of F",
+                                                [](std::uint64_t q, const BoundExpr& b) {
+                                                  return q >= 2 && q <= static_cast<std::uint64_t>(traits(b.format).precision);
+                                                },
+                                                bound, error);
+      if (!result_bits) return std::nullopt;
+      bound.result_bits = static_cast<std::int64_t>(*result_bits);
       return bound;
     }
     case BoundKind::fused_promoted: {
-      // fused_promoted(K,W,N,F): fused(K,W,F)'s arguments with N between K and F.
-      constexpr const char* usage =
-          "fused_promoted(K,W,N,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and N a multiple of K up to 2^20";
-      if (!expect_arguments(node, 4, error)) return std::nullopt;
-      std::uint64_t period = 0;
-      if (!parse_unsigned(node.arguments[2].head, period) || period == 0 || period > (std::uint64_t{1} << 20)) {
-        error = usage;
-        return std::nullopt;
-      }
-      Node three = node;
-      three.arguments.erase(three.arguments.begin() + 2);
-      if (!count_width_format(three, {1, 64}, {2, 53}, usage, bound, error)) return std::nullopt;
-      if (period % static_cast<std::uint64_t>(bound.count) != 0) {
-        error = usage;
-        return std::nullopt;
-      }
-      bound.period = static_cast<std::int64_t>(period);
+      const auto period = fused_with_third(node, "fused_promoted(K,W,N,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and N a "
+                                                 "multiple of K up to 2^20",
+                                           [](std::uint64_t n, const BoundExpr& b) {
+                                             return n > 0 && n <= (std::uint64_t{1} << 20) &&
+                                                    n % static_cast<std::uint64_t>(b.count) == 0;
+                                           },
+                                           bound, error);
+      if (!period) return std::nullopt;
+      bound.period = static_cast<std::int64_t>(*period);
       return bound;
     }
     case BoundKind::stochastic: {
@@ -683,11 +687,9 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::fused:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
     case BoundKind::fused_promoted:
-      return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
-             std::to_string(bound.period) + "," + format + ")";
     case BoundKind::fused_truncated:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
-             std::to_string(bound.result_bits) + "," + format + ")";
+             std::to_string(bound.kind == BoundKind::fused_promoted ? bound.period : bound.result_bits) + "," + format + ")";
     case BoundKind::stochastic: {
       // Shortest text that parses back to the same lambda (an ostream's default 6 digits
       // would change the bound on the way through a case file).

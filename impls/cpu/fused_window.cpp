@@ -60,13 +60,18 @@ double fused_step(double c, std::span<const float> group, const FusedArithmetic&
   return static_cast<float>(s);  // one rounding, to nearest even
 }
 
+// A chain of fused steps from `start`, the next K addends in each.
+double fused_chain(double start, std::span<const float> addends, std::size_t addends_per_step, const FusedArithmetic& a) {
+  double c = start;
+  for (std::size_t i = 0; i < addends.size(); i += addends_per_step)
+    c = fused_step(c, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), a);
+  return c;
+}
+
 DenseRun fused_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
-      double c = x[0];
-      for (std::size_t i = 1; i < x.size(); i += addends_per_step)
-        c = fused_step(c, x.subspan(i, std::min(addends_per_step, x.size() - i)), arithmetic);
-      return static_cast<float>(c);
+      return static_cast<float>(fused_chain(x[0], x.subspan(1), addends_per_step, arithmetic));
     });
   };
 }
@@ -79,9 +84,7 @@ DenseRun promoted_run(std::size_t addends_per_step, std::size_t period) {
       float accumulator = x[0];
       for (std::size_t chunk = 1; chunk < x.size(); chunk += period) {
         const std::span<const float> addends = x.subspan(chunk, std::min(period, x.size() - chunk));
-        double partial = 0;
-        for (std::size_t i = 0; i < addends.size(); i += addends_per_step)
-          partial = fused_step(partial, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), FusedArithmetic{});
+        const double partial = fused_chain(0, addends, addends_per_step, FusedArithmetic{});
         accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
       }
       return accumulator;
