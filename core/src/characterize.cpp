@@ -1396,6 +1396,8 @@ std::string common_model(const std::vector<Facts>& facts, const std::vector<Leng
   return "";
 }
 
+constexpr std::size_t kMaxFusedAddends = 64;  // bound_text.cpp: fused(K,W,F) with 1 <= K <= 64
+
 // The tensor-core chains of impls/cpu/fused_window.cpp over n leaves: the accumulator and the next K
 // addends in one fused node (period 0); or each chunk of `period` addends in such nodes from a zero
 // start (no leaf), the chunk's sum then added to the accumulator (promotion).
@@ -1461,6 +1463,15 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
   // rounding the bit-accurate models show, toward zero to min(W, p) bits (Hopper's FP8: 14 of a
   // 14-bit window). fused_promoted states no such variant: no bound then.
   if (!found || (found->second != 0 && !nearest)) return;
+  // The fused kinds state K <= 64 (tensor cores add at most 32 terms): a node of more addends, such
+  // as a binned sum's one node over every term, is described but not bounded here.
+  if (found->first > kMaxFusedAddends) {
+    for (Derivation& d : derivations)
+      d.note += std::string(d.note.empty() ? "" : "; ") + "one fused node of " + std::to_string(found->first) + " addends cut to a " + std::to_string(*window) +
+                        "-bit window: more addends per node than fused(K,W,F) states (K <= " + std::to_string(kMaxFusedAddends) +
+                        ")";
+    return;
+  }
   const std::size_t result_bits = nearest ? 0 : static_cast<std::size_t>(std::min(*window, precision));
   for (Derivation& d : derivations) {
     d = Derivation{};

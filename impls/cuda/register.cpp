@@ -209,6 +209,26 @@ void register_all() {
     add(dense_backend("cuda_cub_reduce_" + F, f, f, "anyorder(" + F + ")", Determinism::bitwise_deterministic,
                       "cub::DeviceReduce::Sum per element (CUB's tree: run-to-run deterministic on one GPU, not modelled)",
                       column_run(&cub_reduce, f)));
+#if ACCUCHECK_HAVE_CUB_DETERMINISM
+    // CCCL >= 3.1 (the nvidia-cuda-cccl headers): the binned accumulator of gpu_to_gpu, whose CPU
+    // model is cuda_model_cub_rfa_F, and the env overload's run_to_run tree.
+    const std::string W = f == Format::f64 ? "40" : "13";
+    add(dense_backend("cuda_cub_gpu_to_gpu_" + F, f, f, "reproducible_binned(3," + W + "," + F + ")", Determinism::order_independent,
+                      "cub::DeviceReduce::Sum with determinism::gpu_to_gpu (3-fold binned accumulator; model: "
+                      "cuda_model_cub_rfa_" + F + ")",
+                      column_run(
+                          [](Format g, const void* columns, std::size_t n, std::size_t elements, void* out) {
+                            cub_reduce_with_determinism(g, CubDeterminism::gpu_to_gpu, columns, n, elements, out);
+                          },
+                          f)));
+    add(dense_backend("cuda_cub_run_to_run_" + F, f, f, "anyorder(" + F + ")", Determinism::bitwise_deterministic,
+                      "cub::DeviceReduce::Sum with determinism::run_to_run (CUB's tree for this GPU, not modelled)",
+                      column_run(
+                          [](Format g, const void* columns, std::size_t n, std::size_t elements, void* out) {
+                            cub_reduce_with_determinism(g, CubDeterminism::run_to_run, columns, n, elements, out);
+                          },
+                          f)));
+#endif
   }
   add(dense_backend("cuda_atomic_f32", Format::f32, Format::f32, "ftz(anyorder(f32),f32)", Determinism::run_to_run_nondeterministic,
                     "atomicAdd (red.global.add.f32, flushes subnormals) of every addend onto the buffer",

@@ -10,6 +10,7 @@
 #include "accucheck/exact.h"
 #include "accucheck/fast_exact.h"
 #include "accucheck/soft_float.h"
+#include "cuda/models/binned_accumulator.h"
 
 namespace accucheck::mutants {
 namespace {
@@ -270,6 +271,17 @@ int grid_without_stride(std::size_t, std::size_t j) { return j < 1024 ? 1 : 0; }
 // (smaller buffers run serially): the last D mod 4 elements belong to no thread.
 int partition_remainder_lost(std::size_t d, std::size_t j) { return d >= 1024 && j >= d / 4 * 4 ? 0 : 1; }
 
+// cub::DeviceReduce::Sum with gpu_to_gpu determinism as CCCL 3.5.0 ships it (cub/detail/rfa.cuh),
+// in one thread: impls/cuda/models/binned_accumulator.h lists where it departs from the design.
+template <class T>
+void cub_rfa_3_5(const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    cuda_models::BinnedAccumulator<T, cuda_models::Binned::cub_3_5> acc;
+    for (std::size_t i = 0; i <= w.steps; ++i) acc.add(static_cast<T>(i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]));
+    result[j] = acc.value();
+  }
+}
+
 std::vector<Mutant> make_all() {
   using D = Determinism;
   std::vector<Mutant> m;
@@ -323,6 +335,15 @@ std::vector<Mutant> make_all() {
                                      "GEMM with beta = 0", gemm_beta0),
                      "C is overwritten (beta = 0) instead of accumulated (beta = 1)", "mxnet-16686 CPU add path with the wrong beta",
                      Property::stated_bound});
+  // Not planted: a real library's code, modelled on the CPU (not yet run on a GPU).
+  m.push_back(dense("cub_rfa_3_5_f32", "reproducible_binned(3,13,f32)", D::order_independent, "CUB 3.5 gpu_to_gpu Sum, as shipped",
+                    &cub_rfa_3_5<float>, "an all-zero column sums to -2^-122-ish garbage (no bins), an inf addend gives NaN",
+                    "CCCL 3.5.0 cub/detail/rfa.cuh (nvidia-cuda-cccl 13.3.5.0.6)", Property::stated_bound));
+  m.push_back(dense("cub_rfa_3_5_f64", "reproducible_binned(3,40,f64)", D::order_independent, "CUB 3.5 gpu_to_gpu Sum, as shipped",
+                    &cub_rfa_3_5<double>,
+                    "f32's two, plus: subnormal-only columns sum to 0, |sum| >= 2^984 comes back scaled by 2^-132",
+                    "CCCL 3.5.0 cub/detail/rfa.cuh (nvidia-cuda-cccl 13.3.5.0.6)", Property::stated_bound, Format::f64,
+                    Format::f64));
   const auto boundary = [&](const char* name, int (*passes)(std::size_t, std::size_t), const char* summary, const char* bug,
                             const char* origin) {
     m.push_back(dense(name, "recursive(f32)", D::bitwise_deterministic, summary, element_passes(passes), bug, origin,

@@ -151,6 +151,12 @@ Expected expected_for(const std::string& b) {
     if (b == name)
       return {"tree", [k = static_cast<std::size_t>(k)](std::size_t n) { return fused_steps(n, k); }, "", "", {Relation::equal}, "",
               "fused_truncated(" + std::to_string(k) + "," + std::to_string(window) + "," + std::to_string(result_bits) + ",f32)"};
+  // CUB's binned accumulator: one fused node over every term (its window, at least 2W bits below the
+  // largest term, is measured: 26 for f32, 87 for f64), more addends than the fused kinds state: no
+  // bound beyond n = 2, where one rounding's u A is looser than the binned bound.
+  if (starts("cuda_model_cub_rfa_"))
+    return {"tree", [](std::size_t n) { return SymbolicSum::fused(symbolic_leaves(n)).text(); }, "", "",
+            {Relation::undetermined, Relation::looser}};
   return {"?", {}, "", ""};
 }
 
@@ -201,6 +207,11 @@ TEST_P(Characterized, RecoversTheOrderAndDerivesABoundNoLooserThanTheStated) {
   EXPECT_NE(std::find(want.relations.begin(), want.relations.end(), c.relation), want.relations.end())
       << name(c.relation) << ": " << c.relation_reason;
   if (c.relation == Relation::undetermined) return;
+  // Looser at some length (n = 2's one addition, say) with no expression over all lengths: nothing
+  // to judge.
+  if (c.relation == Relation::looser && c.derived_bound.empty() &&
+      std::find(want.relations.begin(), want.relations.end(), Relation::undetermined) != want.relations.end())
+    return;
   ASSERT_FALSE(c.derived_bound.empty()) << c.relation_reason;
   ASSERT_TRUE(parse_bound(c.derived_bound).has_value()) << c.derived_bound;
   if (!want.derived.empty()) {

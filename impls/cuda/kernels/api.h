@@ -29,6 +29,13 @@ void atomic_scatter(Format f, const void* initial, const void* addends, std::siz
                     void* out);
 // cub::DeviceReduce::Sum over each column (f32, f64).
 void cub_reduce(Format f, const void* columns, std::size_t n, std::size_t elements, void* out);
+#if ACCUCHECK_HAVE_CUB_DETERMINISM
+// The same through Sum(d_in, d_out, n, cuda::execution::require(determinism)) (CCCL >= 3.1): the
+// binned accumulator for gpu_to_gpu, CUB's fixed tree for run_to_run.
+enum class CubDeterminism { gpu_to_gpu, run_to_run };
+void cub_reduce_with_determinism(Format f, CubDeterminism d, const void* columns, std::size_t n, std::size_t elements,
+                                 void* out);
+#endif
 // The exact superaccumulator, one thread per sum; columns of double (f64) or float (every other
 // format: each f16 / bf16 value is a float); out: RNE into f, as doubles.
 void exact_columns(Format f, const void* columns, std::size_t n, std::size_t elements, double* out);

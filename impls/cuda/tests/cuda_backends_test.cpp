@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "accucheck/families.h"
 #include "accucheck/testing/backends.h"
 #include "cuda/device.h"
+#include "cuda/models/binned_accumulator.h"
 
 namespace accucheck {
 namespace {
@@ -162,7 +164,11 @@ TEST_F(Gpu, AtomicAddOnF32FlushesSubnormalsAsItsModelAssumes) {
 TEST_F(Gpu, AtomicAndLibraryBackendsStayWithinTheirBounds) {
   GenerationLimits limits;
   for (const char* name : {"cuda_atomic_f32", "cuda_atomic_f64", "cuda_atomic_f16x2", "cuda_atomic_bf16x2", "cuda_cub_reduce_f32",
-                           "cuda_cub_reduce_f64", "cuda_embedding_sort_segreduce_f32", "cuda_cublas_sgemm_beta1_f32",
+                           "cuda_cub_reduce_f64",
+#if ACCUCHECK_HAVE_CUB_DETERMINISM
+                           "cuda_cub_run_to_run_f32", "cuda_cub_run_to_run_f64",
+#endif
+                           "cuda_embedding_sort_segreduce_f32", "cuda_cublas_sgemm_beta1_f32",
                            "cuda_cublas_sgemm_tf32_beta1_f32"}) {
     const Backend& b = backend(name);
     const WorkloadKind kind = b.supports(WorkloadKind::dense)    ? WorkloadKind::dense
@@ -188,6 +194,74 @@ TEST_F(Gpu, AtomicAndLibraryBackendsStayWithinTheirBounds) {
       std::printf("%s: reruns differed on %d of %d workloads\n", name, differed, workloads);
   }
 }
+
+#if ACCUCHECK_HAVE_CUB_DETERMINISM
+// cub::DeviceReduce::Sum under gpu_to_gpu against the binned accumulator on the CPU
+// (models/binned_accumulator.h): where CCCL 3.5's code and the design agree on a column, the GPU
+// must give those bits; where they differ (all-zero columns, infinities, f64 subnormal or huge
+// maxima) the test prints what the GPU gave next to both, the record docs/gpu-results.md needs.
+template <class T>
+void cub_gpu_to_gpu_against_the_binned_model(const Backend& gpu, const std::vector<Workload>& workloads) {
+  using cuda_models::Binned;
+  int departures = 0, as_shipped = 0;
+  for (const Workload& any : workloads) {
+    const auto& w = std::get<DenseWorkload>(any);
+    const auto g = test::results_of(gpu, any, RunOptions{});
+    std::vector<double> column;
+    for (std::size_t j = 0; j < w.elements; ++j) {
+      w.column(j, column);
+      cuda_models::BinnedAccumulator<T, Binned::design> design;
+      cuda_models::BinnedAccumulator<T, Binned::cub_3_5> shipped;
+      for (double x : column) {
+        design.add(static_cast<T>(x));
+        shipped.add(static_cast<T>(x));
+      }
+      const double d = design.value(), s = shipped.value();
+      if (same_result_bits(d, s)) {
+        ASSERT_TRUE(same_result_bits(g[j], d)) << gpu.name << " on " << describe_shape(any) << ", element " << j << ": GPU "
+                                               << hex_float(g[j]) << ", model " << hex_float(d);
+      } else {
+        ++departures;
+        as_shipped += same_result_bits(g[j], s);
+        if (departures <= 10)
+          std::printf("%s, %zu terms: GPU %s, design %s, CCCL 3.5 in one thread %s\n", gpu.name.c_str(), column.size(),
+                      hex_float(g[j]).c_str(), hex_float(d).c_str(), hex_float(s).c_str());
+      }
+    }
+  }
+  std::printf("%s: %d columns where CCCL 3.5's code departs from the design, %d of them as modelled\n", gpu.name.c_str(),
+              departures, as_shipped);
+}
+
+TEST_F(Gpu, CubGpuToGpuEqualsTheBinnedModel) {
+  GenerationLimits limits;
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> exponent(-60, 60);
+  auto value = [&] { return std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), exponent(rng)); };
+  for (Format f : {Format::f32, Format::f64}) {
+    std::vector<Workload> workloads;
+    for (std::uint64_t seed = 1; seed <= (small() ? 15u : 150u); ++seed) {
+      SeededChoiceStream s(seed * 6151 + 7);
+      workloads.push_back(generate(s, f, limits, WorkloadKind::dense));
+    }
+    // Lengths around CUB's tiles and the single-block / multi-block switch.
+    for (std::size_t n : {1, 2, 255, 256, 257, 4096, 4097, 70000, 1048577})
+      if (!small() || n < 5000) workloads.push_back(dense(f, n > 5000 ? 1 : 3, n, value));
+    // The departures on their minimal inputs (impls/cuda/tests/binned_accumulator_test.cpp).
+    DenseWorkload special;
+    special.format = f;
+    special.elements = 4;
+    special.steps = 1;
+    special.initial = {0.0, std::numeric_limits<double>::infinity(), f == Format::f64 ? std::ldexp(1.0, -1030) : 0.0,
+                       f == Format::f64 ? std::ldexp(1.0, 1000) : 1.0};
+    special.addends = {0.0, 1.0, 0.0, 0.0};
+    workloads.push_back(special);
+    const Backend& gpu = backend("cuda_cub_gpu_to_gpu_" + std::string(name(f)));
+    if (f == Format::f32) cub_gpu_to_gpu_against_the_binned_model<float>(gpu, workloads);
+    else cub_gpu_to_gpu_against_the_binned_model<double>(gpu, workloads);
+  }
+}
+#endif
 
 TEST_F(Gpu, BackendsAreRegisteredAsCudaBackends) {
   const auto& names = cuda::register_gpu_backends();
