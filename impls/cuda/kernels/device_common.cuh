@@ -13,6 +13,7 @@
 
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/tree_config.h"
+#include "cuda/common/tree_reduce.h"
 
 namespace accucheck::cuda::dev {
 
@@ -36,16 +37,18 @@ __device__ __forceinline__ double add(double a, double b) { return a + b; }
 __device__ __forceinline__ __half add(__half a, __half b) { return __hadd(a, b); }
 __device__ __forceinline__ __nv_bfloat16 add(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
 
-// __shfl_down_sync with offsets 16, 8, 4, 2, 1: lane 0 ends with the warp's sum.
+// The warp tree of common/tree_reduce.h, the lane exchange being __shfl_down_sync: lane 0 ends
+// with the warp's sum.
 template <class T>
 __device__ __forceinline__ T warp_reduce(T v) {
-#pragma unroll
-  for (int offset = cuda_tree::kWarp / 2; offset > 0; offset >>= 1) v = add(v, __shfl_down_sync(0xffffffffu, v, offset));
-  return v;
+  return cuda_tree::warp_reduce(
+      v, [](T mine, unsigned offset) { return __shfl_down_sync(0xffffffffu, mine, offset); },
+      [](T a, T b) { return add(a, b); });
 }
 
 // The block level of common/tree_config.h: warp sums to shared memory, warp 0 reduces them
-// (-0 beyond them). The result is valid in thread 0. `scratch` holds 32 values of T.
+// (common/tree_reduce.h's second_level_lane). The result is valid in thread 0. `scratch` holds 32
+// values of T.
 template <class T, unsigned THREADS>
 __device__ __forceinline__ T block_reduce(T v, T* scratch) {
   v = warp_reduce(v);
@@ -56,7 +59,8 @@ __device__ __forceinline__ T block_reduce(T v, T* scratch) {
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
-      v = lane < THREADS / cuda_tree::kWarp ? scratch[lane] : neg_zero<T>();
+      v = cuda_tree::second_level_lane(lane, THREADS / cuda_tree::kWarp, [scratch](unsigned w) { return scratch[w]; },
+                                       neg_zero<T>());
       v = warp_reduce(v);
     }
     return v;

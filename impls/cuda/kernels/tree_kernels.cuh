@@ -1,5 +1,6 @@
 // The warp-shuffle tree and the block reduction of common/tree_config.h, as kernels over columns
-// (sum j's n terms at [j*n, (j+1)*n)). Included by reduce.cu (compiled with --fmad=false) and by
+// (sum j's n terms at [j*n, (j+1)*n)). Each thread's terms, the shuffle tree and the second level
+// come from common/tree_reduce.h, which the CPU order models (models/tree_models.h) run too. Included by reduce.cu (compiled with --fmad=false) and by
 // ftz.cu (--use_fast_math); the Build tag keeps the two builds' kernels distinct symbols (without
 // it both translation units would emit the same host stub for, say, warp_tree_kernel<float>).
 #pragma once
@@ -18,7 +19,8 @@ __global__ void __launch_bounds__(256) warp_tree_kernel(const T* columns, std::u
   const unsigned lane = threadIdx.x % cuda_tree::kWarp;
   const T* x = columns + sum * n;
   T acc = neg_zero<T>();
-  for (std::uint64_t p = lane; p < n; p += cuda_tree::kWarp) acc = add(acc, x[p]);
+  // cuda_tree::kWarpTree: 32 threads, 1 item, 1 block.
+  cuda_tree::for_each_term_of_thread(n, cuda_tree::kWarp, 1, 1, 0, lane, [&](std::uint64_t p) { acc = add(acc, x[p]); });
   acc = warp_reduce(acc);
   if (lane == 0) out[sum] = acc;
 }
@@ -43,16 +45,9 @@ __global__ void __launch_bounds__(THREADS)
   const std::uint64_t e = blockIdx.y + std::uint64_t{65535} * blockIdx.z;
   if (e >= sums) return;  // whole blocks return together
   const T* x = columns + e * n;
-  constexpr std::uint64_t kTile = std::uint64_t{THREADS} * ITEMS;
-  const std::uint64_t tiles = (n + kTile - 1) / kTile;
   T acc = neg_zero<T>();
-  for (std::uint64_t k = blockIdx.x; k < tiles; k += blocks) {
-#pragma unroll
-    for (unsigned i = 0; i < ITEMS; ++i) {
-      const std::uint64_t p = k * kTile + std::uint64_t{i} * THREADS + threadIdx.x;
-      if (p < n) acc = add(acc, x[p]);
-    }
-  }
+  cuda_tree::for_each_term_of_thread(n, THREADS, ITEMS, blocks, blockIdx.x, threadIdx.x,
+                                     [&](std::uint64_t p) { acc = add(acc, x[p]); });
   acc = block_reduce<T, THREADS>(acc, shared_scratch<T>());
   if (threadIdx.x == 0) {
     if (blocks == 1) out[e] = acc;
@@ -67,7 +62,7 @@ __global__ void __launch_bounds__(THREADS)
   const std::uint64_t e = blockIdx.x + std::uint64_t{65535} * blockIdx.y;
   if (e >= sums) return;
   T acc = neg_zero<T>();
-  for (std::uint64_t k = threadIdx.x; k < blocks; k += THREADS) acc = add(acc, partial[e * blocks + k]);
+  cuda_tree::for_each_block_sum_of_thread(blocks, THREADS, threadIdx.x, [&](std::uint64_t k) { acc = add(acc, partial[e * blocks + k]); });
   acc = block_reduce<T, THREADS>(acc, shared_scratch<T>());
   if (threadIdx.x == 0) out[e] = acc;
 }
