@@ -298,6 +298,21 @@ TEST(Embedding, SortedSegmentsFromGAreTheSequentialScatter) {
   }
 }
 
+// The EmbeddingGrad kernel's own block code run on the CPU (cuda_model_embedding_grad_F) against
+// the independent scatter in pair order (common/scatter_order.h; a stable sort by row keeps each
+// row's vectors in pair order), in both of the kernel's formats.
+TEST(Embedding, KernelCodeOnTheCpuIsThePairOrderScatter) {
+  GenerationLimits limits;
+  for (Format f : {Format::f32, Format::f16}) {
+    const std::string F(name(f));
+    for (const Workload& w : generated(WorkloadKind::sparse, f, 25, limits)) {
+      const auto kernel = run(backend(("cuda_model_embedding_grad_" + F).c_str()), w);
+      const auto sorted = run(backend(("embedding_scatter_add_" + F).c_str()), w);
+      for (std::size_t e = 0; e < kernel.size(); ++e) ASSERT_TRUE(same_bits(kernel[e], sorted[e])) << F << " " << family_of(w);
+    }
+  }
+}
+
 TEST(Embedding, SegmentThenAddIsTheDenseMaterializeOrder) {
   for (const Workload& w : generated(WorkloadKind::sparse, Format::f32, 25)) {
     const auto segment = run(backend("embedding_segment_then_add_f32"), w), dense = run(backend("embedding_dense_add_f32"), w);

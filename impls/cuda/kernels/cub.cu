@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "cuda/common/embedding_grad.h"
 #include "cuda/kernels/api.h"
 #include "cuda/kernels/device_common.cuh"
 
@@ -112,19 +113,13 @@ struct SparseOnDevice {
 };
 
 // MXNet's EmbeddingGrad: one block per sorted position; the first position of each row's run
-// walks the run, each thread owning dimensions d, d+blockDim, ... and adding onto G in order.
+// walks the run, each thread owning dimensions d, d+blockDim, ... and adding onto G in order
+// (common/embedding_grad.h, which the CPU model runs too).
 template <class T>
 __global__ void embedding_grad_kernel(const std::uint32_t* rows, const std::uint32_t* pairs, std::uint32_t count,
                                       const T* values, std::uint64_t dim, T* table) {
-  const std::uint32_t p = blockIdx.x;
-  if (p >= count) return;
-  const std::uint32_t row = rows[p];
-  if (p > 0 && rows[p - 1] == row) return;
-  for (std::uint64_t d = threadIdx.x; d < dim; d += blockDim.x) {
-    T acc = table[row * dim + d];
-    for (std::uint32_t q = p; q < count && rows[q] == row; ++q) acc = add(acc, values[pairs[q] * dim + d]);
-    table[row * dim + d] = acc;
-  }
+  cuda_tree::embedding_grad_block(blockIdx.x, rows, pairs, count, values, dim, table, threadIdx.x, blockDim.x,
+                                  [](T a, T b) { return add(a, b); });
 }
 
 template <class T>
@@ -134,7 +129,7 @@ void launch_embedding_grad(const SparseArgs& a) {
     const std::size_t begin = a.step_offsets[t], end = a.step_offsets[t + 1];
     if (begin == end || a.dim == 0) continue;
     s.sort_step(begin, end);
-    const unsigned threads = a.dim < 256 ? static_cast<unsigned>((a.dim + 31) / 32 * 32) : 256u;
+    const unsigned threads = cuda_tree::embedding_grad_threads(a.dim);
     embedding_grad_kernel<T><<<static_cast<unsigned>(end - begin), threads>>>(
         s.sorted_rows.template as<std::uint32_t>(), s.sorted_pairs.template as<std::uint32_t>(),
         static_cast<std::uint32_t>(end - begin), s.values.template as<T>(), a.dim, s.table.template as<T>());
