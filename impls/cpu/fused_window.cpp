@@ -134,6 +134,15 @@ ACCUCHECK_REGISTER_BACKEND(architecture("tc_a100_f16_f32", 8, 25, 24, "A100 and 
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_f16_f32", 16, 26, 24, "H100 and B200 (fp16, bf16 inputs)"));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_fp8_f32", 32, 14, 14, "H100 (fp8 inputs; results cut to e8m13)"));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_b200_fp8_f32", 32, 26, 24, "B200 (fp8 inputs)"));
+// Ada's FP8 MMA adds 16 products per fused node (m16n8k32 runs as two chained k16 nodes), with
+// Hopper's 14-bit window and e8m13 results (MMA-Sim simulator/nv_ptx.py, split-k and
+// n_accum_fractional_bits = 13; MATLAB-tensor-core models/AdaTC.m fma = 16, neab = -10).
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_ada_fp8_f32", 16, 14, 14, "Ada (fp8 inputs; results cut to e8m13)"));
+// TF32 MMA: A100 adds 4 products per node (m16n8k8 as two chained k4 nodes), H100 8; the windows of
+// the fp16 paths (MMA-Sim nv_ptx.py; MATLAB A100TC.m fma = 4, H100TC.m fma = 8). The addends are the
+// products of TF32 inputs (exact in FP32); the inputs' conversion to TF32 is not modelled here.
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_a100_tf32_f32", 4, 25, 24, "A100 (tf32 inputs)"));
+ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_tf32_f32", 8, 26, 24, "H100 (tf32 inputs)"));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -147,7 +147,9 @@ Expected expected_for(const std::string& b) {
               "fused_promoted(32,14," + std::to_string(period) + ",f32)"};
   for (const auto& [name, k, window, result_bits] :
        {std::tuple{"tc_v100_f16_f32", 4, 24, 24}, std::tuple{"tc_a100_f16_f32", 8, 25, 24}, std::tuple{"tc_h100_f16_f32", 16, 26, 24},
-        std::tuple{"tc_h100_fp8_f32", 32, 14, 14}, std::tuple{"tc_b200_fp8_f32", 32, 26, 24}})
+        std::tuple{"tc_h100_fp8_f32", 32, 14, 14}, std::tuple{"tc_b200_fp8_f32", 32, 26, 24},
+        std::tuple{"tc_ada_fp8_f32", 16, 14, 14}, std::tuple{"tc_a100_tf32_f32", 4, 25, 24},
+        std::tuple{"tc_h100_tf32_f32", 8, 26, 24}})
     if (b == name)
       return {"tree", [k = static_cast<std::size_t>(k)](std::size_t n) { return fused_steps(n, k); }, "", "", {Relation::equal}, "",
               "fused_truncated(" + std::to_string(k) + "," + std::to_string(window) + "," + std::to_string(result_bits) + ",f32)"};

@@ -172,7 +172,8 @@ def main():
     models += [(f"tc_fused32_w14_nc{n}_f32", Model(32, period=n)) for n in (32, 128, 512)]
     models += [("tc_v100_f16_f32", Model(4, 24, 24)), ("tc_a100_f16_f32", Model(8, 25, 24)),
                ("tc_h100_f16_f32", Model(16, 26, 24)), ("tc_h100_fp8_f32", Model(32, 14, 14)),
-               ("tc_b200_fp8_f32", Model(32, 26, 24))]
+               ("tc_b200_fp8_f32", Model(32, 26, 24)), ("tc_ada_fp8_f32", Model(16, 14, 14)),
+               ("tc_a100_tf32_f32", Model(4, 25, 24)), ("tc_h100_tf32_f32", Model(8, 26, 24))]
     failures = 0
     checked = 0
     with tempfile.TemporaryDirectory() as directory:
