@@ -314,7 +314,7 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const std::uint64_t steps = (chain + per_step - 1) / per_step;
       // The unit of each fused sum's rounding: r = u to nearest in F; r = 2^(1-Q) toward zero to Q
       // bits ("Truncated results"), whose subnormal spacing 2^(emin-Q+1) bounds an underflowing one.
-      const bool truncated = b.kind == BoundKind::fused_truncated;
+      const bool truncated = b.result_bits != 0;  // fused_truncated, or fused_promoted(K,W,N,Q,F)
       const int q_bits = truncated ? static_cast<int>(b.result_bits) - 1 : p;  // r = 2^-q_bits
       const Num r = O::power_of_two(-q_bits);
       const Num rho = O::integer(per_step + 1) * O::power_of_two(1 - static_cast<int>(b.width));
@@ -330,7 +330,7 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const Num g = mv / (one - mv);
       const Num underflow = O::power_of_two(traits(b.format).emin - q_bits);
       if (!promoted) return g * q.abs_sum + O::integer(2 * steps) * underflow;  // fused, fused_truncated
-      // The chunks' errors sum to at most g A + 2M 2^(emin-p) (M = ceil((n-1)/K) steps in all);
+      // The chunks' errors sum to at most g A + 2M 2^(emin-q) (M = ceil((n-1)/K) steps in all);
       // adding the L chunk sums to the accumulator is a recursive sum of L + 1 values.
       const std::uint64_t chunks = (k + static_cast<std::uint64_t>(b.period) - 1) / static_cast<std::uint64_t>(b.period);
       const std::uint64_t all_steps = (k + per_step - 1) / per_step;

@@ -407,15 +407,33 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
       return bound;
     }
     case BoundKind::fused_promoted: {
-      const auto period = fused_with_third(node, "fused_promoted(K,W,N,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and N a "
-                                                 "multiple of K up to 2^20",
+      // fused_promoted(K,W,N,F), or fused_promoted(K,W,N,Q,F) with each chunk's fused sums truncated
+      // to Q bits as in fused_truncated (Hopper's FP8 promoted to FP32).
+      const char* usage = "fused_promoted(K,W,N,F) or fused_promoted(K,W,N,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53, "
+                          "N a multiple of K up to 2^20 and 2 <= Q <= the precision of F";
+      Node four = node;
+      std::uint64_t result_bits = 0;
+      if (node.arguments.size() == 5) {
+        if (!parse_unsigned(node.arguments[3].head, result_bits)) {
+          error = usage;
+          return std::nullopt;
+        }
+        four.arguments.erase(four.arguments.begin() + 3);
+      }
+      const auto period = fused_with_third(four, usage,
                                            [](std::uint64_t n, const BoundExpr& b) {
                                              return n > 0 && n <= (std::uint64_t{1} << 20) &&
                                                     n % static_cast<std::uint64_t>(b.count) == 0;
                                            },
                                            bound, error);
       if (!period) return std::nullopt;
+      if (node.arguments.size() == 5 &&
+          (result_bits < 2 || result_bits > static_cast<std::uint64_t>(traits(bound.format).precision))) {
+        error = usage;
+        return std::nullopt;
+      }
       bound.period = static_cast<std::int64_t>(*period);
+      bound.result_bits = static_cast<std::int64_t>(result_bits);
       return bound;
     }
     case BoundKind::stochastic: {
@@ -687,9 +705,11 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::fused:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
     case BoundKind::fused_promoted:
+      return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + std::to_string(bound.period) +
+             "," + (bound.result_bits ? std::to_string(bound.result_bits) + "," : "") + format + ")";
     case BoundKind::fused_truncated:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
-             std::to_string(bound.kind == BoundKind::fused_promoted ? bound.period : bound.result_bits) + "," + format + ")";
+             std::to_string(bound.result_bits) + "," + format + ")";
     case BoundKind::stochastic: {
       // Shortest text that parses back to the same lambda (an ostream's default 6 digits
       // would change the bound on the way through a case file).

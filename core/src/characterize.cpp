@@ -675,10 +675,11 @@ std::string expression(const Derivation& d, Format storage, std::size_t n, const
     case Derivation::Kind::products: return wrap("products(" + f + ")", d, storage);
     case Derivation::Kind::fused: {
       const std::string k = std::to_string(d.fused_addends), w = std::to_string(d.fused_window);
-      if (d.fused_result_bits != 0)
-        return wrap("fused_truncated(" + k + "," + w + "," + std::to_string(d.fused_result_bits) + "," + f + ")", d, storage);
-      if (d.fused_period == 0) return wrap("fused(" + k + "," + w + "," + f + ")", d, storage);
-      return wrap("fused_promoted(" + k + "," + w + "," + std::to_string(d.fused_period) + "," + f + ")", d, storage);
+      const std::string q = d.fused_result_bits != 0 ? std::to_string(d.fused_result_bits) + "," : "";
+      if (d.fused_period != 0)
+        return wrap("fused_promoted(" + k + "," + w + "," + std::to_string(d.fused_period) + "," + q + f + ")", d, storage);
+      if (d.fused_result_bits != 0) return wrap("fused_truncated(" + k + "," + w + "," + q + f + ")", d, storage);
+      return wrap("fused(" + k + "," + w + "," + f + ")", d, storage);
     }
     case Derivation::Kind::tree:
       if (!shape.empty()) return wrap("depths(" + shape + "," + f + ")", d, storage);
@@ -1461,7 +1462,10 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
   // Where no length saw the sums rounded to nearest, how they are rounded is unknown (a sum of
   // window-aligned operands often needs no rounding at all): the derivation assumes the coarsest
   // rounding the bit-accurate models show, toward zero to min(W, p) bits (Hopper's FP8: 14 of a
-  // 14-bit window). fused_promoted states no such variant: no bound then.
+  // 14-bit window). A promoted chain's additions to the accumulator must show rounding to nearest
+  // (they are what fused_promoted's L u term bounds); that says nothing of its chunks' fused sums,
+  // whose rounding the probes cannot tell from the window's cut (a cut toward zero shows either
+  // way): they are assumed cut to min(W, p) bits, fused_promoted(K,W,N,Q,F).
   if (!found || (found->second != 0 && !nearest)) return;
   // The fused kinds state K <= 64 (tensor cores add at most 32 terms): a node of more addends, such
   // as a binned sum's one node over every term, is described but not bounded here.
@@ -1472,7 +1476,8 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
                         ")";
     return;
   }
-  const std::size_t result_bits = nearest ? 0 : static_cast<std::size_t>(std::min(*window, precision));
+  const bool promoted = found->second != 0;
+  const std::size_t result_bits = promoted || !nearest ? static_cast<std::size_t>(std::min(*window, precision)) : 0;
   for (Derivation& d : derivations) {
     d = Derivation{};
     d.kind = Derivation::Kind::fused;
@@ -1486,7 +1491,10 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
              (found->second ? ", restarted from zero every " + std::to_string(found->second) +
                                   " addends and added to the accumulator (the smallest such period the probed lengths show)"
                             : "") +
-             (nearest ? "" : "; the sums' rounding was not seen: assumed toward zero to " + std::to_string(result_bits) + " bits");
+             (result_bits == 0 ? ""
+              : promoted ? "; the chunks' fused sums' rounding cannot be told from the window's cut: assumed toward zero to " +
+                               std::to_string(result_bits) + " bits"
+                         : "; the sums' rounding was not seen: assumed toward zero to " + std::to_string(result_bits) + " bits");
   }
 }
 

@@ -203,7 +203,7 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
   }
   // A fused_truncated bound's sums live on a grid of Q bits, whose spacing below 2^emin,
   // 2^(emin-Q+1), is coarser than its format's: values finer than it do not scale through it.
-  if (b.bound.kind == BoundKind::fused_truncated)
+  if (b.bound.result_bits != 0)  // fused_truncated, fused_promoted(K,W,N,Q,F)
     r.low = std::max(r.low, traits(b.bound.format).emin - static_cast<int>(b.bound.result_bits) + 1 - lowest);
   if (r.low > 0 || r.high < 0) return std::nullopt;
   return r;

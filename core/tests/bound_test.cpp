@@ -47,6 +47,7 @@ TEST(BoundText, RoundTripOfEveryKind) {
         "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
         "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "fused(4,14,f32)", "fused(32,25,bf16)",
         "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)",
+        "fused_promoted(32,14,128,14,f32)", "fused_promoted(1,2,1,2,f16)",
         "fused_truncated(32,14,14,f32)", "fused_truncated(4,24,24,f32)", "fused_truncated(1,2,2,bf16)", "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
         "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)"}) {
     std::string error;
@@ -121,7 +122,8 @@ TEST(BoundText, ClearErrorsOnBadText) {
         "fused_promoted(32,14,f32)", "fused_promoted(32,14,100,f32)", "fused_promoted(32,14,0,f32)", "fused_promoted(32,14,2097152,f32)",
         "fused_promoted(0,14,128,f32)", "fused_promoted(32,1,128,f32)", "fused_promoted(32,14,128,e5m2)",
         "fused_truncated(32,14,f32)", "fused_truncated(32,14,25,f32)", "fused_truncated(32,14,1,f32)", "fused_truncated(32,14,9,bf16)",
-        "fused_truncated(65,14,14,f32)", "fused_truncated(32,14,14,e4m3)",
+        "fused_truncated(65,14,14,f32)", "fused_truncated(32,14,14,e4m3)", "fused_promoted(32,14,128,25,f32)",
+        "fused_promoted(32,14,128,1,f32)", "fused_promoted(32,14,128,14,14,f32)", "fused_promoted(32,14,100,14,f32)",
         "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
         "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
         "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)"}) {
@@ -513,6 +515,28 @@ TEST(BoundEval, FusedPromotedAtItsExactValueAndAtAnyLength) {
   // bound is undefined at this n, and N = 3968 is not.
   EXPECT_TRUE(check_error_bound(bound("fused_promoted(32,14,4000,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
   EXPECT_FALSE(check_error_bound(bound("fused_promoted(32,14,3968,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
+}
+
+TEST(BoundEval, FusedPromotedWithTruncatedChunksAtItsExactValue) {
+  // fused_promoted(32,14,128,14,f32) (Hopper's FP8 promoted every 128), n = 257: the chunks are
+  // fused_truncated(32,14,14,f32) chains, r = 2^-13 for u and 2^(-126-13) for the underflow term
+  // ("Promotion", "Truncated results"); the L = 2 promotions still round to nearest in FP32:
+  // (g + 2u (1 + g)) + (1 + 2u) * 2 * 8 * 2^(-139), g = 4v / (1 - 4v), v = (1 + eta)(1 + 2^-13) - 1.
+  using Q = boost::multiprecision::cpp_rational;
+  const Q u = Q(1) / Q(Big(1) << 24), r = Q(1) / Q(Big(1) << 13);
+  const Q eta(33, 8225);
+  const Q v = (1 + eta) * (1 + r) - 1;
+  const Q g = 4 * v / (1 - 4 * v);
+  expect_bound_is("fused_promoted(32,14,128,14,f32)", summary(257, pow2(0), pow2(0)),
+                  g + 2 * u * (1 + g) + (1 + 2 * u) * Q(16) / Q(Big(1) << 139));
+  // Q = 24 truncates too: above the nearest-rounding promoted bound at the same n.
+  const ExactSum e = summary(257, pow2(0), pow2(0));
+  EXPECT_GT(check_error_bound(bound("fused_promoted(32,14,128,24,f32)"), Format::f32, e, FixedInt(0)).bound,
+            check_error_bound(bound("fused_promoted(32,14,128,f32)"), Format::f32, e, FixedInt(0)).bound);
+  // The chunk's chain ends where fused_truncated's does: N = 3744 (m = 117) defined, 3776 (m = 118) not.
+  const ExactSum long_sum = summary(4097, pow2(0), pow2(0));
+  EXPECT_FALSE(check_error_bound(bound("fused_promoted(32,14,3744,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
+  EXPECT_TRUE(check_error_bound(bound("fused_promoted(32,14,3776,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
 }
 
 TEST(BoundEval, StochasticAgainstMpfr) {

@@ -78,13 +78,13 @@ DenseRun fused_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
 
 // The promoted chain: x[0] starts the FP32 accumulator; each chunk of `period` addends is summed
 // by fused steps from zero, then added to the accumulator.
-DenseRun promoted_run(std::size_t addends_per_step, std::size_t period) {
+DenseRun promoted_run(std::size_t addends_per_step, std::size_t period, FusedArithmetic arithmetic = {}) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
       float accumulator = x[0];
       for (std::size_t chunk = 1; chunk < x.size(); chunk += period) {
         const std::span<const float> addends = x.subspan(chunk, std::min(period, x.size() - chunk));
-        const double partial = fused_chain(0, addends, addends_per_step, FusedArithmetic{});
+        const double partial = fused_chain(0, addends, addends_per_step, arithmetic);
         accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
       }
       return accumulator;
@@ -111,6 +111,17 @@ Backend promoted(std::size_t addends_per_step, std::size_t period) {
                        promoted_run(addends_per_step, period));
 }
 
+// Hopper's FP8 arithmetic (K = 32, 14-bit window, sums cut to e8m13) promoted to an FP32
+// accumulator every `period` addends: DeepSeek-V3's fix (sec. 3.3.2) on the hardware it ran on.
+Backend hopper_fp8_promoted(std::size_t period) {
+  const std::string n = std::to_string(period);
+  return dense_backend("tc_h100_fp8_nc" + n + "_f32", Format::f32, Format::f32, "fused_promoted(32,14," + n + ",14,f32)",
+                       Determinism::bitwise_deterministic,
+                       "tensor-core model of H100's FP8 MMA (32 addends, 14-bit window, sums cut to e8m13) promoted every " +
+                           n + " addends to an FP32 accumulator (DeepSeek-V3)",
+                       promoted_run(32, period, FusedArithmetic{14, 14, true}));
+}
+
 // One architecture's fused arithmetic: K, W = the kept fraction bits + 1, Q, each sum toward zero.
 Backend architecture(const std::string& name, std::size_t addends_per_step, int window, int result_bits,
                      const std::string& which) {
@@ -134,6 +145,7 @@ ACCUCHECK_REGISTER_BACKEND(architecture("tc_a100_f16_f32", 8, 25, 24, "A100 and 
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_f16_f32", 16, 26, 24, "H100 and B200 (fp16, bf16 inputs)"));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_fp8_f32", 32, 14, 14, "H100 (fp8 inputs; results cut to e8m13)"));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_b200_fp8_f32", 32, 26, 24, "B200 (fp8 inputs)"));
+ACCUCHECK_REGISTER_BACKEND(hopper_fp8_promoted(128));
 // Ada's FP8 MMA adds 16 products per fused node (m16n8k32 runs as two chained k16 nodes), with
 // Hopper's 14-bit window and e8m13 results (MMA-Sim simulator/nv_ptx.py, split-k and
 // n_accum_fractional_bits = 13; MATLAB-tensor-core models/AdaTC.m fma = 16, neab = -10).

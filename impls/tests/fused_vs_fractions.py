@@ -4,8 +4,9 @@
 Usage: fused_vs_fractions.py PATH/TO/accucheck
 
 For each model (impls/cpu/fused_window.cpp: tc_fusedK_w14_f32, K = 4, 8, 16, 32,
-tc_fused32_w14_ncN_f32, N = 32, 128, 512, and the per-architecture tc_v100_f16_f32 ..
-tc_b200_fp8_f32, whose sums are truncated toward zero) writes case files of f32 columns (magnitudes spread
+tc_fused32_w14_ncN_f32, N = 32, 128, 512, the per-architecture tc_v100_f16_f32 ..
+tc_h100_tf32_f32, whose sums are truncated toward zero, and tc_h100_fp8_nc128_f32, Hopper's FP8
+promoted every 128) writes case files of f32 columns (magnitudes spread
 over 30 binades so that the 14-bit window cuts, runs just below a quantum, zeros, subnormals,
 lengths around the step and chunk boundaries), runs `accucheck replay FILE --json --all`, and
 checks every element against what this file computes on its own, in exact rationals:
@@ -14,7 +15,8 @@ checks every element against what this file computes on its own, in exact ration
     once to f32 by this file's own round-to-nearest-even, or truncated to Q bits), bit for bit;
   - the stated bound (fused(K,W,F): gamma(m, v) A + 2m 2^(emin-p); fused_truncated(K,W,Q,F): the
     same with r = 2^(1-Q) for u and 2^(emin-Q+1) for 2^(emin-p); fused_promoted(K,W,N,F):
-    (g + L u (1 + g)) A + (1 + L u) 2M 2^(emin-p)), which accucheck must report rounded upward
+    (g + L u (1 + g)) A + (1 + L u) 2M 2^(emin-p), and fused_promoted(K,W,N,Q,F) with g and the
+    underflow term of fused_truncated), which accucheck must report rounded upward
     to a double: at least the exact value, and less than a relative 2^-40 above it (the
     evaluator's outward-rounded interval; no tolerance on a verdict), or infinite exactly where
     the bound is undefined;
@@ -173,7 +175,8 @@ def main():
     models += [("tc_v100_f16_f32", Model(4, 24, 24)), ("tc_a100_f16_f32", Model(8, 25, 24)),
                ("tc_h100_f16_f32", Model(16, 26, 24)), ("tc_h100_fp8_f32", Model(32, 14, 14)),
                ("tc_b200_fp8_f32", Model(32, 26, 24)), ("tc_ada_fp8_f32", Model(16, 14, 14)),
-               ("tc_a100_tf32_f32", Model(4, 25, 24)), ("tc_h100_tf32_f32", Model(8, 26, 24))]
+               ("tc_a100_tf32_f32", Model(4, 25, 24)), ("tc_h100_tf32_f32", Model(8, 26, 24)),
+               ("tc_h100_fp8_nc128_f32", Model(32, 14, 14, period=128))]
     failures = 0
     checked = 0
     with tempfile.TemporaryDirectory() as directory:

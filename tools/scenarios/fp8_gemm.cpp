@@ -114,7 +114,8 @@ ScenarioResult fp8_gemm_accumulation() {
                    .title = "FP8 GEMM at K = 4096: 14-bit tensor-core accumulation, and promotion to FP32 every N_C (DeepSeek-V3)",
                    .provenance = {
       "real: the accumulation models (tc_fused32_w14_f32; tc_fused32_w14_nc{32,128,512}_f32, promoted as DeepSeek-V3 sec. "
-      "3.3.2 does; tc_h100_fp8_f32, Hopper's FP8 arithmetic as MMA-Sim and Khattak & Mikaitis model it; naive_f32), on "
+      "3.3.2 does; tc_h100_fp8_f32, Hopper's FP8 arithmetic as MMA-Sim and Khattak & Mikaitis model it, and "
+      "tc_h100_fp8_nc128_f32, the same promoted every 128; naive_f32), on "
       "products of E4M3 values, K = 4096",
       "reconstructed: the matrices (random: N(0,1) entries; layer: 16 tokens x 4096 activations with 8 outlier channels "
       "at 20x, 32 features of N(0, 0.02) weights), scaled per row and per feature to E4M3's 448 and rounded to E4M3; the "
@@ -126,6 +127,7 @@ ScenarioResult fp8_gemm_accumulation() {
       {"tc_h100_truncating", "tc_h100_fp8_f32"},
       {"tc_nc512", "tc_fused32_w14_nc512_f32"},
       {"tc_nc128", "tc_fused32_w14_nc128_f32"},
+      {"tc_h100_nc128", "tc_h100_fp8_nc128_f32"},
       {"tc_nc32", "tc_fused32_w14_nc32_f32"},
   };
   for (const auto& [tensor, workload] : {std::pair{"random", random_matrices()}, std::pair{"layer", layer_projection()}}) {

@@ -306,6 +306,13 @@ TEST(Fp8GemmAccumulation, WindowErrsByTenthsOfAPercentPromotionStaysWithinItsBou
     EXPECT_LT(d.differing, d.elements / 4) << tensor;
     EXPECT_LT(d.max_relative, 1e-3) << tensor;
   }
+  // DeepSeek-V3's promotion on Hopper's arithmetic: every output within fused_promoted(32,14,128,14,f32),
+  // and the error a fraction of the unpromoted chain's.
+  for (const char* tensor : {"random", "layer"}) {
+    expect_all(r.path("tc_h100_nc128", tensor), Verdict::ok);
+    const std::string t(tensor);
+    EXPECT_LT(r.figure(t + ".tc_h100_nc128.normwise_error"), r.figure(t + ".tc_no_promotion.normwise_error") / 4) << tensor;
+  }
   // The report's "maximum relative error of nearly 2 %": the largest elementwise relative error
   // of the unpromoted chain on random matrices is of that order.
   EXPECT_GT(r.figure("random.tc_no_promotion.max_relative_error"), 2e-3);

@@ -48,6 +48,8 @@ enum class BoundKind : std::uint8_t {
   // each chunk of N addends, each chunk's sum then added to the F accumulator by one rounding
   // (DeepSeek-V3's promotion every N_C = 128 elements); g = gamma(ceil(min(N, n-1)/K), v) as in
   // fused, L = ceil((n-1)/N) chunks, M = ceil((n-1)/K) fused steps (docs/bounds.md "Promotion").
+  // fused_promoted(K,W,N,Q,F): the chunks' fused sums truncated to Q bits, g and the underflow term
+  // as in fused_truncated (Hopper's FP8 with DeepSeek-V3's promotion).
   fused_promoted,
   // gamma(m, v) A + 2m 2^(emin-Q+1), v = (1+eta)(1+r) - 1, r = 2^(1-Q): fused's steps with each
   // fused sum rounded toward zero to Q significant bits (Q <= p) in F's exponent range, as the
@@ -107,7 +109,7 @@ struct BoundExpr {
   std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused*: K (addends per step)
   std::int64_t width = 0;        // reproducible_binned: W (bin width); fused*: W (window bits)
   std::int64_t period = 0;       // fused_promoted: N (addends between promotions, a multiple of K)
-  std::int64_t result_bits = 0;  // fused_truncated: Q (significant bits the fused sum is truncated to)
+  std::int64_t result_bits = 0;  // fused_truncated, fused_promoted(K,W,N,Q,F): Q (bits the fused sums are truncated to)
   double lambda = 0.0;           // stochastic
   std::shared_ptr<const BoundExpr> inner;  // widened, ftz
   std::shared_ptr<const DepthProfile> depths;  // depths
