@@ -275,11 +275,7 @@ int partition_remainder_lost(std::size_t d, std::size_t j) { return d >= 1024 &&
 // in one thread: impls/cuda/models/binned_accumulator.h lists where it departs from the design.
 template <class T>
 void cub_rfa_3_5(const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-  for (std::size_t j = 0; j < w.elements; ++j) {
-    cuda_models::BinnedAccumulator<T, cuda_models::Binned::cub_3_5> acc;
-    for (std::size_t i = 0; i <= w.steps; ++i) acc.add(static_cast<T>(i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]));
-    result[j] = acc.value();
-  }
+  for (std::size_t j = 0; j < w.elements; ++j) result[j] = cuda_models::binned_sum<T, cuda_models::Binned::cub_3_5>(column(w, j));
 }
 
 std::vector<Mutant> make_all() {

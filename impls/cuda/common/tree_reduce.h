@@ -17,8 +17,8 @@ namespace accucheck::cuda_tree {
 template <class Visit>
 ACCUCHECK_HD_INLINE void for_each_term_of_thread(std::uint64_t n, unsigned threads, unsigned items, std::uint64_t blocks,
                                                  std::uint64_t block, unsigned thread, Visit visit) {
-  const std::uint64_t tile = std::uint64_t{threads} * items;
-  const std::uint64_t tiles = (n + tile - 1) / tile;
+  const BlockConfig config{threads, items, 0};  // the grid is `blocks`, given
+  const std::uint64_t tile = tile_size(config), tiles = tile_count(n, config);
   for (std::uint64_t k = block; k < tiles; k += blocks)
     for (unsigned i = 0; i < items; ++i) {
       const std::uint64_t p = k * tile + std::uint64_t{i} * threads + thread;

@@ -8,7 +8,8 @@
 //     numeric_limits::max_exponent); inputs for bin 0 are scaled by 2^-(p-W+1) before depositing;
 //   a value's bin index from its biased exponent e: (emax + (emax - 2) - e) / W; for a subnormal
 //     input CUB takes the exponent from frexpf of the value converted to float (also for double,
-//     where every subnormal converts to 0 and gets index emax / W = 25: see DoubleSubnormalIndex);
+//     where every subnormal converts to 0 and gets index emax / W = 25: see binned_accumulator_test's
+//     Cub35DeparturesOnTheirMinimalInputs);
 //   each deposit ORs 1 into the last bit of the remainder before adding it to a fold (so the fold's
 //     rounding never sees a tie) and renormalisation moves the fold's two bits below its leading bit
 //     into the carry, keeping it in [1.5, 1.75) x 2^e of its bin;
@@ -84,7 +85,7 @@ class BinnedAccumulator {
         primary_[0] += x;
         return;
       }
-      if (primary_[0] == 0) start(index_of(x));
+      if (primary_[0] == 0) restart_folds(kFolds, index_of(x));
     }
     rebin(index_of(x));
     deposit(x);
@@ -155,9 +156,10 @@ class BinnedAccumulator {
   }
   static T with_last_bit(T x) { return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(x) | Bits{1})); }
 
-  // An empty accumulator's bins: those of index `needed`.
-  void start(int needed) {
-    for (int j = 0; j < kFolds; ++j) {
+  // Folds 0..count-1 restart at the bins from index `needed` on, with no carry (all of them: an
+  // empty accumulator's start).
+  void restart_folds(int count, int needed) {
+    for (int j = 0; j < kFolds && j < count; ++j) {
       primary_[j] = bin(j + needed);
       carry_[j] = 0;
     }
@@ -172,10 +174,7 @@ class BinnedAccumulator {
       primary_[i] = primary_[i - shift];
       carry_[i] = carry_[i - shift];
     }
-    for (int j = 0; j < kFolds && j < shift; ++j) {
-      primary_[j] = bin(j + needed);
-      carry_[j] = 0;
-    }
+    restart_folds(shift, needed);
   }
 
   // Each fold keeps the part of the remainder on its grid (the remainder's last bit set first, so
@@ -264,5 +263,13 @@ class BinnedAccumulator {
   std::array<T, kFolds> primary_{};
   std::array<T, kFolds> carry_{};
 };
+
+// The binned sum of `values` (each converted to T) in their order: the models' per-element run.
+template <class T, Binned kFlavor = Binned::design, class Values>
+T binned_sum(const Values& values) {
+  BinnedAccumulator<T, kFlavor> acc;
+  for (const auto v : values) acc.add(static_cast<T>(v));
+  return acc.value();
+}
 
 }  // namespace accucheck::cuda_models

@@ -15,11 +15,10 @@ namespace {
 
 template <class T>
 void binned_run(const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+  std::vector<double> column;
   for (std::size_t j = 0; j < w.elements; ++j) {
-    cuda_models::BinnedAccumulator<T> acc;
-    for (std::size_t i = 0; i <= w.steps; ++i)
-      acc.add(static_cast<T>(i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]));
-    result[j] = acc.value();
+    w.column(j, column);
+    result[j] = cuda_models::binned_sum<T>(column);
   }
 }
 

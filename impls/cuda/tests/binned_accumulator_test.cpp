@@ -27,16 +27,14 @@ using cuda_models::Binned;
 using cuda_models::BinnedAccumulator;
 using test::test_seed;
 
-template <class T, Binned F = Binned::design>
+template <class T>
 T binned_sum(const std::vector<T>& x) {
-  BinnedAccumulator<T, F> acc;
-  for (T v : x) acc.add(v);
-  return acc.value();
+  return cuda_models::binned_sum<T>(x);
 }
 
 template <class T>
 T cub35(const std::vector<T>& x) {
-  return binned_sum<T, Binned::cub_3_5>(x);
+  return cuda_models::binned_sum<T, Binned::cub_3_5>(x);
 }
 
 // Addends over a wide exponent range with cancellation: the order matters to a plain loop.

@@ -210,13 +210,8 @@ void cub_gpu_to_gpu_against_the_binned_model(const Backend& gpu, const std::vect
     std::vector<double> column;
     for (std::size_t j = 0; j < w.elements; ++j) {
       w.column(j, column);
-      cuda_models::BinnedAccumulator<T, Binned::design> design;
-      cuda_models::BinnedAccumulator<T, Binned::cub_3_5> shipped;
-      for (double x : column) {
-        design.add(static_cast<T>(x));
-        shipped.add(static_cast<T>(x));
-      }
-      const double d = design.value(), s = shipped.value();
+      const double d = cuda_models::binned_sum<T, Binned::design>(column);
+      const double s = cuda_models::binned_sum<T, Binned::cub_3_5>(column);
       if (same_result_bits(d, s)) {
         ASSERT_TRUE(same_result_bits(g[j], d)) << gpu.name << " on " << describe_shape(any) << ", element " << j << ": GPU "
                                                << hex_float(g[j]) << ", model " << hex_float(d);
