@@ -33,10 +33,10 @@ std::size_t environment_count(const char* variable, std::size_t fallback) {
 HarnessOptions options_from_environment() {
   HarnessOptions o;
   o.limits.max_long_steps = environment_count("ACCUCHECK_MAX_LONG_STEPS", o.limits.max_long_steps);
-  // A quarter of the suite's cases in boundary shapes (campaigns: 1 in 32), at most 2^16 values
+  // A third of the suite's cases in boundary shapes (campaigns: 1 in 32), at most 2^16 values
   // each, every scale equally likely: 200 cases per property reach the element-boundary mutants,
   // and the ASan run stays short.
-  o.limits.wide_one_in = environment_count("ACCUCHECK_WIDE_ONE_IN", 4);
+  o.limits.wide_one_in = environment_count("ACCUCHECK_WIDE_ONE_IN", 3);
   o.limits.max_wide_values = std::size_t{1} << 16;
   o.limits.wide_scale_draws = 1;  // scales up to 2^16 equally likely: D >= 1024 in a third of them
   const char* findings = std::getenv("ACCUCHECK_FINDINGS");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "accucheck/bound.h"
@@ -207,6 +208,14 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
       out = {TreeShape::Kind::lanes, parameter};
       return true;
     }
+    if (kind == "ranks") {
+      out = {TreeShape::Kind::ranks, parameter};
+      return true;
+    }
+    if (kind == "nccl_tree") {
+      out = {TreeShape::Kind::nccl_tree, parameter};
+      return true;
+    }
     if (kind == "numpy_buffered") {
       out = {TreeShape::Kind::numpy_buffered, parameter};
       return true;
@@ -222,7 +231,7 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
   }
   error = "unknown tree shape '" + h +
           "' (sequential, pairwise, numpy, blocked:B, lanes:L, numpy_buffered:B, windows:W, torch_sum, "
-          "cuda_block:THREADS:ITEMS:GRID)";
+          "cuda_block:THREADS:ITEMS:GRID, nccl_tree:G, ranks:P)";
   return false;
 }
 
@@ -466,6 +475,8 @@ std::string shape_text(const TreeShape& s) {
     case TreeShape::Kind::numpy_buffered: return "numpy_buffered:" + std::to_string(s.parameter);
     case TreeShape::Kind::windows: return "windows:" + std::to_string(s.parameter);
     case TreeShape::Kind::torch_sum: return "torch_sum";
+    case TreeShape::Kind::nccl_tree: return "nccl_tree:" + std::to_string(s.parameter);
+    case TreeShape::Kind::ranks: return "ranks:" + std::to_string(s.parameter);
     case TreeShape::Kind::cuda_block:
       return "cuda_block:" + std::to_string(s.parameter) + ":" + std::to_string(s.items) + ":" + std::to_string(s.grid);
   }
@@ -582,6 +593,45 @@ std::uint64_t cuda_block_height(std::uint64_t threads, std::uint64_t items, std:
   return (m1 - 1) + ceil_log2(k1) + (m2 - 1) + ceil_log2(k2);
 }
 
+// NCCL's tree all-reduce over n ranks in nodes of G (NVIDIA/nccl v2.28.9 src/graph/trees.cc
+// ncclGetBtree/ncclGetDtree, connect.cc setTreeDown; the model: impls/common/allreduce_orders.h).
+// Tree 0 over the N = ceil(n/G) nodes links node v != 0 to its parent through v's lowest set bit
+// b: (v ^ b) | 2b, or v ^ b when that is not a node; a parent's children are one below and one
+// above it, so their order by number is NCCL's down0, down1. Tree 1 is tree 0 on renumbered
+// nodes (mirrored when N is even, shifted by one when odd), so only which node holds the short
+// last chain differs. A node's value is the left fold of [own, chain of the other G-1 ranks, the
+// children's sums]: the first operand passes m-1 roundings, operand i >= 1 passes m-i. A chain
+// of L values (each rank adding its own value to the sum below it) costs its deepest leaf L-1.
+std::uint64_t nccl_tree_height(std::uint64_t gpus, std::uint64_t n) {
+  const std::uint64_t nodes = (n + gpus - 1) / gpus;
+  const std::uint64_t last_node_size = n - (nodes - 1) * gpus;
+  std::vector<std::vector<std::uint64_t>> children(nodes);
+  for (std::uint64_t v = 1; v < nodes; ++v) {
+    const std::uint64_t bit = v & (~v + 1);
+    std::uint64_t parent = (v ^ bit) | (bit << 1);
+    if (parent >= nodes) parent = v ^ bit;
+    children[parent].push_back(v);  // ascending v: down0 before down1
+  }
+  std::uint64_t height = 0;
+  for (int tree = 0; tree < 2; ++tree) {
+    // The renumbered node that is the last node (the possibly shorter chain): itself in tree 0,
+    // 0 under the mirror, N - 2 (mod N) under the shift.
+    const std::uint64_t short_node = tree == 0 ? nodes - 1 : nodes % 2 == 0 ? 0 : (2 * nodes - 2) % nodes;
+    std::function<std::uint64_t(std::uint64_t)> deepest = [&](std::uint64_t v) -> std::uint64_t {
+      std::vector<std::uint64_t> operand_depths{0};
+      const std::uint64_t size = v == short_node ? last_node_size : gpus;
+      if (size > 1) operand_depths.push_back(size - 2);
+      for (std::uint64_t c : children[v]) operand_depths.push_back(deepest(c));
+      const std::uint64_t m = operand_depths.size();
+      std::uint64_t d = 0;
+      for (std::uint64_t i = 0; i < m; ++i) d = std::max(d, operand_depths[i] + (i == 0 ? m - 1 : m - i));
+      return d;
+    };
+    height = std::max(height, deepest(0));
+  }
+  return height;
+}
+
 }  // namespace
 
 std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
@@ -633,6 +683,19 @@ std::uint64_t tree_height(const TreeShape& shape, std::uint64_t n) {
       return last_height;
     }
     case TreeShape::Kind::cuda_block: return cuda_block_height(shape.parameter, shape.items, shape.grid, n);
+    case TreeShape::Kind::ranks: {
+      const std::uint64_t ranks = shape.parameter;
+      return ((n + ranks - 1) / ranks - 1) + (std::min(n, ranks) - 1);
+    }
+    case TreeShape::Kind::nccl_tree: {
+      thread_local std::uint64_t last_gpus = 0, last_n = 0, last_height = 0;  // O(n) each: kept as torch_sum's
+      if (n != last_n || shape.parameter != last_gpus) {
+        last_height = nccl_tree_height(shape.parameter, n);
+        last_n = n;
+        last_gpus = shape.parameter;
+      }
+      return last_height;
+    }
   }
   return n - 1;
 }

@@ -509,6 +509,87 @@ void multi_input(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWork
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Reductions over ranks (all-reduce): a dense workload read as P = T + 1 ranks' buffers, rank 0's
+// in the initial value (docs/workloads.md "Reductions over ranks").
+
+// P: small worlds in half the cases (and first: the zero choices), then powers of two and their
+// neighbours (where the algorithms fold extra ranks or halve), then any P up to 1024; within the
+// step limits. Small worlds also leave room for the boundary shapes' wide buffers (D x P values).
+std::size_t draw_ranks(ChoiceStream& s, const GenerationLimits& l) {
+  if (l.fixed_steps) return l.fixed_steps + 1;
+  if (!l.step_choices.empty()) return l.step_choices[s.pick(l.step_choices.size())] + 1;
+  const std::size_t most = std::clamp<std::size_t>(std::max(l.max_steps, l.max_long_steps) + 1, 2, 1024);
+  std::size_t ranks = 0;
+  switch (s.draw(3)) {
+    case 0:
+    case 1: ranks = 2 + s.draw(14); break;
+    case 2: ranks = (std::size_t{1} << (1 + s.draw(9))) + s.draw(2) - 1; break;
+    default: ranks = 2 + s.draw(1022); break;
+  }
+  return std::clamp<std::size_t>(ranks, 2, most);
+}
+
+// D: as other families, or next to a multiple of P (m P - 1, m P, m P + 1 for m = 1..4: where the
+// rings' chunks and blocks change size) while the buffer stays within the boundary shapes'
+// budget (none when they are off: the encoding could not hold it).
+std::size_t draw_rank_elements(ChoiceStream& s, const GenerationLimits& l, std::size_t ranks) {
+  const std::size_t ordinary = draw_elements(s, l);
+  if (!s.chance(1, 3)) return ordinary;
+  const std::size_t boundary = (1 + s.draw(3)) * ranks + s.draw(2) - 1;
+  const bool fits = l.max_wide_values > 0 && boundary <= l.max_wide_elements &&
+                    boundary * ranks <= std::min<std::size_t>(l.max_wide_values, std::size_t{1} << 16);
+  return fits ? boundary : ordinary;
+}
+
+// Values of small reductions come from the stream itself (they shrink value by value); those of
+// large ones from a sub-seed, as long chains' do.
+constexpr std::size_t kMaxStreamedRankValues = 64;
+
+void ranks_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // Data-parallel gradients whose scale differs by rank (unequal shards, a rank with a loss
+  // spike): rank r's values within 3 binades below 2^e_r, e_r up to `spread` binades below the
+  // largest (12 in f16, whose range is narrow; 40 otherwise); of one sign two times in three.
+  const std::size_t ranks = draw_ranks(s, l);
+  Columns c(w, draw_rank_elements(s, l, ranks), ranks - 1);
+  const int top = -6 + loss_scale_exponent(s, f);
+  const int spread = static_cast<int>(s.draw(f == Format::f16 ? 12 : 40));
+  const bool same_sign = !s.chance(1, 3);
+  const bool streamed = ranks * w.elements <= kMaxStreamedRankValues;
+  SeededChoiceStream bulk(streamed ? 0 : s.seed());
+  ChoiceStream& values = streamed ? s : bulk;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const int e = top - static_cast<int>(values.draw(static_cast<std::uint64_t>(spread)));
+    for (std::size_t j = 0; j < w.elements; ++j) c.set(j, r, draw_band_float(values, f, e - 3, e, same_sign));
+  }
+}
+
+void ranks_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // Cancellation across ranks: rank pairs whose gradients nearly cancel (a value and its negation
+  // moved by 0..3 units in the last place), neighbours (2i, 2i+1) or half a world apart (i, i +
+  // P/2: the pair meets late in a tree and early or late around a ring); a rank without a
+  // partner holds a value 2^-20 of the others'. The exact sum is orders below the values.
+  const std::size_t ranks = draw_ranks(s, l);
+  Columns c(w, draw_rank_elements(s, l, ranks), ranks - 1);
+  const int top = -10 + loss_scale_exponent(s, f);
+  const bool far_apart = s.coin();
+  const bool streamed = ranks * w.elements <= kMaxStreamedRankValues;
+  SeededChoiceStream bulk(streamed ? 0 : s.seed());
+  ChoiceStream& values = streamed ? s : bulk;
+  const std::size_t half = ranks / 2;
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    for (std::size_t k = 0; k < half; ++k) {
+      const std::size_t a = far_apart ? k : 2 * k, b = far_apart ? k + half : 2 * k + 1;
+      const double x = draw_band_float(values, f, top - 8, top);
+      double y = -x;
+      for (std::uint64_t moves = values.draw(3); moves > 0; --moves) y = values.coin() ? next_up(y, f) : next_down(y, f);
+      c.set(j, a, x);
+      c.set(j, b, y);
+    }
+    if (ranks % 2 == 1) c.set(j, ranks - 1, draw_band_float(values, f, top - 28, top - 20));
+  }
+}
+
 template <void (*Fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&)>
 void dense(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   Fill(s, f, l, std::get<DenseWorkload>(w));
@@ -539,6 +620,9 @@ const std::vector<Family> kFamilies = {
     {"multi_input", "ElemwiseSum of m = 1..8 inputs into the buffer (mxnet-17995), one scale per parameter", true, WorkloadKind::dense, dense<multi_input>},
     {"gemm_accumulation", "dW += dY^T X over T micro-batches (max_product_steps), K = batch, relu activations", true, WorkloadKind::product, product_accumulation},
     {"embedding_token_batches", "token batches (up to 2 x 14) into a table, one token up to 7 times, rows absent (mxnet-16686 GPU)", true, WorkloadKind::sparse, sparse_token_batches},
+    // Reductions over P = T + 1 ranks (issue 20).
+    {"ranks_magnitudes", "an all-reduce over P = 2..1024 ranks (T = P - 1) whose gradient scales differ by rank, D near multiples of P", true, WorkloadKind::dense, dense<ranks_magnitudes>},
+    {"ranks_cancelling", "an all-reduce over P = 2..1024 ranks whose values cancel in pairs, neighbours or half a world apart", true, WorkloadKind::dense, dense<ranks_cancelling>},
 };
 
 }  // namespace

@@ -270,7 +270,9 @@ bool shape_has_fixed_order(const TreeShape& shape) {
     case TreeShape::Kind::lanes: return shape.parameter > 0 && (shape.parameter & (shape.parameter - 1)) == 0;
     case TreeShape::Kind::pairwise:
     case TreeShape::Kind::windows:
-    case TreeShape::Kind::torch_sum: return false;
+    case TreeShape::Kind::torch_sum:
+    case TreeShape::Kind::nccl_tree:  // two trees, by the element's place in the buffer
+    case TreeShape::Kind::ranks: return false;  // any tree over the shares
   }
   return false;
 }

@@ -43,7 +43,7 @@ BoundExpr bound(const std::string& text) {
 
 TEST(BoundText, RoundTripOfEveryKind) {
   for (const char* text :
-       {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)",
+       {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)", "tree(nccl_tree:8,bf16)",
         "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
         "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "fused(4,14,f32)", "fused(32,25,bf16)",
         "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)",
@@ -115,7 +115,7 @@ TEST(BoundText, ClearErrorsOnBadText) {
   for (const std::string text :
        {"", "   ", "recursive", "recursive()", "recursive(f8)", "recursive(f32,f32)", "recursive(f32(1))",
         "tree(f32)", "tree(blocked:0,f32)", "tree(blocked:x,f32)", "tree(blocked:,f32)", "tree(lanes,f32)",
-        "tree(foo,f32)", "tree(windows:1,f32)", "tree(numpy_buffered:0,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
+        "tree(foo,f32)", "tree(windows:1,f32)", "tree(nccl_tree:0,f32)", "tree(numpy_buffered:0,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
         "widened(recursive(f64))", "ftz(f32,f32)", "ulps(-1)", "ulps(x)", "ulps()", "ulps(1,2)",
         "reproducible_binned(1,40,f64)", "reproducible_binned(3,61,f64)", "reproducible_binned(3,40)",
         "fused(0,14,f32)", "fused(65,14,f32)", "fused(4,1,f32)", "fused(4,54,f32)", "fused(4,14)", "fused(4,14,e4m3)",
@@ -700,7 +700,7 @@ TEST(BoundText, DepthsRoundTripAndErrors) {
   EXPECT_EQ(to_string(bound("depths(n5:4x2.3-1,n3:1.2x2,f32)")), "depths(n3:1.2x2,n5:4x2.3-1,f32)");
   EXPECT_TRUE(bound_needs_terms(bound("widened(depths(sequential,f64),f32)")));
   EXPECT_FALSE(bound_needs_terms(bound("widened(recursive(f64),f32)")));
-  for (const std::string text : {"depths(f32)", "depths(pairwise,f32)", "depths(windows:4,f32)", "depths(torch_sum,f32)",
+  for (const std::string text : {"depths(f32)", "depths(pairwise,f32)", "depths(windows:4,f32)", "depths(torch_sum,f32)", "depths(nccl_tree:1,f32)",
                                  "depths(lanes:6,f32)", "depths(n5:1x2,f32)", "depths(n3:1.2x2,n3:1.2x2,f32)",
                                  "depths(sequential,numpy,f32)", "depths(n5:zz,f32)", "depths(n0:1,f32)", "depths(nx:1,f32)",
                                  "depths(n2:1x2)", "depths(sequential)"}) {

@@ -6,6 +6,7 @@
 // planted mutants that change the order, the precision or the determinism are contradicted.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "accucheck/findings.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/symbolic_tree.h"
+#include "common/allreduce_orders.h"
 #include "cuda/models/tree_models.h"
 #include "mutants/mutants.h"
 
@@ -86,6 +88,41 @@ std::string promoted_steps(std::size_t n, std::size_t k, std::size_t period) {
     acc = acc + partial;
   }
   return acc.text();
+}
+
+// Open MPI's recursive doubling (coll_base_allreduce.c), restated by recursion: ranks 2i and 2i+1
+// (i < n - 2^k, 2^k the largest power of two <= n) add first, then the 2^k values are halved in
+// order. Its basic linear reduce: x0 + (x1 + (... + x_{n-1})).
+SymbolicSum halves(const std::vector<SymbolicSum>& v, std::size_t begin, std::size_t end) {
+  if (end - begin == 1) return v[begin];
+  const std::size_t middle = begin + (end - begin) / 2;
+  return halves(v, begin, middle) + halves(v, middle, end);
+}
+std::string recursive_doubling(std::size_t n) {
+  const auto x = symbolic_leaves(n);
+  const std::size_t power = std::size_t{1} << (std::bit_width(n) - 1);
+  std::vector<SymbolicSum> folded;
+  for (std::size_t i = 0; i < n - power; ++i) folded.push_back(x[2 * i] + x[2 * i + 1]);
+  for (std::size_t i = 2 * (n - power); i < n; ++i) folded.push_back(x[i]);
+  return halves(folded, 0, folded.size()).text();
+}
+std::string right_fold(std::size_t n) {
+  const auto x = symbolic_leaves(n);
+  SymbolicSum s = x[n - 1];
+  for (std::size_t i = n - 1; i-- > 0;) s = x[i] + s;
+  return s.text();
+}
+
+// NCCL's tree with 8 ranks per node, up to two nodes: each node's chain (every rank adding its own
+// value to the sum below it), the second node's sum added to the first's.
+std::string nccl_nodes_of_8(std::size_t n) {
+  const auto x = symbolic_leaves(n);
+  auto chain = [&](std::size_t begin, std::size_t end) {
+    SymbolicSum s = x[end - 1];
+    for (std::size_t i = end - 1; i-- > begin;) s = x[i] + s;
+    return s;
+  };
+  return n <= 8 ? chain(0, n).text() : (chain(0, 8) + chain(8, n)).text();
 }
 
 // What characterize must report for a backend.
@@ -166,6 +203,42 @@ Expected expected_for(const std::string& b) {
   if (starts("cuda_model_cub_rfa_"))
     return {"tree", [](std::size_t n) { return SymbolicSum::fused(symbolic_leaves(n)).text(); }, "", "",
             {Relation::undetermined, Relation::looser}};
+  // All-reduce models over n ranks (impls/cpu/allreduce.cpp). Rabenseifner's order depends on the
+  // buffer's width (a buffer of 1 element takes the basic linear reduce), and so does Open MPI's
+  // ring's (recursive doubling below n elements; at n = 100 > 65 it is that tree in every
+  // element). The rings' and NCCL's trees differ by element: characterize derives anyorder,
+  // tighter than the rings' recursive bound, looser than the trees' heights. Up to 16 ranks
+  // NCCL's 8-GPU tree has two nodes or one, and both of its trees are the same association.
+  if (starts("allreduce_mpi_recursive_doubling_")) return {"tree", recursive_doubling, "", ""};
+  if (starts("allreduce_mpi_rabenseifner_")) return {"element-dependent", {}, "", "", fine};
+  if (starts("allreduce_mpi_basic_linear_")) return {"tree", right_fold, "", ""};
+  if (starts("allreduce_mpi_ring_")) return {"", recursive_doubling, "", "", fine};
+  if (starts("allreduce_nccl_ring_")) return {"element-dependent", {}, "", "", fine};
+  if (starts("allreduce_nccl_tree_8gpu_"))
+    return {"", [](std::size_t n) { return n <= 16 ? nccl_nodes_of_8(n) : std::string("(not one tree)"); }, "", "",
+            {Relation::equal, Relation::tighter, Relation::looser}};
+  if (starts("allreduce_nccl_tree_")) return {"element-dependent", {}, "", "", {Relation::equal, Relation::looser}};
+  if (starts("allreduce_nvls_")) return {"run-dependent", {}, "", ""};
+  // The real MPI_Allreduce on P ranks (impls/thirdparty/openmpi.cpp): each rank's share a chain,
+  // then the library's reduction. Forced to recursive doubling or the basic linear algorithm its
+  // order does not depend on the buffer: the shares' chains under the Open MPI order model
+  // (impls/tests/openmpi_test.cpp checks the model against the library bit for bit). The other
+  // algorithms, and the library's own choice, change with the buffer's size (a width-dependent,
+  // element-dependent order: anyorder derived, looser than the stated tree(ranks:P,F) from n = 5).
+  if (b == "mpi_allreduce_np4_recursive_doubling_f32" || b == "mpi_allreduce_np4_basic_linear_f32") {
+    const bool doubling = b.find("doubling") != std::string::npos;
+    return {"tree", [doubling](std::size_t n) {
+              const auto x = symbolic_leaves(n);
+              std::vector<SymbolicSum> partial(4);
+              for (std::size_t r = 0; r < 4; ++r)
+                for (std::size_t i = n * r / 4; i < n * (r + 1) / 4; ++i) partial[r] = partial[r] + x[i];
+              const std::span<const SymbolicSum> p(partial);
+              return (doubling ? impls::allreduce::mpi_recursive_doubling(p) : impls::allreduce::mpi_basic_linear(p)).text();
+            },
+            "", "", fine};
+  }
+  if (starts("mpi_allreduce_"))
+    return {"", {}, "", "", {Relation::equal, Relation::tighter, Relation::looser, Relation::undetermined}};
   return {"?", {}, "", ""};
 }
 

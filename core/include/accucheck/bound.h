@@ -83,8 +83,16 @@ struct TreeShape {
     // sums, then a second pass of one block over the G block sums. `cuda_block:32:1:1` is one
     // warp per sum (the warp-shuffle tree).
     cuda_block,
+    // NCCL's tree all-reduce over n ranks in nodes of G (impls/common/allreduce_orders.h;
+    // docs/bounds.md "All-reduce"): a chain inside each node, NCCL's double binary tree across
+    // nodes, each node adding its children's sums after its own; h is the deeper of the two trees.
+    nccl_tree,
+    // P ranks each summing a contiguous share of the terms in order (at most ceil(n/P) of them),
+    // then any tree over the min(n, P) shares: (ceil(n/P) - 1) + (min(n, P) - 1) (a black-box
+    // all-reduce after each rank's own accumulation; docs/bounds.md "All-reduce over ranks").
+    ranks,
   } kind = Kind::pairwise;
-  std::uint64_t parameter = 0;  // b, L, or THREADS (cuda_block: a power of two, 32..1024)
+  std::uint64_t parameter = 0;  // b, L, THREADS (cuda_block: a power of two, 32..1024), G (nccl_tree) or P (ranks)
   std::uint64_t items = 0;      // cuda_block: ITEMS per thread and tile
   std::uint64_t grid = 0;       // cuda_block: GRID, the most blocks of the first pass
   bool operator==(const TreeShape&) const = default;
