@@ -25,6 +25,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   libopenblas-dev
+  openmpi-bin libopenmpi-dev  # impls/thirdparty/openmpi.cpp: the real MPI_Allreduce backends
   libcli11-dev    # tools/: the command line (header-only CLI11)
   chromium        # tools/tests/report_test.py: the HTML report renders in headless Chromium
 )
