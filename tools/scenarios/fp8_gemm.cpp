@@ -28,21 +28,6 @@ namespace {
 constexpr std::size_t kInner = 4096;  // K
 constexpr std::size_t kTokens = 16, kFeatures = 32;
 
-// Standard normal draws (Box-Muller) from the seeded choice stream.
-class Normal {
- public:
-  explicit Normal(std::uint64_t seed) : stream_(seed) {}
-  double operator()() {
-    constexpr std::uint64_t kSteps = std::uint64_t{1} << 30;
-    const double u1 = (static_cast<double>(stream_.draw(kSteps)) + 0.5) / static_cast<double>(kSteps);  // (0, 1)
-    const double u2 = static_cast<double>(stream_.draw(kSteps)) / static_cast<double>(kSteps);
-    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
-  }
-
- private:
-  SeededChoiceStream stream_;
-};
-
 // Scales a row so that its largest magnitude is E4M3's 448, then rounds it to E4M3.
 void quantize_row(std::span<double> row) {
   double largest = 0;
@@ -87,24 +72,6 @@ DenseWorkload layer_projection() {
   for (std::size_t m = 0; m < kTokens; ++m) quantize_row(std::span(a).subspan(m * kInner, kInner));
   for (std::size_t f = 0; f < kFeatures; ++f) quantize_row(std::span(b).subspan(f * kInner, kInner));
   return gemm(a, b, "fp8-gemm-accumulation/layer");
-}
-
-// Normwise max |computed - S| / max |S|, and the largest and the median |computed - S| / |S| (S != 0).
-void error_figures(ScenarioResult& r, const PathResult& p) {
-  double largest_error = 0, largest_sum = 0;
-  std::vector<double> relative;
-  for (const ElementVerdict& e : p.outcome.elements) {
-    largest_error = std::max(largest_error, e.error);
-    largest_sum = std::max(largest_sum, std::fabs(e.exact));
-    if (e.exact != 0) relative.push_back(e.error / std::fabs(e.exact));
-  }
-  std::sort(relative.begin(), relative.end());
-  const std::string prefix = p.tensor + "." + p.path + ".";
-  r.figures.push_back({prefix + "normwise_error", largest_error / largest_sum, "max |computed - S| / max |S| over the outputs"});
-  r.figures.push_back({prefix + "max_relative_error", relative.empty() ? 0.0 : relative.back(), "max |computed - S| / |S|"});
-  r.figures.push_back({prefix + "median_relative_error", relative.empty() ? 0.0 : relative[relative.size() / 2],
-                       "median |computed - S| / |S|"});
-  r.figures.push_back({prefix + "max_bound_ratio", p.outcome.max_ratio, "max error / bound where the bound is defined"});
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
+#include <numbers>
 #include <stdexcept>
 #include <tuple>
 
@@ -23,6 +24,7 @@ ScenarioResult mxnet_17703();
 ScenarioResult bf16_stagnation();
 ScenarioResult bf16_long_accumulation();
 ScenarioResult fp8_gemm_accumulation();
+ScenarioResult fsdp_bf16_reduce();
 
 const std::vector<Scenario>& all() {
   static const std::vector<Scenario> scenarios = {
@@ -37,6 +39,8 @@ const std::vector<Scenario>& all() {
        bf16_long_accumulation},
       {"fp8-gemm-accumulation", "FP8 GEMM at K = 4096: 14-bit tensor-core accumulation vs promotion to FP32 every N_C",
        fp8_gemm_accumulation},
+      {"fsdp-bf16-reduce", "bf16 gradients all-reduced over 8 .. 384 ranks: bf16 vs fp32 accumulation, ring vs tree",
+       fsdp_bf16_reduce},
   };
   return scenarios;
 }
@@ -128,6 +132,31 @@ PathResult run_path(std::string path, std::string tensor, const Backend& backend
   if (!r.outcome.failure.empty()) throw std::runtime_error(backend.name + " failed: " + r.outcome.failure);
   r.shown = pick_shown(r.outcome);
   return r;
+}
+
+void error_figures(ScenarioResult& r, const PathResult& p) {
+  double largest_error = 0, largest_sum = 0;
+  std::vector<double> relative;
+  for (const ElementVerdict& e : p.outcome.elements) {
+    largest_error = std::max(largest_error, e.error);
+    largest_sum = std::max(largest_sum, std::fabs(e.exact));
+    if (e.exact != 0) relative.push_back(e.error / std::fabs(e.exact));
+  }
+  std::sort(relative.begin(), relative.end());
+  const std::string prefix = p.tensor + "." + p.path + ".";
+  r.figures.push_back({prefix + "normwise_error", largest_sum > 0 ? largest_error / largest_sum : 0.0,
+                       "max |computed - S| / max |S| over the outputs"});
+  r.figures.push_back({prefix + "max_relative_error", relative.empty() ? 0.0 : relative.back(), "max |computed - S| / |S|"});
+  r.figures.push_back({prefix + "median_relative_error", relative.empty() ? 0.0 : relative[relative.size() / 2],
+                       "median |computed - S| / |S|"});
+  r.figures.push_back({prefix + "max_bound_ratio", p.outcome.max_ratio, "max error / bound where the bound is defined"});
+}
+
+double Normal::operator()() {
+  constexpr std::uint64_t kSteps = std::uint64_t{1} << 30;
+  const double u1 = (static_cast<double>(stream_.draw(kSteps)) + 0.5) / static_cast<double>(kSteps);  // (0, 1)
+  const double u2 = static_cast<double>(stream_.draw(kSteps)) / static_cast<double>(kSteps);
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
 }
 
 Divergence diverge(const PathResult& a, const PathResult& b) {

@@ -15,6 +15,7 @@
 
 #include "accucheck/backend.h"
 #include "accucheck/check.h"
+#include "accucheck/choice.h"
 
 namespace accucheck::scenarios {
 
@@ -89,6 +90,21 @@ const Backend& registered(std::string_view name);  // throws std::runtime_error 
 PathResult run_path(std::string path, std::string tensor, const Backend& backend, const Workload& w,
                     const std::vector<ExactSum>& exact, std::vector<std::size_t> shape, const RunOptions& options = {});
 Divergence diverge(const PathResult& a, const PathResult& b);
+// Figures "<tensor>.<path>.normwise_error" (max |computed - S| / max |S| over the elements),
+// ".max_relative_error" and ".median_relative_error" (|computed - S| / |S|, S != 0) and
+// ".max_bound_ratio" (max error / bound where the bound is defined).
+void error_figures(ScenarioResult& r, const PathResult& p);
+
+// Standard normal draws (Box-Muller) from a seeded choice stream: reconstructed data, the same on
+// every machine.
+class Normal {
+ public:
+  explicit Normal(std::uint64_t seed) : stream_(seed) {}
+  double operator()();
+
+ private:
+  SeededChoiceStream stream_;
+};
 
 // ---- output --------------------------------------------------------------------------------
 

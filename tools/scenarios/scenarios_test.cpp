@@ -59,10 +59,10 @@ void expect_digits(double x, double reported, double half_unit, const char* what
   EXPECT_LE(std::fabs(x - reported), half_unit) << what << ": " << x << " vs reported " << reported;
 }
 
-TEST(Scenarios, SevenAreListedAndEachRunsInUnderTenSeconds) {
-  EXPECT_EQ(all().size(), 7u);
+TEST(Scenarios, EightAreListedAndEachRunsInUnderTenSeconds) {
+  EXPECT_EQ(all().size(), 8u);
   for (const char* name : {"mxnet-16686-cpu", "mxnet-16686-embedding", "mxnet-17995", "mxnet-17703", "bf16-stagnation",
-                           "bf16-long-accumulation", "fp8-gemm-accumulation"}) {
+                           "bf16-long-accumulation", "fp8-gemm-accumulation", "fsdp-bf16-reduce"}) {
     const ScenarioResult& r = result(name);
     EXPECT_EQ(r.name, name);
     EXPECT_FALSE(r.story.empty());
@@ -73,7 +73,7 @@ TEST(Scenarios, SevenAreListedAndEachRunsInUnderTenSeconds) {
   }
 }
 
-// The CLI: --list names seven, --json parses and carries the verdicts, bad usage exits 2.
+// The CLI: --list names eight, --json parses and carries the verdicts, bad usage exits 2.
 std::string capture(const std::string& arguments, int* status) {
   const std::string command = std::string(ACCUCHECK_CLI_PATH) + " " + arguments + " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
@@ -90,7 +90,7 @@ TEST(ScenarioCli, ListJsonAndBadUsage) {
   EXPECT_EQ(status, 0);
   int lines = 0;
   for (char c : list) lines += c == '\n';
-  EXPECT_EQ(lines, 7) << list;
+  EXPECT_EQ(lines, 8) << list;
   for (const auto& s : all()) EXPECT_NE(list.find(std::string(s.name)), std::string::npos) << s.name;
 
   const std::string json = capture("scenario mxnet-17703 --json", &status);
@@ -317,6 +317,35 @@ TEST(Fp8GemmAccumulation, WindowErrsByTenthsOfAPercentPromotionStaysWithinItsBou
   // of the unpromoted chain on random matrices is of that order.
   EXPECT_GT(r.figure("random.tc_no_promotion.max_relative_error"), 2e-3);
   EXPECT_LT(r.figure("random.tc_no_promotion.max_relative_error"), 2e-1);
+}
+
+// ---- fsdp-bf16-reduce ---------------------------------------------------------------------------
+
+TEST(FsdpBf16Reduce, Bf16RingErrorGrowsWithRanksFp32AccumulationStaysAtOneRounding) {
+  const ScenarioResult& r = result("fsdp-bf16-reduce");
+  auto figure = [&](std::size_t ranks, const char* path, const char* what) {
+    return r.figure("P=" + std::to_string(ranks) + "." + path + "." + what);
+  };
+  for (std::size_t ranks : {8u, 48u, 96u, 192u, 384u}) {
+    SCOPED_TRACE(ranks);
+    // Within every bound, except the bf16 ring's at 384 ranks: (P - 1) u_bf16 = 383/256 > 1, the
+    // bound is at least sum |x| and promises nothing.
+    for (const char* path : {"ring_bf16", "tree_bf16", "ring_fp32", "tree_fp32"})
+      expect_all(r.path(path, "P=" + std::to_string(ranks)),
+                 ranks == 384 && std::string(path) == "ring_bf16" ? Verdict::bound_vacuous : Verdict::ok);
+    // f32 accumulation: the sum of at most 384 bf16 values is nearly exact in f32, then one bf16
+    // rounding: at most u_bf16 = 2^-8 of the largest value, plus f32's share.
+    EXPECT_LE(figure(ranks, "ring_fp32", "normwise_error"), 0x1p-8 * (1 + 0x1p-10));
+    EXPECT_LE(figure(ranks, "tree_fp32", "normwise_error"), 0x1p-8 * (1 + 0x1p-10));
+  }
+  // In bf16 the ring's error grows with P, past the tree's (h ~ 2 log2 P against P - 1 roundings)
+  // and far past one rounding; so does its bound.
+  EXPECT_GT(figure(384, "ring_bf16", "normwise_error"), 2 * figure(8, "ring_bf16", "normwise_error"));
+  EXPECT_GT(figure(384, "ring_bf16", "normwise_error"), figure(384, "tree_bf16", "normwise_error"));
+  EXPECT_GT(figure(384, "ring_bf16", "normwise_error"), 4 * figure(384, "ring_fp32", "normwise_error"));
+  EXPECT_GT(figure(384, "ring_bf16", "normwise_bound"), 10 * figure(8, "ring_bf16", "normwise_bound"));
+  EXPECT_LT(figure(384, "tree_bf16", "normwise_bound"), figure(384, "ring_bf16", "normwise_bound") / 4);
+  EXPECT_GT(r.divergence("P=384", "ring_fp32", "ring_bf16").differing, 1024u);
 }
 
 }  // namespace
