@@ -65,6 +65,21 @@ def test_grad_accumulation_stagnates_where_the_hand_sum_does_not(tmp_path):
     assert worst["torch.grad_stack_sum_bf16"] <= 1, worst
 
 
+def test_gloo_all_reduce_holds_its_bounds_in_f32_and_f64(tmp_path):
+    # torch.distributed.all_reduce with gloo on 2, 4 and 8 processes, after each rank's own sum.
+    results, r = campaign(tmp_path, "torch_distributed_backends.py", ["torch.gloo_*f32", "torch.gloo_*f64"], cases=40)
+    assert len(assert_all_ran_within_bounds(results, "torch.gloo_", 40, r.stdout)) == 4
+
+
+@pytest.mark.parametrize("case,computed", [("gloo_f16_lost_addend.json", "5.9604644775390625e-08"),
+                                           ("gloo_f16_normal_values.json", " 1 ")])
+def test_gloo_all_reduce_loses_an_f16_addend(case, computed):
+    # PyTorch 1.13's gloo::float16 skips writing a sum equal to half(old bits as an integer):
+    # 2^-24 + 1 stays 2^-24, 1 + 15360 stays 1 where the rank holding the first adds (docs/frameworks.md).
+    r = replay(case, "torch_distributed_backends.py")
+    assert r.returncode == 1 and "bound-exceeded" in r.stdout and computed in r.stdout, r.stdout + r.stderr
+
+
 def test_numpy_ops_hold_their_bounds(tmp_path):
     results, r = campaign(tmp_path, "numpy_backends.py", ["numpy.*"], cases=150)
     assert len(assert_all_ran_within_bounds(results, "numpy.", 150, r.stdout)) == 11
