@@ -1,23 +1,22 @@
 // accucheck_mpi_worker: the MPI program behind the mpi_allreduce_* backends (openmpi.cpp), started
-// once per backend as `mpirun -np P accucheck_mpi_worker REQUESTS RESPONSES` and kept running.
-// Rank 0 reads requests from the REQUESTS fifo and writes results to RESPONSES; every rank takes
-// its contiguous share of each element's terms, sums it in order in the request's format (its
-// own accumulation, the gradient it holds), and MPI_Allreduce with MPI_SUM (a user-defined sum
-// for bf16) gives the result. A request: four little-endian uint64 (D, n, format: 0 f64, 1 f32,
-// 2 bf16, 0), then n * D doubles, term-major (term i of every element, then term i + 1); D = 0
-// or the end of the fifo stops the world. A response: D doubles.
+// once per backend as `mpirun -np P accucheck_mpi_worker DIRECTORY` and kept running. Rank r reads
+// its requests from the fifo DIRECTORY/rank<r>, rank 0 writes the results to DIRECTORY/responses.
+// A request: four little-endian uint64 (D, k, format: 0 f64, 1 f32, 2 bf16, 0), then k * D
+// doubles, this rank's share of each element's terms, term-major (term i of every element, then
+// term i + 1). The rank sums its share in order in the format (its own accumulation, the gradient
+// it holds; -0 when k = 0), and MPI_Allreduce with MPI_SUM (a user-defined sum for bf16) gives the
+// result: D doubles. The end of a rank's fifo stops the world.
 //
-// Waiting for the next request, ranks other than 0 poll a non-blocking broadcast and sleep, so
-// that an idle world of P processes costs no CPU (Open MPI's blocking calls spin).
+// Each rank waits for its next request in a blocking read, so an idle world costs no CPU (Open
+// MPI's blocking collectives spin, which a broadcast of the request would make every rank do).
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <thread>
+#include <string>
 #include <vector>
 
 namespace {
@@ -47,17 +46,14 @@ void bf16_sum(void* in, void* inout, int* count, MPI_Datatype*) {
 
 bool read_all(std::FILE* f, void* data, std::size_t bytes) { return std::fread(data, 1, bytes, f) == bytes; }
 
-// Rank r's share of n terms: [r n / P, (r + 1) n / P); -0 (the exact identity) when empty.
+// The share's k terms per element summed in order; -0 (the exact identity) when k = 0.
 template <class T, class Add>
-void local_sums(const std::vector<double>& terms, std::size_t elements, std::size_t n, int rank, int ranks,
-                std::vector<T>& out, T negative_zero, Add add, T (*convert)(double)) {
-  const std::size_t begin = n * static_cast<std::size_t>(rank) / static_cast<std::size_t>(ranks);
-  const std::size_t end = n * (static_cast<std::size_t>(rank) + 1) / static_cast<std::size_t>(ranks);
+void local_sums(const std::vector<double>& share, std::size_t elements, std::size_t k, std::vector<T>& out,
+                T negative_zero, Add add, T (*convert)(double)) {
   out.assign(elements, negative_zero);
-  for (std::size_t j = 0; j < elements; ++j) {
-    if (begin == end) continue;
-    T acc = convert(terms[begin * elements + j]);
-    for (std::size_t i = begin + 1; i < end; ++i) acc = add(acc, convert(terms[i * elements + j]));
+  for (std::size_t j = 0; j < elements && k > 0; ++j) {
+    T acc = convert(share[j]);
+    for (std::size_t i = 1; i < k; ++i) acc = add(acc, convert(share[i * elements + j]));
     out[j] = acc;
   }
 }
@@ -71,48 +67,39 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   std::FILE* requests = nullptr;
   std::FILE* responses = nullptr;
-  if (rank == 0) {
-    if (argc != 3 || !(requests = std::fopen(argv[1], "rb")) || !(responses = std::fopen(argv[2], "wb"))) {
-      std::fprintf(stderr, "accucheck_mpi_worker: usage: accucheck_mpi_worker REQUESTS RESPONSES (fifos)\n");
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+  const std::string directory = argc == 2 ? argv[1] : "";
+  if (directory.empty() || !(requests = std::fopen((directory + "/rank" + std::to_string(rank)).c_str(), "rb")) ||
+      (rank == 0 && !(responses = std::fopen((directory + "/responses").c_str(), "wb")))) {
+    std::fprintf(stderr, "accucheck_mpi_worker: usage: accucheck_mpi_worker DIRECTORY (of fifos rank0.. and responses)\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Op bf16_op;
   MPI_Op_create(&bf16_sum, /*commute=*/1, &bf16_op);
-  std::vector<double> terms, result;
+  std::vector<double> share, result;
   for (;;) {
     std::uint64_t header[4] = {0, 0, 0, 0};
-    if (rank == 0 && !read_all(requests, header, sizeof header)) header[0] = 0;
-    MPI_Request pending;
-    MPI_Ibcast(header, 4, MPI_UINT64_T, 0, MPI_COMM_WORLD, &pending);
-    for (int done = 0;;) {
-      MPI_Test(&pending, &done, MPI_STATUS_IGNORE);
-      if (done) break;
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    const std::size_t elements = header[0], n = header[1];
-    if (elements == 0) break;
-    terms.resize(elements * n);
-    if (rank == 0 && !read_all(requests, terms.data(), terms.size() * sizeof(double))) MPI_Abort(MPI_COMM_WORLD, 3);
-    MPI_Bcast(terms.data(), static_cast<int>(terms.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (!read_all(requests, header, sizeof header) || header[0] == 0) break;
+    const std::size_t elements = header[0], k = header[1];
+    share.resize(elements * k);
+    if (!read_all(requests, share.data(), share.size() * sizeof(double))) MPI_Abort(MPI_COMM_WORLD, 3);
     result.assign(elements, 0.0);
     const int count = static_cast<int>(elements);
     if (header[2] == kF64) {
       std::vector<double> local, sum(elements);
-      local_sums<double>(terms, elements, n, rank, ranks, local, -0.0, [](double a, double b) { return a + b; },
+      local_sums<double>(share, elements, k, local, -0.0, [](double a, double b) { return a + b; },
                          [](double x) { return x; });
       MPI_Allreduce(local.data(), sum.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       std::copy(sum.begin(), sum.end(), result.begin());
     } else if (header[2] == kF32) {
       std::vector<float> local, sum(elements);
-      local_sums<float>(terms, elements, n, rank, ranks, local, -0.0f, [](float a, float b) { return a + b; },
+      local_sums<float>(share, elements, k, local, -0.0f, [](float a, float b) { return a + b; },
                         [](double x) { return static_cast<float>(x); });
       MPI_Allreduce(local.data(), sum.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       std::copy(sum.begin(), sum.end(), result.begin());
     } else {
       std::vector<std::uint16_t> local, sum(elements);
       local_sums<std::uint16_t>(
-          terms, elements, n, rank, ranks, local, std::uint16_t{0x8000},
+          share, elements, k, local, std::uint16_t{0x8000},
           [](std::uint16_t a, std::uint16_t b) { return to_bf16(from_bf16(a) + from_bf16(b)); },
           [](double x) { return to_bf16(static_cast<float>(x)); });  // x is a bf16 value: exact
       MPI_Allreduce(local.data(), sum.data(), count, MPI_UINT16_T, bf16_op, MPI_COMM_WORLD);
@@ -124,10 +111,8 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Op_free(&bf16_op);
-  if (rank == 0) {
-    std::fclose(requests);
-    std::fclose(responses);
-  }
+  std::fclose(requests);
+  if (responses) std::fclose(responses);
   MPI_Finalize();
   return 0;
 }

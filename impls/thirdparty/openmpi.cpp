@@ -1,5 +1,5 @@
 // The real MPI_Allreduce (Debian's Open MPI, openmpi-bin): mpi_allreduce_npP_[ALGORITHM_]F runs
-// `mpirun -np P --oversubscribe accucheck_mpi_worker` (mpi_worker.cpp) once, at its first
+// `mpirun -np P --oversubscribe accucheck_mpi_worker DIR` (mpi_worker.cpp) once, at its first
 // workload, and keeps the world for the next ones (a world costs about a second to start).
 // Element j's n terms are dealt to the P ranks in contiguous shares (rank r: terms [r n / P,
 // (r+1) n / P)), each rank sums its share in order in F (the gradient it accumulated itself),
@@ -15,7 +15,8 @@
 //
 // The ALGORITHM variants force coll/tuned's choice (coll_tuned_use_dynamic_rules 1,
 // coll_tuned_allreduce_algorithm N): their bits must equal the allreduce_mpi_* order models' on
-// the per-rank sums (impls/tests/openmpi_test.cpp). A world that dies, hangs past its time-out
+// the per-rank sums (impls/tests/openmpi_test.cpp). Each rank reads its share from its own fifo
+// in a blocking read (an idle world costs no CPU); rank 0 answers through a third. A world that dies, hangs past its time-out
 // or answers wrongly is this backend's failure (BackendFailure); the next workload starts a new
 // one. Environment: ACCUCHECK_MPIRUN and ACCUCHECK_MPI_WORKER override the paths found at build
 // time; as root, Open MPI's OMPI_ALLOW_RUN_AS_ROOT variables are set for the world.
@@ -23,6 +24,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +51,25 @@ std::string setting(const char* variable, const char* fallback) {
   return value && *value ? value : fallback;
 }
 
+// Open MPI's collectives wait by spinning (yielding when oversubscribed): two worlds reducing at
+// once on a small machine (check --jobs 2, each process with its worlds) slow each other down
+// many times over. One request at a time per machine: an advisory lock on a file in /tmp, held
+// for one request (released by the kernel if this process dies).
+class MachineLock {
+ public:
+  MachineLock() : fd_(open("/tmp/accucheck-mpi.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
+    if (fd_ >= 0) flock(fd_, LOCK_EX);
+  }
+  ~MachineLock() {
+    if (fd_ >= 0) close(fd_);  // releases the lock
+  }
+  MachineLock(const MachineLock&) = delete;
+  MachineLock& operator=(const MachineLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 // One running world: the mpirun process (its own process group), the two fifos, its output log.
 class MpiWorld {
  public:
@@ -61,15 +82,26 @@ class MpiWorld {
   // the world cannot start, dies, or does not answer within the time-out.
   std::vector<double> reduce(const DenseWorkload& w, std::uint64_t format_code) {
     std::lock_guard<std::mutex> lock(mutex_);
+    const MachineLock one_collective_at_a_time;
     if (owner_ != getpid()) forget();  // a forked copy of this process: the world is the parent's
     if (pid_ <= 0) start();
-    const std::uint64_t header[4] = {w.elements, w.steps + 1, format_code, 0};
-    // Term-major: the initial values (rank 0 of a share), then the steps, as the workload holds them.
     const auto deadline = std::chrono::steady_clock::now() + timeout(w);
     try {
-      send(header, sizeof header, deadline);
-      send(w.initial.data(), w.initial.size() * sizeof(double), deadline);
-      send(w.addends.data(), w.addends.size() * sizeof(double), deadline);
+      // Rank r's share, terms [r n / P, (r + 1) n / P), term-major as the workload holds them:
+      // term 0 is the initial values, term i the addends of step i - 1. A rank reads all of its
+      // request before the collective, so the requests can go one rank after the other.
+      const std::size_t n = w.steps + 1, ranks = static_cast<std::size_t>(ranks_);
+      for (std::size_t r = 0; r < ranks; ++r) {
+        const std::size_t begin = n * r / ranks, end = n * (r + 1) / ranks;
+        const std::uint64_t header[4] = {w.elements, end - begin, format_code, 0};
+        send(request_fds_[r], header, sizeof header, deadline);
+        if (begin == end) continue;
+        if (begin == 0) send(request_fds_[r], w.initial.data(), w.elements * sizeof(double), deadline);
+        const std::size_t first_step = begin == 0 ? 0 : begin - 1, last_step = end - 1;  // steps [first, last)
+        if (last_step > first_step)
+          send(request_fds_[r], w.addends.data() + first_step * w.elements, (last_step - first_step) * w.elements * sizeof(double),
+               deadline);
+      }
       std::vector<double> result(w.elements);
       receive(result.data(), result.size() * sizeof(double), deadline);
       return result;
@@ -92,23 +124,24 @@ class MpiWorld {
     char dir_template[] = "/tmp/accucheck-mpi-XXXXXX";
     if (!mkdtemp(dir_template)) throw BackendFailure(std::string("cannot make a directory for the MPI world: ") + std::strerror(errno));
     dir_ = dir_template;
-    const std::string requests = dir_ + "/requests", responses = dir_ + "/responses";
     log_ = dir_ + "/mpirun.log";
-    if (mkfifo(requests.c_str(), 0600) != 0 || mkfifo(responses.c_str(), 0600) != 0)
-      fail(std::string("cannot make the fifos: ") + std::strerror(errno));
-    // O_RDWR on a fifo does not wait for the other end (Linux); holding the request fifo's only
-    // writer means the world reads end-of-file, and stops, when this process ends.
-    request_fd_ = open(requests.c_str(), O_RDWR | O_CLOEXEC);
-    response_fd_ = open(responses.c_str(), O_RDWR | O_CLOEXEC);
-    if (request_fd_ < 0 || response_fd_ < 0) fail(std::string("cannot open the fifos: ") + std::strerror(errno));
-    fcntl(request_fd_, F_SETFL, O_NONBLOCK);
-    fcntl(response_fd_, F_SETFL, O_NONBLOCK);
+    // O_RDWR on a fifo does not wait for the other end (Linux); holding each request fifo's only
+    // writer means the ranks read end-of-file, and stop, when this process ends.
+    auto fifo = [&](const std::string& name) {
+      const std::string path = dir_ + "/" + name;
+      if (mkfifo(path.c_str(), 0600) != 0) fail("cannot make the fifo " + path + ": " + std::strerror(errno));
+      const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0) fail("cannot open the fifo " + path + ": " + std::strerror(errno));
+      return fd;
+    };
+    for (int r = 0; r < ranks_; ++r) request_fds_.push_back(fifo("rank" + std::to_string(r)));
+    response_fd_ = fifo("responses");
 
     std::vector<std::string> args{mpirun, "-np", std::to_string(ranks_), "--oversubscribe", "--bind-to", "none"};
     if (algorithm_ > 0)
       args.insert(args.end(), {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_allreduce_algorithm",
                                std::to_string(algorithm_)});
-    args.insert(args.end(), {worker, requests, responses});
+    args.insert(args.end(), {worker, dir_});
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e) environment.emplace_back(*e);
     if (geteuid() == 0) environment.insert(environment.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
@@ -157,11 +190,11 @@ class MpiWorld {
       if (std::chrono::steady_clock::now() > deadline) fail("the MPI world did not answer in time", FailureKind::timeout);
     }
   }
-  void send(const void* data, std::size_t bytes, std::chrono::steady_clock::time_point deadline) {
+  void send(int fd, const void* data, std::size_t bytes, std::chrono::steady_clock::time_point deadline) {
     const auto* p = static_cast<const char*>(data);
     while (bytes > 0) {
-      wait_for(request_fd_, POLLOUT, deadline);
-      const ssize_t written = write(request_fd_, p, bytes);
+      wait_for(fd, POLLOUT, deadline);
+      const ssize_t written = write(fd, p, bytes);
       if (written < 0 && errno != EAGAIN && errno != EINTR) fail(std::string("writing to the MPI world: ") + std::strerror(errno));
       if (written > 0) {
         p += written;
@@ -195,7 +228,8 @@ class MpiWorld {
   }
 
   void stop(bool graceful) {
-    if (request_fd_ >= 0) close(request_fd_);  // end of file: a healthy world stops by itself
+    for (int fd : request_fds_) close(fd);  // end of file: a healthy world stops by itself
+    request_fds_.clear();
     if (pid_ > 0) {
       std::string how;
       for (int i = 0; graceful && i < 50 && !ended(how); ++i) usleep(20000);
@@ -206,7 +240,7 @@ class MpiWorld {
       }
     }
     if (response_fd_ >= 0) close(response_fd_);
-    request_fd_ = response_fd_ = -1;
+    response_fd_ = -1;
     if (!dir_.empty()) {
       std::error_code ignored;
       std::filesystem::remove_all(dir_, ignored);
@@ -217,9 +251,10 @@ class MpiWorld {
 
   // Drops the world without touching it (it belongs to the process this one was forked from).
   void forget() {
-    if (request_fd_ >= 0) close(request_fd_);
+    for (int fd : request_fds_) close(fd);
+    request_fds_.clear();
     if (response_fd_ >= 0) close(response_fd_);
-    request_fd_ = response_fd_ = -1;
+    response_fd_ = -1;
     pid_ = -1;
     dir_.clear();
     log_.clear();
@@ -230,7 +265,8 @@ class MpiWorld {
   std::mutex mutex_;
   pid_t owner_ = getpid();
   pid_t pid_ = -1;
-  int request_fd_ = -1, response_fd_ = -1;
+  std::vector<int> request_fds_;  // one per rank
+  int response_fd_ = -1;
   std::string dir_, log_;
 };
 
