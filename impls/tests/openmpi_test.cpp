@@ -99,6 +99,29 @@ TEST(OpenMpi, DefaultChoiceForSmallMessagesIsRecursiveDoubling) {
   }
 }
 
+TEST(OpenMpi, AMissingMpirunIsTheBackendsFailureEachTime) {
+  ::setenv("ACCUCHECK_MPIRUN", "/nonexistent/mpirun", 1);
+  const Backend* b = Registry::global().find("mpi_allreduce_np4_f64");
+  ASSERT_NE(b, nullptr);
+  const DenseWorkload w = random_workload(3, 5, 2);
+  std::vector<double> result(w.elements);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      b->run(w, result, RunOptions{});
+      FAIL() << "no failure reported";
+    } catch (const BackendFailure& failure) {
+      EXPECT_NE(std::string(failure.what()).find("cannot start /nonexistent/mpirun"), std::string::npos) << failure.what();
+    }
+  }
+  ::unsetenv("ACCUCHECK_MPIRUN");
+  b->run(w, result, RunOptions{});  // a clean start after two failed ones
+  for (std::size_t j = 0; j < w.elements; ++j) {
+    // 5 terms over 4 ranks in f64: shares {0}, {1}, {2}, {3, 4}; recursive doubling on 4 ranks.
+    const double x0 = w.initial[j], x1 = w.addend(0, j), x2 = w.addend(1, j), x3 = w.addend(2, j), x4 = w.addend(3, j);
+    EXPECT_EQ(result[j], (x0 + x1) + (x2 + (x3 + x4))) << j;
+  }
+}
+
 TEST(OpenMpi, AWorldThatCannotStartIsTheBackendsFailure) {
   ::setenv("ACCUCHECK_MPIRUN", "/bin/false", 1);
   const Backend* b = Registry::global().find("mpi_allreduce_np2_f32");

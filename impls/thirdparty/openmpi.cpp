@@ -84,7 +84,15 @@ class MpiWorld {
     std::lock_guard<std::mutex> lock(mutex_);
     const MachineLock one_collective_at_a_time;
     if (owner_ != getpid()) forget();  // a forked copy of this process: the world is the parent's
-    if (pid_ <= 0) start();
+    if (pid_ <= 0) {
+      try {
+        stop(/*graceful=*/false);  // what a failed start left: fifos, their directory
+        start();
+      } catch (const BackendFailure&) {
+        stop(/*graceful=*/false);
+        throw;
+      }
+    }
     const auto deadline = std::chrono::steady_clock::now() + timeout(w);
     try {
       // Rank r's share, terms [r n / P, (r + 1) n / P), term-major as the workload holds them:
