@@ -511,7 +511,7 @@ void multi_input(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWork
 
 // ---------------------------------------------------------------------------------------------
 // Reductions over ranks (all-reduce): a dense workload read as P = T + 1 ranks' buffers, rank 0's
-// in the initial value (docs/workloads.md "Reductions over ranks").
+// in the initial value (docs/bounds.md "All-reduce over ranks").
 
 // P: small worlds in half the cases (and first: the zero choices), then powers of two and their
 // neighbours (where the algorithms fold extra ranks or halve), then any P up to 1024; within the

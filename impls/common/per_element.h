@@ -32,11 +32,16 @@ void each_product_element(const ProductWorkload& w, std::span<double> result, co
       result[m * w.cols + n] = to_value(element(m, n, from_value<T>(w.initial[m * w.cols + n])));
 }
 
-// The bound of an in-order sum accumulated in `accumulation` and rounded once into `storage`:
-// recursive(A), or widened(recursive(A),S) when the formats differ (docs/bounds.md, widened(INNER,F)).
+// The bound of a sum accumulated in `accumulation` and rounded once into `storage`, whose bound in
+// the accumulation format is `inner` applied to it ("tree(pairwise," gives tree(pairwise,A)):
+// INNER(A), or widened(INNER(A),S) when the formats differ (docs/bounds.md, widened(INNER,F)).
+inline std::string then_rounded_bound(const std::string& inner, Format storage, Format accumulation) {
+  const std::string in_accumulation = inner + std::string(name(accumulation)) + ")";
+  return storage == accumulation ? in_accumulation : "widened(" + in_accumulation + "," + std::string(name(storage)) + ")";
+}
+// The same for an in-order sum: recursive(A) or widened(recursive(A),S).
 inline std::string recursive_then_rounded_bound(Format storage, Format accumulation) {
-  const std::string recursive = "recursive(" + std::string(name(accumulation)) + ")";
-  return storage == accumulation ? recursive : "widened(" + recursive + "," + std::string(name(storage)) + ")";
+  return then_rounded_bound("recursive(", storage, accumulation);
 }
 
 // "{F}" in a name or bound template becomes the format's name.

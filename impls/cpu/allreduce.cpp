@@ -1,6 +1,6 @@
 // All-reduce order models: a dense workload read as a reduction over P = T + 1 ranks (rank 0's
-// buffer is the initial value, rank r's the addends of step r - 1; docs/workloads.md "Reductions
-// over ranks"), each element summed in the association its algorithm uses
+// buffer is the initial value, rank r's the addends of step r - 1; docs/bounds.md "All-reduce over
+// ranks"), each element summed in the association its algorithm uses
 // (common/allreduce_orders.h). Every rank ends with the same bits, so one result stands for all.
 //
 // NCCL's ring and double binary tree (one GPU per node, and eight per node with a chain inside
@@ -32,20 +32,13 @@ DenseRun reduction_run(Order order) {
   };
 }
 
-// "recursive(f32)" for a sum in the storage format; "widened(recursive(f32),bf16)" for one
-// accumulated in f32 and rounded once into bf16.
-std::string stated(const std::string& inner_kind, Format storage, Format accumulation) {
-  const std::string inner = inner_kind + std::string(name(accumulation)) + ")";
-  return storage == accumulation ? inner : "widened(" + inner + "," + std::string(name(storage)) + ")";
-}
-
 template <class Storage, class Accumulator, class Order>
 void add_reduction(const std::string& algorithm, const char* inner_kind, Determinism determinism,
                    const std::string& summary, Order order) {
   constexpr Format storage = storage_format_v<Storage>, accumulation = storage_format_v<Accumulator>;
   std::string backend_name = "allreduce_" + algorithm + "_" + std::string(name(storage));
   if (storage != accumulation) backend_name += "_acc_" + std::string(name(accumulation));
-  Registration(dense_backend(backend_name, storage, accumulation, stated(inner_kind, storage, accumulation), determinism,
+  Registration(dense_backend(backend_name, storage, accumulation, then_rounded_bound(inner_kind, storage, accumulation), determinism,
                              summary, reduction_run<Storage, Accumulator>(order)));
 }
 
