@@ -66,7 +66,7 @@ double recorded_ratio(const Backend& b, const std::string& path) {
   if (!std::filesystem::exists(path, ec)) return 0;
   try {
     const CaseFile c = read_case_file(path);
-    if (format_of(c.workload) != b.storage || !b.supports(kind_of(c.workload))) return 0;
+    if (format_of(c.workload) != b.storage || !b.runs(c.workload)) return 0;
     return run_and_judge(b, c.workload).max_ratio;
   } catch (const std::exception&) {
     return 0;

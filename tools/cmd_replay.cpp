@@ -133,8 +133,14 @@ int replay_command(CommandLine& cl) {
   const Workload& w = c.workload;
   const Format format = format_of(w);
   auto backends = backends_for_case(globs, c.backend, format, files[0]);
-  std::erase_if(backends, [&](const Backend* b) { return !b->supports(kind_of(w)); });
-  if (backends.empty()) throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)));
+  std::string why_none;
+  std::erase_if(backends, [&](const Backend* b) {
+    if (b->runs(w)) return false;
+    if (why_none.empty() && b->supports(kind_of(w))) why_none = " (" + b->why_not(w) + ")";
+    return true;
+  });
+  if (backends.empty())
+    throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)) + why_none);
   std::vector<Backend> restated;  // --bound: copies stating it (kept alive for the pointers below)
   if (bound_override) {
     restated.reserve(backends.size());

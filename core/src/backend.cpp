@@ -91,9 +91,19 @@ bool Backend::supports(WorkloadKind kind) const {
   return false;
 }
 
+std::string Backend::why_not(const Workload& w) const {
+  if (!supports(kind_of(w))) return name + " does not run " + std::string(accucheck::name(kind_of(w))) + " workloads";
+  if (fp8_inputs_only) {
+    const auto* p = std::get_if<ProductWorkload>(&w);
+    if (!p || !p->input_format) return name + " takes FP8 inputs only (a product workload with input_format e4m3 or e5m2)";
+  }
+  return "";
+}
+
+bool Backend::runs(const Workload& w) const { return why_not(w).empty(); }
+
 void Backend::run(const Workload& w, std::span<double> result, const RunOptions& options) const {
-  if (!supports(kind_of(w)))
-    throw BackendFailure(name + " does not run " + std::string(accucheck::name(kind_of(w))) + " workloads");
+  if (const std::string why = why_not(w); !why.empty()) throw BackendFailure(why);
   // A backend that leaves the floating-point environment changed (fesetround, FTZ/DAZ) would
   // change every later result and the oracle's own parsing: restored here, and its failure.
   const FpEnvironmentGuard environment;

@@ -154,7 +154,7 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
   policy.further_properties = check_properties_now;
   for (auto& stats : stats_) {
     const Backend& backend = *stats.backend;
-    if (backend.storage != f || !backend.supports(kind)) continue;
+    if (backend.storage != f || !backend.runs(w)) continue;
     if (budget_spent()) break;
     if (exact.empty()) {  // once per workload, shared by the backends
       exact = exact_sums(w);

@@ -168,9 +168,16 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
   check_total(p.rows, p.cols, source, "cols");
   check_total(p.rows * p.batch, p.steps, source, "batch");
   check_total(p.cols * p.batch, p.steps, source, "batch");
+  if (const JsonValue* v = root.find("input_format")) {
+    if (v->type != JsonValue::Type::string) fail(source, "input_format", "must be a string: \"e4m3\" or \"e5m2\"");
+    const auto inputs = parse_any_format(v->text);
+    if (!inputs || !is_fp8(*inputs))
+      fail(source, "input_format", echo_token(v->text) + " is not an fp8 format (e4m3, e5m2); A and B in the storage format need no key");
+    p.input_format = inputs;
+  }
   read_initial(root, p.rows * p.cols, f, source, p.initial);
-  read_step_lists(root, "a", p.steps, p.rows * p.batch, f, source, p.a);
-  read_step_lists(root, "b", p.steps, p.batch * p.cols, f, source, p.b);
+  read_step_lists(root, "a", p.steps, p.rows * p.batch, p.inputs(), source, p.a);
+  read_step_lists(root, "b", p.steps, p.batch * p.cols, p.inputs(), source, p.b);
   return p;
 }
 
@@ -179,7 +186,7 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
 constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
                                             "verdict",        "family",   "seed",   "found_by", "note"};
 constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends", "layout"};
-constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "initial", "a", "b"};
+constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "input_format", "initial", "a", "b"};
 constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs", "layout"};
 constexpr std::string_view kPairKeys[] = {"row", "values"};
 constexpr std::string_view kDenseLayoutKeys[] = {"element_major", "gap", "padding", "buffer_gap"};
@@ -295,6 +302,7 @@ std::string case_to_json(const CaseFile& c) {
     line("cols", std::to_string(p->cols));
     line("batch", std::to_string(p->batch));
     line("steps", std::to_string(p->steps));
+    if (p->input_format) line("input_format", quoted(std::string(name(*p->input_format))));
     line("initial", initial_list(p->initial));
     line("a", step_lists(p->a, p->steps, p->rows * p->batch));
     out += "  \"b\": " + step_lists(p->b, p->steps, p->batch * p->cols) + "\n}\n";

@@ -1725,6 +1725,10 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   if (options.kind) kind = *options.kind;
   else if (!backend.supports(WorkloadKind::dense)) kind = backend.supports(WorkloadKind::sparse) ? WorkloadKind::sparse : WorkloadKind::product;
   if (!backend.supports(kind)) throw std::invalid_argument(backend.name + " does not run " + std::string(name(kind)) + " workloads");
+  // The probes' leaves are values FP8 cannot hold (ties, ulps of FP32, the window's edges).
+  if (backend.fp8_inputs_only)
+    throw std::invalid_argument(backend.name + " takes FP8 inputs only, which cannot hold characterize's probes; its chain is " +
+                                "that of a dense model, characterized as one (e.g. tc_h100_fp8_f32)");
   out.kind = kind;
   Prober prober(backend, kind, options.values_per_call, options.width);
 

@@ -102,7 +102,9 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
   switch (s.draw(2)) {
     case 0:
       if (1 + steps * (k_count + 1) > max_terms) break;
-      for (auto& step : pairs) step.push_back(s.coin() ? step[s.pick(step.size())] : std::pair{half_ulp(p.initial[0], f), 1.0});
+      // (FP8 inputs: a copied pair only; half an ulp of C is rarely an FP8 value.)
+      for (auto& step : pairs)
+        step.push_back(s.coin() || p.input_format ? step[s.pick(step.size())] : std::pair{half_ulp(p.initial[0], f), 1.0});
       break;
     case 1:
       if (k_count > 1) {
@@ -117,7 +119,7 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
     }
   }
   ProductWorkload out{.format = p.format, .rows = 1, .cols = 1, .batch = pairs[0].size(), .steps = steps, .initial = p.initial,
-                      .a = {}, .b = {}, .family = p.family};
+                      .a = {}, .b = {}, .family = p.family, .input_format = p.input_format};
   for (const auto& step : pairs)
     for (const auto& [a, b] : step) {
       out.a.push_back(a);
@@ -152,6 +154,7 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
       default: x = -x; break;
     }
   }
+  conform_inputs(m);
   return m;
 }
 

@@ -360,6 +360,30 @@ void product_accumulation(ChoiceStream& s, Format f, const GenerationLimits& l, 
   for (double& x : c.p.b) x = s.chance(1, 3) ? 0.0 : draw_band_float(s, f, -24 + k, -12 + k, /*positive=*/true);
 }
 
+void product_fp8_inputs(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // FP8 training's weight-gradient GEMM, dW += dY^T X over T micro-batches with dY and X in
+  // E4M3 (two in three) or E5M2: per-tensor scaling puts each operand's largest values near the
+  // top of its format, the rest spread over the binades below, relu activations a third zero,
+  // and one value in 16 a special one of the format (its largest finite value, subnormals, NaN,
+  // E5M2's infinities); C, the gradient so far, in the storage format. (FP8 recipes mixing the
+  // two, E5M2 gradients with E4M3 activations, are one format per workload here.)
+  const Format in = s.chance(1, 3) ? Format::e5m2 : Format::e4m3;
+  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 4) - 1);
+  const std::size_t batch = 1 + s.draw(std::max<std::size_t>(l.max_batch, 1) - 1);
+  const std::size_t steps = 1 + s.draw(std::max<std::size_t>(l.max_product_steps, 1) - 1);
+  ProductShape c(w, rows, cols, batch, steps);
+  c.p.input_format = in;
+  // Operands below 2^6, products below 2^12 (f16 holds 16 of those at their largest) unless special.
+  const int top = 5, spread = 2 + static_cast<int>(s.draw(static_cast<std::uint64_t>(top + 8)));
+  auto operand = [&](bool positive) {
+    if (s.chance(1, 16)) return draw_special_float(s, in, /*with_nonfinite=*/true);
+    return draw_band_float(s, in, top - spread, top, positive);
+  };
+  for (double& x : c.p.a) x = operand(false);
+  for (double& x : c.p.b) x = s.chance(1, 3) ? 0.0 : operand(true);
+  for (double& x : c.p.initial) x = s.chance(1, 3) ? 0.0 : draw_band_float(s, f, -4, 10);
+}
+
 void product_special_values(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // NaN, infinities and special finite values among C, A and B: inf * 0 is NaN, a huge
   // product overflows, and +inf and -inf products cancel to NaN.
@@ -619,6 +643,7 @@ const std::vector<Family> kFamilies = {
     // Gradient-accumulation workloads (issue 5), appended so that earlier indices stay put.
     {"multi_input", "ElemwiseSum of m = 1..8 inputs into the buffer (mxnet-17995), one scale per parameter", true, WorkloadKind::dense, dense<multi_input>},
     {"gemm_accumulation", "dW += dY^T X over T micro-batches (max_product_steps), K = batch, relu activations", true, WorkloadKind::product, product_accumulation},
+    {"gemm_fp8_inputs", "dW += dY^T X with dY and X in E4M3 or E5M2 (per-tensor scaled, specials 1 in 16), C in the storage format", true, WorkloadKind::product, product_fp8_inputs},
     {"embedding_token_batches", "token batches (up to 2 x 14) into a table, one token up to 7 times, rows absent (mxnet-16686 GPU)", true, WorkloadKind::sparse, sparse_token_batches},
     // Reductions over P = T + 1 ranks (issue 20).
     {"ranks_magnitudes", "an all-reduce over P = 2..1024 ranks (T = P - 1) whose gradient scales differ by rank, D near multiples of P", true, WorkloadKind::dense, dense<ranks_magnitudes>},

@@ -43,8 +43,10 @@ std::vector<double> special_values(Format f, bool with_nonfinite) {
       smallest_normal(f) + smallest_subnormal(f),
   };
   if (with_nonfinite) {
-    values.push_back(std::numeric_limits<double>::infinity());
-    values.push_back(-std::numeric_limits<double>::infinity());
+    if (representable(std::numeric_limits<double>::infinity(), f)) {  // not E4M3's (OFP8: no infinities)
+      values.push_back(std::numeric_limits<double>::infinity());
+      values.push_back(-std::numeric_limits<double>::infinity());
+    }
     values.push_back(std::numeric_limits<double>::quiet_NaN());
   }
   return values;
@@ -68,7 +70,8 @@ double draw_simple_float(ChoiceStream& s, Format f) {
     const int mantissa_bits = t.precision - 1;
     magnitude = std::ldexp(reversed_significand(s.draw((std::uint64_t{1} << mantissa_bits) - 1), mantissa_bits), exponent);
   }
-  const double value = round_to_format(magnitude, f);
+  double value = round_to_format(magnitude, f);
+  if (!std::isfinite(value)) value = largest_finite(f);  // E4M3's top binade ends at 448, 1.75 2^8
   return negative ? -value : value;
 }
 
@@ -87,7 +90,7 @@ double draw_band_float(ChoiceStream& s, Format f, int exponent_low, int exponent
   const int mantissa_bits = t.precision - 1;
   const double significand = reversed_significand(s.draw((std::uint64_t{1} << mantissa_bits) - 1), mantissa_bits);
   double value = round_to_format(std::ldexp(significand, exponent), f);
-  if (std::isinf(value)) value = largest_finite(f);  // the band touched the top binade
+  if (!std::isfinite(value)) value = largest_finite(f);  // the band touched the top binade (E4M3: NaN)
   return (!positive && s.coin()) ? -value : value;
 }
 

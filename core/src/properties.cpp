@@ -205,6 +205,19 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
   // 2^(emin-Q+1), is coarser than its format's: values finer than it do not scale through it.
   if (b.bound.result_bits != 0)  // fused_truncated, fused_promoted(K,W,N,Q,F)
     r.low = std::max(r.low, traits(b.bound.format).emin - static_cast<int>(b.bound.result_bits) + 1 - lowest);
+  // FP8 inputs: the scaled A stays in its format (2^k |a| at most the largest finite value, its
+  // lowest bit at or above the smallest subnormal).
+  if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) {
+    const Format in = *p->input_format;
+    const double top = largest_finite(in);
+    for (double a : p->a) {
+      if (a == 0) continue;
+      int k = std::ilogb(top) - std::ilogb(a);
+      if (std::ldexp(std::fabs(a), k) > top) --k;
+      r.high = std::min(r.high, k);
+      r.low = std::max(r.low, std::ilogb(smallest_subnormal(in)) - lowest_bit_exponent(a));
+    }
+  }
   if (r.low > 0 || r.high < 0) return std::nullopt;
   return r;
 }
@@ -278,8 +291,7 @@ std::optional<PropertyFailure> check_property_with(Property p, const Backend& b,
     own = try_run(b, w, &error);
     return own ? &*own : nullptr;
   };
-  if (!b.supports(kind_of(w)))
-    throw std::invalid_argument(b.name + " does not run " + std::string(name(kind_of(w))) + " workloads");
+  if (const std::string why = b.why_not(w); !why.empty()) throw std::invalid_argument(why);
   switch (p) {
     case Property::stated_bound:
     case Property::special_values: {
@@ -355,6 +367,11 @@ Workload generate_for_property(Property p, const Backend& b, WorkloadKind kind, 
   if (family && family->kind != kind)
     throw std::invalid_argument("family " + std::string(family->name) + " makes " + std::string(name(family->kind)) +
                                 " workloads, not " + std::string(name(kind)));
+  if (b.fp8_inputs_only && kind == WorkloadKind::product) {  // FP8 tensor-core models: FP8 inputs, specials among them
+    if (family && family->name != std::string_view("gemm_fp8_inputs"))
+      throw std::invalid_argument(b.name + " takes FP8 inputs only: family gemm_fp8_inputs, not " + std::string(family->name));
+    family = find_family("gemm_fp8_inputs");
+  }
   if (!family && p == Property::special_values) family = special_values_family(kind);
   return generate(s, b.storage, limits, kind, family);
 }

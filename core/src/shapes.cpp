@@ -157,6 +157,7 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, ProductWorkload& w) {
     if (cap > w.cols) cols = wider_size(s, w.cols, cap, l.wide_scale_draws);
   }
   if (batch == w.batch && cols == w.cols) return false;
+  // Its +-2^e (e in -8..8) are E4M3 and E5M2 values too: FP8 inputs stay FP8.
   Filler filler(s, w.format, 1 + steps * batch, /*copies_allowed=*/false);
   const auto k_at = boundary_placement(s, w.batch, batch);
   const auto n_at = boundary_placement(s, w.cols, cols);
@@ -164,7 +165,8 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, ProductWorkload& w) {
   for (auto k : k_at) original_k[k] = true;
   for (auto n : n_at) original_n[n] = true;
   ProductWorkload wide{.format = w.format, .rows = rows, .cols = cols, .batch = batch, .steps = steps,
-                       .initial = std::vector<double>(rows * cols), .a = {}, .b = {}, .family = w.family};
+                       .initial = std::vector<double>(rows * cols), .a = {}, .b = {}, .family = w.family,
+                       .input_format = w.input_format};
   for (std::size_t m = 0; m < rows; ++m)
     for (std::size_t n = 0; n < cols; ++n) wide.initial[m * cols + n] = original_n[n] ? 0.0 : filler.next();
   for (std::size_t m = 0; m < rows; ++m)

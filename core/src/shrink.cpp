@@ -62,6 +62,7 @@ class Shrinker {
 
   // Tries candidate; keeps it in w if it still fails.
   bool attempt(Workload& w, Workload candidate) {
+    conform_inputs(candidate);  // simpler values of the storage format, rounded into FP8 inputs
     if (!fails(candidate)) return false;
     w = std::move(candidate);
     return true;

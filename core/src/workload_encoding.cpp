@@ -199,6 +199,8 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
     values(out, p->initial, f);
     values(out, p->a, f);
     values(out, p->b, f);
+    // Last, so that a stream without it (every earlier encoding) decodes as before: unset.
+    out.put(!p->input_format ? 0 : *p->input_format == Format::e4m3 ? 1 : 2, 2);
   } else {
     const auto& sp = std::get<SparseWorkload>(w);
     put_size_at_least_one(out, sp.rows, table_row_limit(limits), "rows");
@@ -244,6 +246,12 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     values(s, p.initial, p.rows * p.cols, f);
     values(s, p.a, p.steps * p.rows * p.batch, f);
     values(s, p.b, p.steps * p.batch * p.cols, f);
+    if (const std::uint64_t inputs = s.draw(2); inputs != 0) {  // A and B rounded into E4M3 or E5M2
+      p.input_format = inputs == 1 ? Format::e4m3 : Format::e5m2;
+      Workload w = std::move(p);
+      conform_inputs(w);
+      return w;
+    }
     return p;
   }
   SparseWorkload sp;

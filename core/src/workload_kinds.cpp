@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "accucheck/fp8.h"
 #include "accucheck/workload.h"
 
 namespace accucheck {
@@ -21,9 +22,11 @@ std::string check_size(std::size_t have, std::size_t want, std::string_view fiel
 
 std::string ProductWorkload::validate() const {
   if (format == Format::f64) return "product workloads of f64 are not supported (products would not be exact in the oracle)";
+  if (input_format && !is_fp8(*input_format))
+    return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
   for (auto problem : {check_size(initial.size(), rows * cols, "initial"), check_size(a.size(), steps * rows * batch, "a"),
                        check_size(b.size(), steps * batch * cols, "b"), check_values(initial, format, "initial"),
-                       check_values(a, format, "a"), check_values(b, format, "b")})
+                       check_values(a, inputs(), "a"), check_values(b, inputs(), "b")})
     if (!problem.empty()) return problem;
   return "";
 }
@@ -55,6 +58,14 @@ std::string_view name(WorkloadKind k) {
 }
 
 WorkloadKind kind_of(const Workload& w) { return static_cast<WorkloadKind>(w.index()); }
+void conform_inputs(Workload& w) {
+  auto* p = std::get_if<ProductWorkload>(&w);
+  if (!p || !p->input_format) return;
+  const Format in = *p->input_format;
+  for (auto* values : {&p->a, &p->b})
+    for (double& x : *values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
+}
+
 Format format_of(const Workload& w) {
   return std::visit([](const auto& x) { return x.format; }, w);
 }

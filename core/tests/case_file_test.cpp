@@ -9,6 +9,7 @@
 #include "accucheck/case_file.h"
 #include "accucheck/properties.h"
 #include "accucheck/verdict.h"
+#include "accucheck/workload.h"
 
 namespace accucheck {
 namespace {
@@ -97,6 +98,34 @@ TEST(CaseFile, WrittenCasesReadBackWithoutWarnings) {
   EXPECT_TRUE(back.warnings.empty());
   EXPECT_EQ(back.seed, c.seed);
   EXPECT_EQ(back.verdict, c.verdict);
+}
+
+// FP8 inputs: A and B are read as values of input_format, C as values of format; written back
+// only when set; anything but e4m3 or e5m2 is refused naming the field.
+TEST(CaseFile, Fp8InputsOfProductsRoundTripAndBadOnesAreRefused) {
+  const std::string product = R"({"accucheck_case": 1, "workload": "product", "format": "f32", "rows": 1, "cols": 1,
+    "batch": 2, "steps": 1, "input_format": "e4m3", "initial": ["1.0625"], "a": [["448", "-0.001953125"]], "b": [["0.5", "3"]]})";
+  const CaseFile c = parse_case(product, "p.json");
+  const auto& p = std::get<ProductWorkload>(c.workload);
+  ASSERT_EQ(p.input_format, Format::e4m3);
+  EXPECT_EQ(p.a[0], 448.0);
+  EXPECT_EQ(p.a[1], -0x1p-9);  // E4M3's smallest subnormal
+  EXPECT_EQ(p.validate(), "");
+  const CaseFile back = parse_case(case_to_json(c), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(std::get<ProductWorkload>(back.workload).input_format, Format::e4m3);
+  EXPECT_EQ(std::get<ProductWorkload>(back.workload).a, p.a);
+  // 1.0625 is a value of f32 (C), not of E4M3 (A); 480 is past E4M3's largest finite value.
+  const std::string b_error = error_of(std::string(product).replace(product.find("\"0.5\""), 5, "\"1.0625\""));
+  EXPECT_NE(b_error.find("c.json: b[0][0]"), std::string::npos) << b_error;
+  EXPECT_NE(error_of(std::string(product).replace(product.find("\"448\""), 5, "\"480\"")).find("a[0][0]"), std::string::npos)
+      << error_of(std::string(product).replace(product.find("\"448\""), 5, "\"480\""));
+  EXPECT_NE(error_of(std::string(product).replace(product.find("\"e4m3\""), 6, "\"f16\"")).find("input_format"), std::string::npos);
+  EXPECT_NE(error_of(std::string(product).replace(product.find("\"e4m3\""), 6, "8")).find("input_format"), std::string::npos);
+  // Without the key, A and B are f32 values again: 1.0625 is one.
+  std::string plain = std::string(product).replace(product.find("\"input_format\": \"e4m3\", "), 24, "");
+  EXPECT_EQ(error_of(plain.replace(plain.find("\"0.5\""), 5, "\"1.0625\"")), "");
+  EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
 }
 
 // A layout is written only when it is not contiguous, and read back whole; a bad one is refused

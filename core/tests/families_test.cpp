@@ -217,6 +217,40 @@ TEST(Families, SpecialValuesActuallyAppear) {
   }
 }
 
+// gemm_fp8_inputs: A and B in E4M3 or E5M2 (both appear), each format's specials among them
+// (its largest finite value, subnormals, NaN; E5M2's infinities), C in the storage format.
+TEST(Families, Fp8InputsAreValuesOfTheirFormatWithItsSpecials) {
+  const Family* family = find_family("gemm_fp8_inputs");
+  ASSERT_NE(family, nullptr);
+  ASSERT_EQ(family->kind, WorkloadKind::product);
+  for (Format f : {Format::f32, Format::f16, Format::bf16}) {
+    std::map<Format, Census> census;
+    int c_not_fp8 = 0;
+    for (std::uint64_t seed = 0; seed < 400; ++seed) {
+      SeededChoiceStream s(seed);
+      const Workload w = generate(s, f, unwidened(), WorkloadKind::product, family);
+      ASSERT_EQ(validate(w), "") << seed;
+      const auto& p = std::get<ProductWorkload>(w);
+      ASSERT_TRUE(p.input_format && is_fp8(*p.input_format)) << seed;
+      for (const auto* values : {&p.a, &p.b})
+        for (double x : *values) {
+          ASSERT_TRUE(representable(x, *p.input_format)) << seed << " " << x;
+          census[*p.input_format].see(x, *p.input_format);
+        }
+      for (double x : p.initial) c_not_fp8 += std::isfinite(x) && !representable(x, Format::e5m2) && !representable(x, Format::e4m3);
+    }
+    SCOPED_TRACE(std::string(name(f)));
+    ASSERT_EQ(census.size(), 2u);
+    for (auto& [in, c] : census) {
+      EXPECT_GT(c.nan, 0) << name(in);
+      EXPECT_GT(c.subnormal, 0) << name(in);
+      EXPECT_GT(c.largest, 0) << name(in);
+      EXPECT_EQ(c.pos_inf + c.neg_inf > 0, in == Format::e5m2) << name(in);
+    }
+    EXPECT_GT(c_not_fp8, 100);
+  }
+}
+
 TEST(Families, SubnormalOnlyIsSubnormal) {
   const Family* family = find_family("subnormal_only");
   for (Format f : all_formats) {

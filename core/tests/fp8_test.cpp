@@ -7,12 +7,14 @@
 #include "accucheck/exact.h"
 #include "accucheck/number_parse.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "accucheck/fast_exact.h"
+#include "accucheck/float_gen.h"
 
 namespace accucheck {
 namespace {
@@ -200,6 +202,30 @@ TEST(Fp8, ExactSumsRoundIntoTheEncodings) {
   s = boost_exact_sum(std::vector<double>{inf, 1.0});
   EXPECT_TRUE(std::isnan(s.rounded(Format::e4m3)));
   EXPECT_EQ(s.rounded(Format::e5m2), inf);
+}
+
+TEST(Fp8, GeneratorsDrawOnlyTheFormatsValues) {
+  // Special values and bands per format: no infinity in E4M3 (OFP8), the top binade cut at
+  // 448 (whose next code is NaN) and at 57344.
+  for (Format f : fp8_formats) {
+    const auto specials = special_values(f, true);
+    for (double x : specials) EXPECT_TRUE(representable(x, f)) << name(f) << " " << x;
+    EXPECT_EQ(std::count(specials.begin(), specials.end(), largest_finite(f)), 1) << name(f);
+    EXPECT_EQ(std::count(specials.begin(), specials.end(), inf), f == Format::e5m2 ? 1 : 0) << name(f);
+    SeededChoiceStream s(7);
+    bool top_binade = false;
+    for (int i = 0; i < 20000; ++i) {
+      for (double x : {draw_simple_float(s, f), draw_band_float(s, f, -12, 20), draw_float(s, f, false),
+                       draw_special_float(s, f, false)}) {
+        ASSERT_TRUE(representable(x, f)) << name(f) << " " << x;
+        ASSERT_TRUE(std::isfinite(x)) << name(f) << " " << x;
+        top_binade |= std::fabs(x) == largest_finite(f);
+      }
+      const double any = draw_float(s, f, true);
+      ASSERT_TRUE(representable(any, f)) << name(f) << " " << any;
+    }
+    EXPECT_TRUE(top_binade) << name(f);
+  }
 }
 
 }  // namespace

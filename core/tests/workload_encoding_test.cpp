@@ -88,6 +88,7 @@ void expect_same(const Workload& a, const Workload& b) {
   } else if (auto* x = std::get_if<ProductWorkload>(&a)) {
     const auto& y = std::get<ProductWorkload>(b);
     EXPECT_EQ(std::vector<std::size_t>({x->rows, x->cols, x->batch, x->steps}), std::vector<std::size_t>({y.rows, y.cols, y.batch, y.steps}));
+    EXPECT_EQ(x->input_format, y.input_format);
     expect_same(x->initial, y.initial, "C");
     expect_same(x->a, y.a, "A");
     expect_same(x->b, y.b, "B");
@@ -196,20 +197,23 @@ TEST(WorkloadEncoding, LayoutPaddingKeepsWideBuffersWithinFourTimesTheirSize) {
 
 TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   std::mt19937_64 rng(7);
+  int fp8_inputs = 0;  // product workloads whose A and B were rounded into E4M3 or E5M2
   GenerationLimits limits;  // the ordinary sizes (the wide ones: the next test)
   limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
     std::vector<std::uint8_t> bytes(rng() % 300);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     const auto kind = static_cast<WorkloadKind>(i % 3);
-    const Format f = kind == WorkloadKind::product ? Format::f32 : all_formats[i % 4];
+    const Format f = kind == WorkloadKind::product ? all_formats[1 + i % 3] : all_formats[i % 4];
     const Workload w = decoded(bytes, kind, f, limits);
     ASSERT_EQ(validate(w), "") << i;
+    if (const auto* p = std::get_if<ProductWorkload>(&w)) fp8_inputs += p->input_format.has_value();
     ChoiceWriter out;
     encode_workload(out, w, limits);
     expect_same(decoded(out.bytes(), kind, f, limits), w);
     if (HasFatalFailure()) FAIL() << "input " << i;
   }
+  EXPECT_GT(fp8_inputs, 20);  // 41 of 1000 product inputs have bytes left for the choice
   const Workload empty = decoded({}, WorkloadKind::dense, Format::f32, limits);
   const auto& d = std::get<DenseWorkload>(empty);
   EXPECT_EQ(d.elements, 1u);

@@ -145,6 +145,7 @@ std::vector<Judged> judge_all(const char* target, const Workload& w, bool every_
   FindingPolicy policy;
   policy.further_properties = every_property && properties_sampled(w);
   for (const Backend* b : backends) {
+    if (!b->runs(w)) continue;  // an FP8-only model on other inputs
     Judgement judgement = find_violations(*b, w, exact, policy);
     if (judgement.violated()) {
       const Finding& f = judgement.findings.front();

@@ -464,6 +464,7 @@ const char* mutate_workload(Workload& w, MutationRng& rng) {
   if (auto* d = std::get_if<DenseWorkload>(&w)) what = mutate_dense_input(*d, rng);
   else if (auto* s = std::get_if<SparseWorkload>(&w)) what = mutate_sparse(*s, rng);
   else if (auto* p = std::get_if<ProductWorkload>(&w)) what = mutate_product(*p, rng);
+  conform_inputs(w);  // an FP8 product's A and B stay FP8
   fit_layout(w, limits_for(kind_of(w)));
   return what;
 }
@@ -520,6 +521,7 @@ std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, cons
     x->step_offsets.assign(1, 0);
     for (std::size_t t = 1; t <= x->steps; ++t) x->step_offsets.push_back(x->pairs() * t / x->steps);
   }
+  conform_inputs(a);
   const std::vector<std::uint8_t> bytes = encode_input(a);
   const std::size_t n = std::min(bytes.size(), max_out_size);
   std::memcpy(out, bytes.data(), n);

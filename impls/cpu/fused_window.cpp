@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common/per_element.h"
 
@@ -133,6 +134,46 @@ Backend architecture(const std::string& name, std::size_t addends_per_step, int 
                        fused_run(addends_per_step, FusedArithmetic{window, result_bits, true}));
 }
 
+// FP8 GEMM on the tensor-core models: C += sum over t, k of A_t[m][k] B_t[k][n] with A and B in
+// E4M3 or E5M2, whose products are exact in FP32 (two 4-bit significands; exponents 2^-32 to
+// 2^32). C starts the chain and the products follow in step and batch order, K to a fused
+// step, the steps running on across the T GEMMs' batches: the dense model's chain on the
+// column (C, products), so its bound with n = 1 + T K and A = |C| + sum |a b| (as the oracle
+// forms them) holds as derived. (Separate GEMM calls per micro-batch would restart the groups
+// at each step: more fused steps than ceil((n-1)/K), which these bounds do not count.)
+ProductRun fp8_gemm_run(std::size_t addends_per_step, std::size_t period, FusedArithmetic arithmetic) {
+  return [=](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
+    std::vector<float> products(w.steps * w.batch);
+    for (std::size_t m = 0; m < w.rows; ++m)
+      for (std::size_t n = 0; n < w.cols; ++n) {
+        for (std::size_t t = 0; t < w.steps; ++t)
+          for (std::size_t k = 0; k < w.batch; ++k)
+            products[t * w.batch + k] = static_cast<float>(w.a_at(t, m, k) * w.b_at(t, k, n));  // exact
+        const auto c = static_cast<float>(w.initial[m * w.cols + n]);
+        double sum;
+        if (period == 0) {
+          sum = fused_chain(c, products, addends_per_step, arithmetic);
+        } else {  // promoted: each chunk from zero, added to the FP32 accumulator
+          float accumulator = c;
+          for (std::size_t chunk = 0; chunk < products.size(); chunk += period)
+            accumulator += static_cast<float>(fused_chain(
+                0, std::span<const float>(products).subspan(chunk, std::min(period, products.size() - chunk)), addends_per_step, arithmetic));
+          sum = accumulator;
+        }
+        result[m * w.cols + n] = sum;
+      }
+  };
+}
+
+Backend fp8_gemm(const std::string& name, std::size_t period, int window, int result_bits, const std::string& bound,
+                 const std::string& which) {
+  Backend b = product_backend(name, Format::f32, Format::f32, bound, Determinism::bitwise_deterministic,
+                              "FP8 GEMM C += A*B (E4M3/E5M2 inputs only) on the tensor-core model of " + which,
+                              fp8_gemm_run(32, period, FusedArithmetic{window, result_bits, true}));
+  b.fp8_inputs_only = true;
+  return b;
+}
+
 ACCUCHECK_REGISTER_BACKEND(fused(4));
 ACCUCHECK_REGISTER_BACKEND(fused(8));
 ACCUCHECK_REGISTER_BACKEND(fused(16));
@@ -155,6 +196,12 @@ ACCUCHECK_REGISTER_BACKEND(architecture("tc_ada_fp8_f32", 16, 14, 14, "Ada (fp8 
 // products of TF32 inputs (exact in FP32); the inputs' conversion to TF32 is not modelled here.
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_a100_tf32_f32", 4, 25, 24, "A100 (tf32 inputs)"));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_tf32_f32", 8, 26, 24, "H100 (tf32 inputs)"));
+ACCUCHECK_REGISTER_BACKEND(fp8_gemm("tc_h100_fp8_gemm_f32", 0, 14, 14, "fused_truncated(32,14,14,f32)",
+                                    "H100 (32 products a step, 14-bit window, sums cut to e8m13)"));
+ACCUCHECK_REGISTER_BACKEND(fp8_gemm("tc_h100_fp8_gemm_nc128_f32", 128, 14, 14, "fused_promoted(32,14,128,14,f32)",
+                                    "H100 promoted to FP32 every 128 products (DeepSeek-V3)"));
+ACCUCHECK_REGISTER_BACKEND(fp8_gemm("tc_b200_fp8_gemm_f32", 0, 26, 24, "fused_truncated(32,26,24,f32)",
+                                    "B200 (32 products a step, 26-bit window, sums cut to FP32)"));
 
 }  // namespace
 }  // namespace accucheck::impls

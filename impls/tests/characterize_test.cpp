@@ -245,8 +245,24 @@ Expected expected_for(const std::string& b) {
 std::vector<std::string> cpu_backends() {
   std::vector<std::string> names;
   for (const auto& b : Registry::global().all())
-    if (b.device == Device::cpu && b.origin == "builtin") names.push_back(b.name);
+    if (b.device == Device::cpu && b.origin == "builtin" && !b.fp8_inputs_only) names.push_back(b.name);
   return names;
+}
+
+// The FP8 GEMM models take no probe (FP8 cannot hold them): refused, naming the dense model.
+TEST(Characterize, RefusesTheFp8OnlyModelsNamingTheDenseOne) {
+  int refused = 0;
+  for (const auto& b : Registry::global().all()) {
+    if (!b.fp8_inputs_only) continue;
+    try {
+      characterize(b, CharacterizeOptions{});
+      ADD_FAILURE() << b.name << " was characterized";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("FP8 inputs only"), std::string::npos) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 3);
 }
 
 class Characterized : public ::testing::TestWithParam<std::string> {};

@@ -560,5 +560,64 @@ TEST(FusedWindow, ArchitectureModelsTruncateTheirSums) {
   EXPECT_EQ(to_string(backend("tc_h100_fp8_f32").bound), "fused_truncated(32,14,14,f32)");
 }
 
+// The FP8 GEMM models (products of E4M3/E5M2 inputs) against the dense models they share the
+// chain with, run on the column (C, the products in step and batch order, exact in FP32), bit
+// for bit, on workloads of the gemm_fp8_inputs family; and only on FP8 inputs.
+TEST(FusedWindow, Fp8GemmModelsAreTheDenseChainOnTheProducts) {
+  const std::pair<const char*, const char*> pairs[] = {{"tc_h100_fp8_gemm_f32", "tc_h100_fp8_f32"},
+                                                       {"tc_h100_fp8_gemm_nc128_f32", "tc_h100_fp8_nc128_f32"},
+                                                       {"tc_b200_fp8_gemm_f32", "tc_b200_fp8_f32"}};
+  GenerationLimits limits;
+  limits.max_batch = 96;  // 1 + T K up to 385 terms: several fused steps and promotions
+  limits.max_product_steps = 4;
+  const Family* family = find_family("gemm_fp8_inputs");
+  int nonfinite = 0, compared = 0;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    SeededChoiceStream s(seed);
+    const Workload w = generate(s, Format::f32, limits, WorkloadKind::product, family);
+    const auto& p = std::get<ProductWorkload>(w);
+    for (const auto& [gemm, dense] : pairs) {
+      const std::vector<double> got = run(backend(gemm), w);
+      for (std::size_t m = 0; m < p.rows; ++m)
+        for (std::size_t n = 0; n < p.cols; ++n) {
+          std::vector<double> column{p.initial[m * p.cols + n]};
+          for (std::size_t t = 0; t < p.steps; ++t)
+            for (std::size_t k = 0; k < p.batch; ++k) {
+              const double product = p.a_at(t, m, k) * p.b_at(t, k, n);
+              ASSERT_TRUE(std::isnan(product) || representable(product, Format::f32)) << product;
+              column.push_back(product);
+            }
+          const double expected = run(backend(dense), one_column(column))[0];
+          ASSERT_TRUE(same_bits(got[m * p.cols + n], expected)) << gemm << " seed " << seed << ": " << got[m * p.cols + n]
+                                                                << " vs " << expected;
+          nonfinite += !std::isfinite(expected);
+          ++compared;
+        }
+    }
+  }
+  EXPECT_GT(nonfinite, 10);
+  EXPECT_GT(compared, 1000);
+  // 1 * 1 + 2^-7 * 2^-7 (E4M3 subnormals): 2^-14 falls below the 14-bit window at 2^0 (quantum
+  // 2^-13) on Hopper, and within B200's 26 bits; FP32 FMAs keep it.
+  ProductWorkload one{.format = Format::f32, .rows = 1, .cols = 1, .batch = 2, .steps = 1, .initial = {0.0},
+                      .a = {1.0, 0x1p-7}, .b = {1.0, 0x1p-7}, .family = "", .input_format = Format::e4m3};
+  ASSERT_EQ(validate(Workload(one)), "");
+  EXPECT_EQ(run(backend("tc_h100_fp8_gemm_f32"), one)[0], 1.0);
+  EXPECT_EQ(run(backend("tc_b200_fp8_gemm_f32"), one)[0], 1 + 0x1p-14);
+  EXPECT_EQ(run(backend("gemm_beta1_f32"), one)[0], 1 + 0x1p-14);
+  EXPECT_EQ(run_and_judge(backend("tc_h100_fp8_gemm_f32"), one).worst, Verdict::ok);
+  // Other inputs are not theirs: not run, and said so.
+  ProductWorkload f32_inputs = one;
+  f32_inputs.input_format.reset();
+  for (const auto& [gemm, dense] : pairs) {
+    EXPECT_TRUE(backend(gemm).fp8_inputs_only);
+    EXPECT_TRUE(backend(gemm).runs(one));
+    EXPECT_FALSE(backend(gemm).runs(f32_inputs));
+    EXPECT_FALSE(backend(gemm).runs(one_column({1.0})));
+    EXPECT_NE(backend(gemm).why_not(f32_inputs).find("FP8 inputs only"), std::string::npos);
+    EXPECT_TRUE(backend("gemm_beta1_f32").runs(one));  // FP8 values are f32 values
+  }
+}
+
 }  // namespace
 }  // namespace accucheck

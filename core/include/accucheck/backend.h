@@ -86,6 +86,9 @@ struct Backend {
   // It reads its inputs at the places a workload's layout gives (workload.h): plugins that set
   // ACCUCHECK_ACCEPTS_STRIDES. Every other backend is given contiguous memory.
   bool accepts_strides = false;
+  // It models hardware that multiplies FP8 values only (an FP8 tensor-core GEMM): it runs the
+  // product workloads whose input_format is E4M3 or E5M2, no others.
+  bool fp8_inputs_only = false;
   DenseRun run_dense;      // each backend runs at least one workload kind
   ProductRun run_product;
   SparseRun run_sparse;
@@ -95,6 +98,11 @@ struct Backend {
 
   std::string bound_text() const { return to_string(bound); }
   bool supports(WorkloadKind kind) const;
+  // This workload: its kind, and FP8 inputs where the backend takes only those. Every engine
+  // asks this before running a workload; the backend is not judged on one it does not run.
+  bool runs(const Workload& w) const;
+  // Why it does not run w ("" if it does), for messages.
+  std::string why_not(const Workload& w) const;
   // Runs any workload kind it supports (throws BackendFailure for a kind it does not).
   void run(const Workload& w, std::span<double> result, const RunOptions& options) const;
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -104,12 +105,18 @@ void exact_elements(const DenseWorkload& workload, std::size_t begin, std::size_
 // terms are C[m][n] and every product A_t[m][k] * B_t[k][n] (n = 1 + T*batch terms). Products
 // of two f32, f16 or bf16 values are exact in double; f64 product workloads are not supported.
 struct ProductWorkload {
-  Format format = Format::f32;
+  Format format = Format::f32;  // storage of C and of the result; A and B too unless input_format says
   std::size_t rows = 0, cols = 0, batch = 0, steps = 0;
   std::vector<double> initial;  // rows*cols, row-major
   std::vector<double> a;        // steps*rows*batch: A_t[m][k] at [(t*rows + m)*batch + k]
   std::vector<double> b;        // steps*batch*cols: B_t[k][n] at [(t*batch + k)*cols + n]
   std::string family;
+  // FP8 training's GEMM: A and B in E4M3 or E5M2 (every value of either is a value of f32, f16
+  // and bf16, so every product backend of `format` runs it; the FP8 tensor-core models run only
+  // these). Unset: A and B are values of `format`.
+  std::optional<Format> input_format;
+
+  Format inputs() const { return input_format.value_or(format); }
 
   std::size_t elements() const { return rows * cols; }
   double a_at(std::size_t t, std::size_t m, std::size_t k) const { return a[(t * rows + m) * batch + k]; }
@@ -190,6 +197,11 @@ void for_each_value_array(W& w, F array, bool with_b = true) {
   }
 }
 Format format_of(const Workload& w);
+// A product workload's A and B brought into its input_format, if it has one (finite values
+// saturate to the largest finite value, NaN and infinities round as OFP8's non-saturating rule
+// says): what moves that change values in the storage format call (climbing, shrinking, fuzz
+// mutations), so that an FP8 workload stays one. Other workloads are left as they are.
+void conform_inputs(Workload& w);
 std::size_t element_count(const Workload& w);
 std::string family_of(const Workload& w);
 std::string validate(const Workload& w);
