@@ -266,11 +266,14 @@ double Campaign::try_for_climb(BackendStats& stats, const Workload& candidate) {
 }
 
 void Campaign::seed_climb() {
+  const std::size_t max_terms = options_.limits.max_steps + 1;
   for (auto& stats : stats_) {
-    if (!stats.backend->supports(WorkloadKind::dense)) continue;
-    for (const Workload& seed : climb_seeds(stats.backend->storage, options_.limits.max_steps + 1)) {
+    std::vector<Workload> seeds = window_climb_seeds(stats.backend->bound, stats.backend->storage, max_terms);
+    if (stats.backend->supports(WorkloadKind::dense))
+      for (Workload& seed : climb_seeds(stats.backend->storage, max_terms)) seeds.push_back(std::move(seed));
+    for (const Workload& seed : seeds) {
       if (budget_spent()) return;
-      try_for_climb(stats, seed);
+      if (stats.backend->runs(seed)) try_for_climb(stats, seed);
     }
   }
 }

@@ -158,6 +158,60 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
   return m;
 }
 
+std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::size_t max_terms) {
+  std::vector<Workload> seeds;
+  if (bound.kind != BoundKind::fused && bound.kind != BoundKind::fused_truncated && bound.kind != BoundKind::fused_promoted)
+    return seeds;
+  const auto k = static_cast<std::size_t>(bound.count);
+  const int w = static_cast<int>(bound.width);
+  const bool promoted = bound.kind == BoundKind::fused_promoted;
+  // Dense: 1 (E = 0), then K addends of q - ulp(q), q = 2^(1-W): all cut to zero. Promoted: the
+  // chunk's chain starts from zero, so 1 leads the first step and 2K - 1 small ones follow.
+  const double cut = std::ldexp(1.0, 1 - w);
+  const double below_cut = next_down(cut, f);
+  auto add_dense = [&](std::vector<double> terms) {
+    if (terms.size() > max_terms || below_cut <= 0 || !representable(below_cut, f)) return;
+    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}};
+    seeds.push_back(with_terms(d, terms));
+  };
+  if (promoted) {
+    std::vector<double> terms{0.0, 1.0};
+    terms.resize(2 * k + 1, below_cut);
+    add_dense(terms);
+  } else {
+    std::vector<double> terms{1.0};
+    terms.resize(k + 1, below_cut);
+    add_dense(terms);
+    // And the largest operand losing as much (where F has bits below the cut: p > W).
+    if (const double largest = next_down(round_to_format(1.0 + cut, f), f); largest > 1.0) {
+      terms[0] = largest;
+      add_dense(terms);
+      terms[0] = 1.0;
+    }
+    // Sums truncated to Q < W bits: one addend r - q kept by the window, so that the sum 1 + r - q
+    // loses it to the truncation (r = 2^(1-Q), the sum's grid at 1).
+    if (bound.result_bits != 0 && bound.result_bits < bound.width) {
+      terms[1] = std::ldexp(1.0, 1 - static_cast<int>(bound.result_bits)) - cut;
+      add_dense(terms);
+    }
+  }
+  // Products with E4M3 inputs: C = 2^(W-12) (E = W - 12), products 1.125 2^-6 x 1.75 2^-6 =
+  // 1.96875 2^-12 just below the cut 2^(E-W+1) = 2^-11. Promoted: C = 0, a first product 2^E.
+  const int e = w - 12;
+  if (e < 0 || e > 16 || !representable(std::ldexp(1.0, e), f)) return seeds;
+  const std::size_t batch = promoted ? 2 * k : k;
+  if (1 + batch > max_terms) return seeds;
+  ProductWorkload p{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {promoted ? 0.0 : std::ldexp(1.0, e)},
+                    .a = std::vector<double>(batch, 1.125 * 0x1p-6), .b = std::vector<double>(batch, 1.75 * 0x1p-6),
+                    .family = "climb-seed", .input_format = Format::e4m3};
+  if (promoted) {
+    p.a[0] = std::ldexp(1.0, (e + 1) / 2);
+    p.b[0] = std::ldexp(1.0, e / 2);
+  }
+  seeds.push_back(std::move(p));
+  return seeds;
+}
+
 Workload climb_start(Format f, ChoiceStream& s, std::size_t max_terms) {
   const int p = traits(f).precision;
   const std::size_t n = 3 + s.draw(std::max<std::size_t>(std::min<std::size_t>(12, max_terms), 3) - 3);

@@ -18,12 +18,14 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <vector>
 
 #include "accucheck/backend.h"
 #include "accucheck/check.h"
 #include "accucheck/choice.h"
+#include "accucheck/climb.h"
 #include "accucheck/families.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
@@ -558,6 +560,35 @@ TEST(FusedWindow, ArchitectureModelsTruncateTheirSums) {
     EXPECT_EQ(outcome.worst, Verdict::ok) << name;
   }
   EXPECT_EQ(to_string(backend("tc_h100_fp8_f32").bound), "fused_truncated(32,14,14,f32)");
+}
+
+// Every fused model reaches 0.9 of its stated bound on the climb's window seeds (what
+// `check --maximize` starts from): the bounds are attained within 10%, not only satisfied. Not
+// the per-architecture models whose window is at least FP32's precision (W >= p = 24): their
+// largest operand loses nothing and the window's and the truncation's losses cannot both be
+// full, which fused_truncated does not take into account (docs/bounds.md, "How close the
+// bounds are"); the fractions they reach are pinned here.
+TEST(FusedWindow, WindowSeedsReachNineTenthsOfEveryFusedBound) {
+  const std::map<std::string, double> loose = {{"tc_v100_f16_f32", 0.66},  {"tc_a100_f16_f32", 0.72},
+                                               {"tc_h100_f16_f32", 0.85},  {"tc_a100_tf32_f32", 0.57},
+                                               {"tc_h100_tf32_f32", 0.76}, {"tc_b200_fp8_gemm_f32", 0.85}};
+  int models = 0;
+  for (const Backend& b : Registry::global().all()) {
+    if (b.bound.kind != BoundKind::fused && b.bound.kind != BoundKind::fused_truncated && b.bound.kind != BoundKind::fused_promoted)
+      continue;
+    double best = 0;
+    for (const Workload& seed : window_climb_seeds(b.bound, b.storage, 65)) {
+      ASSERT_EQ(validate(seed), "") << b.name;
+      if (!b.runs(seed)) continue;
+      const BackendOutcome outcome = run_and_judge(b, seed);
+      ASSERT_EQ(outcome.worst, Verdict::ok) << b.name;
+      best = std::max(best, outcome.max_ratio);
+    }
+    const auto known = loose.find(b.name);
+    EXPECT_GE(best, known == loose.end() ? 0.9 : known->second) << b.name << " " << b.bound_text();
+    ++models;
+  }
+  EXPECT_EQ(models, 19);
 }
 
 // The FP8 GEMM models (products of E4M3/E5M2 inputs) against the dense models they share the

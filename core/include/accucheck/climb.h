@@ -8,12 +8,14 @@
 // swamps what follows), an addend split into two that sum exactly (n grows, A stays), an addend
 // appended (a copy, or half an ulp of the running sum: stagnation), a sign flipped. Seeds are the
 // known patterns: a running sum at 2^p absorbing half ulps (2^24 in f32, 2048 in f16, 256 in
-// bf16), and masks of +-2^k among ones.
+// bf16), masks of +-2^k among ones, and for the fused bounds steps whose operands all fall just
+// below the window's cut.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "accucheck/bound.h"
 #include "accucheck/choice.h"
 #include "accucheck/workload.h"
 
@@ -27,6 +29,15 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
 
 // The seeds of the climb for a format: one-element dense workloads of n terms (family "climb-seed").
 std::vector<Workload> climb_seeds(Format f, std::size_t n);
+
+// Seeds from a fused bound's K and W (fused, fused_truncated, fused_promoted; none for other
+// kinds), the steps that lose what the bound's derivation lets them (docs/bounds.md, "Fused
+// multi-term addition"): a largest operand 2^E and K operands just below the window's cut
+// 2^(E-W+1), each truncated to zero. Dense columns of storage format f (for the promoted kinds
+// the chain from zero, 1 + 2K terms), and product workloads with E4M3 inputs whose products sit
+// 1.96875 2^(E-W) below the cut (1.125 2^-6 x 1.75 2^-6, the closest E4M3 products come).
+// Only those of at most max_terms terms (family "climb-seed").
+std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::size_t max_terms);
 
 // A fresh start for a restarted climb: one element of 3 to min(12, max_terms) terms, each with a
 // random significand, a random sign and an exponent within p + 12 binades below 4 (family
