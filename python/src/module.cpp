@@ -347,6 +347,8 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["initial"] = p.initial;
       d["a"] = p.a;
       d["b"] = p.b;
+      if (p.input_format) d["input_format"] = std::string(name(*p.input_format));  // A and B in E4M3 or E5M2
+      else d["input_format"] = nb::none();
     }
     out.append(d);
   }
@@ -364,6 +366,7 @@ nb::list backend_list() {
     d["bound"] = b.bound_text();
     d["determinism"] = std::string(name(b.determinism));
     d["origin"] = b.origin;
+    d["fp8_inputs_only"] = b.fp8_inputs_only;
     out.append(d);
   }
   return out;

@@ -228,6 +228,26 @@ def test_workloads_are_reproducible_and_valid():
     assert len(sparse.step_offsets) == sparse.steps + 1
 
 
+def test_fp8_product_workloads_carry_their_input_format():
+    # A and B of gemm_fp8_inputs are values of their FP8 format by ml_dtypes' own conversion
+    # (an implementation independent of accucheck's), C of the storage format.
+    seen = set()
+    for w in accucheck.workloads("gemm_fp8_inputs", format="f32", seed=3, count=40):
+        assert w.kind == "product"
+        assert w.input_format in ("e4m3", "e5m2")
+        seen.add(w.input_format)
+        dtype = ml_dtypes.float8_e4m3fn if w.input_format == "e4m3" else ml_dtypes.float8_e5m2
+        for values in (w.a, w.b):
+            finite = values[np.isfinite(values)]
+            assert np.array_equal(finite.astype(dtype).astype(np.float64), finite)
+        assert '"input_format": "%s"' % w.input_format in w.case_json
+    assert seen == {"e4m3", "e5m2"}
+    plain = next(iter(accucheck.workloads("gemm_accumulation", format="f32", seed=1, count=1)))
+    assert plain.input_format is None
+    fp8_only = {b["name"] for b in accucheck.backends() if b["fp8_inputs_only"]}
+    assert fp8_only == {"tc_h100_fp8_gemm_f32", "tc_h100_fp8_gemm_nc128_f32", "tc_b200_fp8_gemm_f32"}
+
+
 def test_a_generated_workload_saves_as_a_case_file(tmp_path):
     w = next(iter(accucheck.workloads("near_cancelling", format="f32", seed=11, count=1)))
     path = tmp_path / "case.json"
