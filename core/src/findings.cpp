@@ -96,7 +96,7 @@ std::vector<Finding> further_findings(const Backend& backend, const Workload& w,
 
 Judgement find_violations(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact,
                           const FindingPolicy& policy) {
-  if (const std::string why = backend.why_not(w); !why.empty()) throw std::invalid_argument(why);
+  if (!backend.runs(w)) throw std::invalid_argument(backend.why_not(w));
   Judgement j;
   if (policy.cross_check_oracle)
     if (auto f = oracle_finding(w, exact)) {

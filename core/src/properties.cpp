@@ -210,12 +210,13 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) {
     const Format in = *p->input_format;
     const double top = largest_finite(in);
+    const int lowest_in = std::ilogb(smallest_subnormal(in));
     for (double a : p->a) {
       if (a == 0) continue;
       int k = std::ilogb(top) - std::ilogb(a);
       if (std::ldexp(std::fabs(a), k) > top) --k;
       r.high = std::min(r.high, k);
-      r.low = std::max(r.low, std::ilogb(smallest_subnormal(in)) - lowest_bit_exponent(a));
+      r.low = std::max(r.low, lowest_in - lowest_bit_exponent(a));
     }
   }
   if (r.low > 0 || r.high < 0) return std::nullopt;
@@ -291,7 +292,7 @@ std::optional<PropertyFailure> check_property_with(Property p, const Backend& b,
     own = try_run(b, w, &error);
     return own ? &*own : nullptr;
   };
-  if (const std::string why = b.why_not(w); !why.empty()) throw std::invalid_argument(why);
+  if (!b.runs(w)) throw std::invalid_argument(b.why_not(w));
   switch (p) {
     case Property::stated_bound:
     case Property::special_values: {

@@ -69,6 +69,18 @@ double fused_chain(double start, std::span<const float> addends, std::size_t add
   return c;
 }
 
+// The promoted chain: `start` is the FP32 accumulator; each chunk of `period` addends is summed
+// by fused steps from zero, then added to the accumulator.
+float promoted_chain(float start, std::span<const float> addends, std::size_t addends_per_step, std::size_t period,
+                     const FusedArithmetic& a) {
+  float accumulator = start;
+  for (std::size_t chunk = 0; chunk < addends.size(); chunk += period) {
+    const double partial = fused_chain(0, addends.subspan(chunk, std::min(period, addends.size() - chunk)), addends_per_step, a);
+    accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
+  }
+  return accumulator;
+}
+
 DenseRun fused_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
@@ -77,18 +89,11 @@ DenseRun fused_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
   };
 }
 
-// The promoted chain: x[0] starts the FP32 accumulator; each chunk of `period` addends is summed
-// by fused steps from zero, then added to the accumulator.
+// x[0] starts the FP32 accumulator of the promoted chain.
 DenseRun promoted_run(std::size_t addends_per_step, std::size_t period, FusedArithmetic arithmetic = {}) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
-      float accumulator = x[0];
-      for (std::size_t chunk = 1; chunk < x.size(); chunk += period) {
-        const std::span<const float> addends = x.subspan(chunk, std::min(period, x.size() - chunk));
-        const double partial = fused_chain(0, addends, addends_per_step, arithmetic);
-        accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
-      }
-      return accumulator;
+      return promoted_chain(x[0], x.subspan(1), addends_per_step, period, arithmetic);
     });
   };
 }
@@ -141,27 +146,17 @@ Backend architecture(const std::string& name, std::size_t addends_per_step, int 
 // column (C, products), so its bound with n = 1 + T K and A = |C| + sum |a b| (as the oracle
 // forms them) holds as derived. (Separate GEMM calls per micro-batch would restart the groups
 // at each step: more fused steps than ceil((n-1)/K), which these bounds do not count.)
+// period 0: not promoted.
 ProductRun fp8_gemm_run(std::size_t addends_per_step, std::size_t period, FusedArithmetic arithmetic) {
   return [=](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
     std::vector<float> products(w.steps * w.batch);
-    for (std::size_t m = 0; m < w.rows; ++m)
-      for (std::size_t n = 0; n < w.cols; ++n) {
-        for (std::size_t t = 0; t < w.steps; ++t)
-          for (std::size_t k = 0; k < w.batch; ++k)
-            products[t * w.batch + k] = static_cast<float>(w.a_at(t, m, k) * w.b_at(t, k, n));  // exact
-        const auto c = static_cast<float>(w.initial[m * w.cols + n]);
-        double sum;
-        if (period == 0) {
-          sum = fused_chain(c, products, addends_per_step, arithmetic);
-        } else {  // promoted: each chunk from zero, added to the FP32 accumulator
-          float accumulator = c;
-          for (std::size_t chunk = 0; chunk < products.size(); chunk += period)
-            accumulator += static_cast<float>(fused_chain(
-                0, std::span<const float>(products).subspan(chunk, std::min(period, products.size() - chunk)), addends_per_step, arithmetic));
-          sum = accumulator;
-        }
-        result[m * w.cols + n] = sum;
-      }
+    each_product_element<float>(w, result, [&](std::size_t m, std::size_t n, float c) {
+      for (std::size_t t = 0; t < w.steps; ++t)
+        for (std::size_t k = 0; k < w.batch; ++k)
+          products[t * w.batch + k] = static_cast<float>(w.a_at(t, m, k) * w.b_at(t, k, n));  // exact
+      if (period != 0) return promoted_chain(c, products, addends_per_step, period, arithmetic);
+      return static_cast<float>(fused_chain(c, products, addends_per_step, arithmetic));  // a float's value
+    });
   };
 }
 
