@@ -343,6 +343,18 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const std::uint64_t flushes = n > 0 ? 2 * n - 1 : 0;
       return *inner + O::integer(flushes) * O::power_of_two(traits(b.format).emin);
     }
+    case BoundKind::truncated_inputs: {
+      // docs/bounds.md "Truncated inputs": each normal input a is a_t + d, |d| < 2^(1-B) |a|, and
+      // |a_t| <= |a|, so |a b - a_t b_t| <= |d_a| |b| + |a_t| |d_b| < 2^(2-B) |a b|; the truncated
+      // products' A, max |x| and |x_i| are at most the exact products' (every bound grows with
+      // them), their sum's magnitude at most |S| + that difference.
+      const Num input_error = O::power_of_two(2 - static_cast<int>(b.count)) * q.abs_sum;
+      Quantities<Num> truncated = q;
+      truncated.abs_exact = q.abs_exact + input_error;
+      auto inner = evaluate(*b.inner, truncated);
+      if (!inner) return std::nullopt;
+      return *inner + input_error;
+    }
     case BoundKind::depths: {
       // min(per-leaf gamma, the tree bound of height h = max d_i, anyorder): each holds for a
       // tree whose leaf i passes d_i roundings (docs/bounds.md "Per-leaf bounds"); an n the
@@ -387,7 +399,8 @@ std::optional<BoundExpr> intermediate_bound(const BoundExpr& bound) {
       return running;
     }
     case BoundKind::widened:
-    case BoundKind::ftz: {
+    case BoundKind::ftz:
+    case BoundKind::truncated_inputs: {
       auto inner = intermediate_bound(*bound.inner);
       if (!inner) return std::nullopt;
       BoundExpr outer = bound;

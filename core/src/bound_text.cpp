@@ -42,6 +42,9 @@ constexpr KindInfo kKinds[] = {
     {BoundKind::fused_promoted, "fused_promoted",
      "derived (docs/bounds.md 'Promotion'): fused per chunk composed with Rump, BIT 52 (2012) for the FP32 additions; "
      "the scheme: DeepSeek-V3 technical report (2024) sec. 3.3.2"},
+    {BoundKind::truncated_inputs, "truncated_inputs",
+     "derived (docs/bounds.md 'Truncated inputs'); TF32's truncated inputs: MMA-Sim (arXiv 2511.10909) and Khattak & "
+     "Mikaitis (arXiv 2512.07004), as their public models implement it"},
     {BoundKind::depths, "depths",
      "Higham (2002) sec. 4.2 per-leaf gamma_{d_i}; Lange & Rump (2019), AN23 Thm 4.4 and 4.5 (docs/bounds.md)"},
 };
@@ -370,6 +373,25 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
         return std::nullopt;
       }
       if (!to_format(node.arguments[1], bound.format, error)) return std::nullopt;
+      bound.inner = std::make_shared<const BoundExpr>(std::move(*inner));
+      return bound;
+    }
+    case BoundKind::truncated_inputs: {
+      // truncated_inputs(INNER,B): the format is the inner bound's (whose thresholds apply).
+      std::uint64_t bits = 0;
+      if (!expect_arguments(node, 2, error)) return std::nullopt;
+      auto inner = build(node.arguments[0], error);
+      if (!inner) return std::nullopt;
+      if (!is_error_bound(inner->kind)) {
+        error = "'truncated_inputs' needs an error bound inside, not '" + to_string(inner->kind) + "'";
+        return std::nullopt;
+      }
+      if (!parse_unsigned(node.arguments[1].head, bits) || node.arguments[1].has_parentheses || bits < 2 || bits > 53) {
+        error = "truncated_inputs(INNER,B) needs an integer 2 <= B <= 53, got '" + node.arguments[1].head + "'";
+        return std::nullopt;
+      }
+      bound.count = static_cast<std::int64_t>(bits);
+      bound.format = inner->format;
       bound.inner = std::make_shared<const BoundExpr>(std::move(*inner));
       return bound;
     }
@@ -755,6 +777,7 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::tree: return name + "(" + shape_text(bound.shape) + "," + format + ")";
     case BoundKind::widened:
     case BoundKind::ftz: return name + "(" + to_string(*bound.inner) + "," + format + ")";
+    case BoundKind::truncated_inputs: return name + "(" + to_string(*bound.inner) + "," + std::to_string(bound.count) + ")";
     case BoundKind::correctly_rounded:
     case BoundKind::faithful: return name;
     case BoundKind::ulps: return name + "(" + std::to_string(bound.count) + ")";

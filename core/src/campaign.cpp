@@ -144,7 +144,6 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
                                bool check_properties_now) {
   if (!options_.generate) position_ = evaluated_++;
   const Format f = format_of(w);
-  const WorkloadKind kind = kind_of(w);
   std::vector<ExactSum> exact;
   std::uint64_t addends = 0;  // of the workload, counted once for every backend that runs it
   std::size_t ran = 0;

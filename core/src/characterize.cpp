@@ -1729,6 +1729,10 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   if (backend.fp8_inputs_only)
     throw std::invalid_argument(backend.name + " takes FP8 inputs only, which cannot hold characterize's probes; its chain is " +
                                 "that of a dense model, characterized as one (e.g. tc_h100_fp8_f32)");
+  // Its inputs lose bits before the chain: a bound derived from the chain alone would omit that.
+  if (backend.normal_inputs_only)
+    throw std::invalid_argument(backend.name + " truncates its inputs, which the probes' leaves (FP32 ulps, ties) do not pass " +
+                                "through; its chain is that of a dense model, characterized as one (e.g. tc_a100_tf32_f32)");
   out.kind = kind;
   Prober prober(backend, kind, options.values_per_call, options.width);
 

@@ -160,6 +160,19 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
 
 std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::size_t max_terms) {
   std::vector<Workload> seeds;
+  if (bound.kind == BoundKind::truncated_inputs) {
+    // The inner bound's seeds, and products of inputs just below 1 + 2^(1-B): each truncated to
+    // 1, so each product loses nearly 2^(2-B) of itself, the whole input term (docs/bounds.md
+    // "Truncated inputs").
+    seeds = window_climb_seeds(*bound.inner, f, max_terms);
+    const double input = next_down(1.0 + std::ldexp(1.0, 1 - static_cast<int>(bound.count)), f);
+    const std::size_t batch = std::min<std::size_t>(8, max_terms - 1);
+    if (max_terms < 2 || input <= 1.0) return seeds;
+    seeds.push_back(ProductWorkload{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {0.0},
+                                    .a = std::vector<double>(batch, input), .b = std::vector<double>(batch, input),
+                                    .family = "climb-seed", .input_format = std::nullopt});
+    return seeds;
+  }
   if (bound.kind != BoundKind::fused && bound.kind != BoundKind::fused_truncated && bound.kind != BoundKind::fused_promoted)
     return seeds;
   const auto k = static_cast<std::size_t>(bound.count);

@@ -126,7 +126,7 @@ Judgement find_violations(const Backend& backend, const Workload& w, const std::
 }
 
 bool still_shows(const Backend& backend, const Workload& candidate, const Finding& finding, bool cross_check_oracle) {
-  if (!validate(candidate).empty()) return false;
+  if (!validate(candidate).empty() || !backend.runs(candidate)) return false;
   const std::vector<ExactSum> exact = exact_sums(candidate);
   if (finding.label == "oracle-disagreement") return oracle_finding(candidate, exact).has_value();
   FindingPolicy policy;

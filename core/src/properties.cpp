@@ -205,6 +205,12 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
   // 2^(emin-Q+1), is coarser than its format's: values finer than it do not scale through it.
   if (b.bound.result_bits != 0)  // fused_truncated, fused_promoted(K,W,N,Q,F)
     r.low = std::max(r.low, traits(b.bound.format).emin - static_cast<int>(b.bound.result_bits) + 1 - lowest);
+  // Normal inputs only (TF32's truncation): the scaled A stays normal.
+  if (const auto* p = std::get_if<ProductWorkload>(&w); p && b.normal_inputs_only) {
+    const int lowest_normal = std::ilogb(smallest_normal(p->inputs()));
+    for (double a : p->a)
+      if (a != 0 && std::isfinite(a)) r.low = std::max(r.low, lowest_normal - std::ilogb(a));
+  }
   // FP8 inputs: the scaled A stays in its format (2^k |a| at most the largest finite value, its
   // lowest bit at or above the smallest subnormal).
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) {
@@ -374,7 +380,9 @@ Workload generate_for_property(Property p, const Backend& b, WorkloadKind kind, 
     family = find_family("gemm_fp8_inputs");
   }
   if (!family && p == Property::special_values) family = special_values_family(kind);
-  return generate(s, b.storage, limits, kind, family);
+  Workload w = generate(s, b.storage, limits, kind, family);
+  if (auto* product = std::get_if<ProductWorkload>(&w); product && b.normal_inputs_only) flush_subnormal_inputs(*product);
+  return w;
 }
 
 }  // namespace accucheck

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "accucheck/fp8.h"
@@ -64,6 +65,19 @@ void conform_inputs(Workload& w) {
   const Format in = *p->input_format;
   for (auto* values : {&p->a, &p->b})
     for (double& x : *values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
+}
+
+bool has_subnormal_input(const ProductWorkload& w) {
+  const double normal = smallest_normal(w.inputs());
+  auto subnormal = [&](double x) { return x != 0 && std::fabs(x) < normal; };
+  return std::any_of(w.a.begin(), w.a.end(), subnormal) || std::any_of(w.b.begin(), w.b.end(), subnormal);
+}
+
+void flush_subnormal_inputs(ProductWorkload& w) {
+  const double normal = smallest_normal(w.inputs());
+  for (auto* values : {&w.a, &w.b})
+    for (double& x : *values)
+      if (std::fabs(x) < normal) x = std::copysign(0.0, x);
 }
 
 Format format_of(const Workload& w) {

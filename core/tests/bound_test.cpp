@@ -49,7 +49,8 @@ TEST(BoundText, RoundTripOfEveryKind) {
         "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)",
         "fused_promoted(32,14,128,14,f32)", "fused_promoted(1,2,1,2,f16)",
         "fused_truncated(32,14,14,f32)", "fused_truncated(4,24,24,f32)", "fused_truncated(1,2,2,bf16)", "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
-        "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)"}) {
+        "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)", "truncated_inputs(fused_truncated(4,25,24,f32),11)",
+        "truncated_inputs(recursive(f32),2)", "truncated_inputs(widened(recursive(f64),f32),53)"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
     ASSERT_TRUE(parsed.has_value()) << text << ": " << error;
@@ -126,7 +127,10 @@ TEST(BoundText, ClearErrorsOnBadText) {
         "fused_promoted(32,14,128,1,f32)", "fused_promoted(32,14,128,14,14,f32)", "fused_promoted(32,14,100,14,f32)",
         "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
         "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
-        "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)"}) {
+        "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)",
+        "truncated_inputs(recursive(f32))", "truncated_inputs(recursive(f32),1)", "truncated_inputs(recursive(f32),54)",
+        "truncated_inputs(recursive(f32),f32)", "truncated_inputs(correctly_rounded,11)", "truncated_inputs(recursive(f32),11(2))",
+        "truncated_inputs(11,recursive(f32))"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
     EXPECT_FALSE(parsed.has_value()) << "'" << text << "' parsed as " << to_string(*parsed);
@@ -407,6 +411,18 @@ TEST(BoundEval, NeumaierWidenedFtzProductsByHand) {
   expect_exact_threshold("ftz(recursive(f32),f32)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23) + 5 * pow2(-126));
   // products(f32), N = 3, A = 1: 3 u A + 2 N * 2^(emin - p) = 3 * 2^-24 + 6 * 2^-150.
   expect_exact_threshold("products(f32)", Format::f32, summary(3, pow2(0), pow2(0)), 3 * pow2(-24) + 6 * pow2(-150));
+}
+
+TEST(BoundEval, TruncatedInputsByHand) {
+  // truncated_inputs(recursive(f32),11), n = 3, S = A = 1: 2 u + 2^(2-11) = 2^-23 + 2^-9.
+  expect_exact_threshold("truncated_inputs(recursive(f32),11)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23) + pow2(-9));
+  // The inner bound sees |S| grown by the inputs' error: widened(recursive(f64),f32) inside, n = 2,
+  // S = 1/2, A = 1: u (|S| + 2^-9 A) + (1 + u) 2^-53 + 2^-9 = 2^-25 + 2^-33 + 2^-53 + 2^-77 + 2^-9.
+  expect_exact_threshold("truncated_inputs(widened(recursive(f64),f32),11)", Format::f32, summary(2, pow2(-1), pow2(0)),
+                         pow2(-25) + pow2(-33) + pow2(-53) + pow2(-77) + pow2(-9));
+  // Where the inner bound ends, so does this one.
+  EXPECT_TRUE(std::isinf(
+      check_error_bound(bound("truncated_inputs(neumaier(bf16),11)"), Format::bf16, summary(257, pow2(0), pow2(0)), 0).bound));
 }
 
 TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {

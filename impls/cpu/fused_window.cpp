@@ -15,7 +15,9 @@
 // the simulators' public code (docs/bounds.md "How the shipped models differ") and, as there,
 // round each fused sum toward zero: to FP32, or to 13 fraction bits (e8m13) on Hopper's FP8 path.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,29 +45,32 @@ float truncate_to_bits(double s, int bits) {
   return static_cast<float>(std::fabs(t) > largest ? std::copysign(largest, s) : t);
 }
 
-// The fused step: c + sum(group) with every operand truncated to multiples of 2^(E-W+1).
-double fused_step(double c, std::span<const float> group, const FusedArithmetic& a) {
+// The fused step: c + sum(group) with every operand truncated to multiples of 2^(E-W+1). The
+// operands are FP32 values, or (TF32 GEMM) exact products held in doubles.
+template <class Addend>
+double fused_step(double c, std::span<const Addend> group, const FusedArithmetic& a) {
   double largest = std::fabs(c);
-  for (float t : group) largest = std::max(largest, std::fabs(static_cast<double>(t)));
+  for (Addend t : group) largest = std::max(largest, std::fabs(static_cast<double>(t)));
   if (largest == 0 || !std::isfinite(largest)) {  // zeros (their IEEE sign), or IEEE's inf/NaN rules
     double s = c;
-    for (float t : group) s += t;
+    for (Addend t : group) s += t;
     return static_cast<float>(s);
   }
   const double quantum = std::ldexp(1.0, std::ilogb(largest) - a.window + 1);
   // Exact: each truncated operand is a multiple of the quantum below 2^(E+1) = 2^W quanta
   // (at most 65 of them, W <= 46: below 2^53 quanta).
   double s = std::trunc(c / quantum) * quantum;
-  for (float t : group) s += std::trunc(static_cast<double>(t) / quantum) * quantum;
+  for (Addend t : group) s += std::trunc(static_cast<double>(t) / quantum) * quantum;
   if (a.toward_zero) return truncate_to_bits(s, a.result_bits);
   return static_cast<float>(s);  // one rounding, to nearest even
 }
 
 // A chain of fused steps from `start`, the next K addends in each.
-double fused_chain(double start, std::span<const float> addends, std::size_t addends_per_step, const FusedArithmetic& a) {
+template <class Addend>
+double fused_chain(double start, std::span<const Addend> addends, std::size_t addends_per_step, const FusedArithmetic& a) {
   double c = start;
   for (std::size_t i = 0; i < addends.size(); i += addends_per_step)
-    c = fused_step(c, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), a);
+    c = fused_step<Addend>(c, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), a);
   return c;
 }
 
@@ -75,7 +80,7 @@ float promoted_chain(float start, std::span<const float> addends, std::size_t ad
                      const FusedArithmetic& a) {
   float accumulator = start;
   for (std::size_t chunk = 0; chunk < addends.size(); chunk += period) {
-    const double partial = fused_chain(0, addends.subspan(chunk, std::min(period, addends.size() - chunk)), addends_per_step, a);
+    const double partial = fused_chain<float>(0, addends.subspan(chunk, std::min(period, addends.size() - chunk)), addends_per_step, a);
     accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
   }
   return accumulator;
@@ -84,7 +89,7 @@ float promoted_chain(float start, std::span<const float> addends, std::size_t ad
 DenseRun fused_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
   return [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
     sum_each_element<float>(w, result, [=](std::span<const float> x) {
-      return static_cast<float>(fused_chain(x[0], x.subspan(1), addends_per_step, arithmetic));
+      return static_cast<float>(fused_chain<float>(x[0], x.subspan(1), addends_per_step, arithmetic));
     });
   };
 }
@@ -155,7 +160,7 @@ ProductRun fp8_gemm_run(std::size_t addends_per_step, std::size_t period, FusedA
         for (std::size_t k = 0; k < w.batch; ++k)
           products[t * w.batch + k] = static_cast<float>(w.a_at(t, m, k) * w.b_at(t, k, n));  // exact
       if (period != 0) return promoted_chain(c, products, addends_per_step, period, arithmetic);
-      return static_cast<float>(fused_chain(c, products, addends_per_step, arithmetic));  // a float's value
+      return static_cast<float>(fused_chain<float>(c, products, addends_per_step, arithmetic));  // a float's value
     });
   };
 }
@@ -166,6 +171,43 @@ Backend fp8_gemm(const std::string& name, std::size_t period, int window, int re
                               "FP8 GEMM C += A*B (E4M3/E5M2 inputs only) on the tensor-core model of " + which,
                               fp8_gemm_run(32, period, FusedArithmetic{window, result_bits, true}));
   b.fp8_inputs_only = true;
+  return b;
+}
+
+// TF32 GEMM: C += sum over t, k of A_t[m][k] B_t[k][n] with FP32 inputs that the tensor core reads
+// as TF32, truncated toward zero to 10 fraction bits (the low 13 bits of the FP32 encoding
+// cleared, subnormals kept: MMA-Sim arithmetic.py `x >> 13 << 13`; Khattak & Mikaitis GEMM.m,
+// round = 4). The products of two 11-bit significands are exact (in a double: their exponents can
+// leave FP32's range), then the architecture's fused chain runs from C over them in step and
+// batch order, as fp8_gemm_run does. Bound truncated_inputs(fused_truncated(...),11)
+// (docs/bounds.md "Truncated inputs"): it needs normal inputs, so a workload with a subnormal
+// in A or B is not run (Backend::normal_inputs_only).
+float truncated_to_tf32(float x) {
+  if (!std::isfinite(x)) return x;
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(x) & ~std::uint32_t{0x1fff});
+}
+
+ProductRun tf32_gemm_run(std::size_t addends_per_step, FusedArithmetic arithmetic) {
+  return [=](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
+    std::vector<double> products(w.steps * w.batch);
+    each_product_element<float>(w, result, [&](std::size_t m, std::size_t n, float c) {
+      for (std::size_t t = 0; t < w.steps; ++t)
+        for (std::size_t k = 0; k < w.batch; ++k)
+          products[t * w.batch + k] = static_cast<double>(truncated_to_tf32(static_cast<float>(w.a_at(t, m, k)))) *
+                                      truncated_to_tf32(static_cast<float>(w.b_at(t, k, n)));  // exact
+      return static_cast<float>(fused_chain<double>(c, products, addends_per_step, arithmetic));
+    });
+  };
+}
+
+Backend tf32_gemm(const std::string& name, std::size_t addends_per_step, int window, const std::string& which) {
+  const std::string k = std::to_string(addends_per_step), w = std::to_string(window);
+  Backend b = product_backend(name, Format::f32, Format::f32, "truncated_inputs(fused_truncated(" + k + "," + w + ",24,f32),11)",
+                              Determinism::bitwise_deterministic,
+                              "TF32 GEMM C += A*B (FP32 inputs truncated to TF32; no subnormal inputs) on the tensor-core "
+                              "model of " + which + ": " + k + " products a step, " + w + "-bit window, sums cut to FP32",
+                              tf32_gemm_run(addends_per_step, FusedArithmetic{window, 24, true}));
+  b.normal_inputs_only = true;
   return b;
 }
 
@@ -188,7 +230,7 @@ ACCUCHECK_REGISTER_BACKEND(hopper_fp8_promoted(128));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_ada_fp8_f32", 16, 14, 14, "Ada (fp8 inputs; results cut to e8m13)"));
 // TF32 MMA: A100 adds 4 products per node (m16n8k8 as two chained k4 nodes), H100 8; the windows of
 // the fp16 paths (MMA-Sim nv_ptx.py; MATLAB A100TC.m fma = 4, H100TC.m fma = 8). The addends are the
-// products of TF32 inputs (exact in FP32); the inputs' conversion to TF32 is not modelled here.
+// products of TF32 inputs (exact in FP32); tc_*_tf32_gemm_f32 below model the inputs' conversion.
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_a100_tf32_f32", 4, 25, 24, "A100 (tf32 inputs)"));
 ACCUCHECK_REGISTER_BACKEND(architecture("tc_h100_tf32_f32", 8, 26, 24, "H100 (tf32 inputs)"));
 ACCUCHECK_REGISTER_BACKEND(fp8_gemm("tc_h100_fp8_gemm_f32", 0, 14, 14, "fused_truncated(32,14,14,f32)",
@@ -197,6 +239,8 @@ ACCUCHECK_REGISTER_BACKEND(fp8_gemm("tc_h100_fp8_gemm_nc128_f32", 128, 14, 14, "
                                     "H100 promoted to FP32 every 128 products (DeepSeek-V3)"));
 ACCUCHECK_REGISTER_BACKEND(fp8_gemm("tc_b200_fp8_gemm_f32", 0, 26, 24, "fused_truncated(32,26,24,f32)",
                                     "B200 (32 products a step, 26-bit window, sums cut to FP32)"));
+ACCUCHECK_REGISTER_BACKEND(tf32_gemm("tc_a100_tf32_gemm_f32", 4, 25, "A100"));
+ACCUCHECK_REGISTER_BACKEND(tf32_gemm("tc_h100_tf32_gemm_f32", 8, 26, "H100"));
 
 }  // namespace
 }  // namespace accucheck::impls

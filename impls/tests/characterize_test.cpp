@@ -245,7 +245,7 @@ Expected expected_for(const std::string& b) {
 std::vector<std::string> cpu_backends() {
   std::vector<std::string> names;
   for (const auto& b : Registry::global().all())
-    if (b.device == Device::cpu && b.origin == "builtin" && !b.fp8_inputs_only) names.push_back(b.name);
+    if (b.device == Device::cpu && b.origin == "builtin" && !b.fp8_inputs_only && !b.normal_inputs_only) names.push_back(b.name);
   return names;
 }
 

@@ -27,6 +27,7 @@
 #include "accucheck/choice.h"
 #include "accucheck/climb.h"
 #include "accucheck/families.h"
+#include "accucheck/properties.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/workloads.h"
@@ -647,6 +648,88 @@ TEST(FusedWindow, Fp8GemmModelsAreTheDenseChainOnTheProducts) {
     EXPECT_FALSE(backend(gemm).runs(one_column({1.0})));
     EXPECT_NE(backend(gemm).why_not(f32_inputs).find("FP8 inputs only"), std::string::npos);
     EXPECT_TRUE(backend("gemm_beta1_f32").runs(one));  // FP8 values are f32 values
+  }
+}
+
+// TF32 input truncation, by arithmetic (the models clear bits): a normal x cut toward zero to 11
+// significant bits.
+double tf32_by_arithmetic(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  const double unit = std::ldexp(1.0, std::ilogb(x) - 10);
+  return std::trunc(x / unit) * unit;
+}
+
+TEST(FusedWindow, Tf32GemmModelsAreTheDenseChainOnTheTruncatedProducts) {
+  const std::vector<std::pair<const char*, const char*>> pairs{{"tc_a100_tf32_gemm_f32", "tc_a100_tf32_f32"},
+                                                               {"tc_h100_tf32_gemm_f32", "tc_h100_tf32_f32"}};
+  GenerationLimits limits;
+  limits.max_batch = 40;
+  limits.max_product_steps = 3;
+  int compared = 0, truncation_showed = 0;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    SeededChoiceStream s(seed);
+    Workload w = generate(s, Format::f32, limits, WorkloadKind::product);
+    auto& p = std::get<ProductWorkload>(w);
+    flush_subnormal_inputs(p);
+    ASSERT_FALSE(has_subnormal_input(p));
+    for (const auto& [gemm, dense] : pairs) {
+      ASSERT_TRUE(backend(gemm).runs(w));
+      const std::vector<double> got = run(backend(gemm), w);
+      for (std::size_t m = 0; m < p.rows; ++m)
+        for (std::size_t n = 0; n < p.cols; ++n) {
+          std::vector<double> column{p.initial[m * p.cols + n]};
+          bool in_range = true;
+          for (std::size_t t = 0; t < p.steps; ++t)
+            for (std::size_t k = 0; k < p.batch; ++k) {
+              const double product = tf32_by_arithmetic(p.a_at(t, m, k)) * tf32_by_arithmetic(p.b_at(t, k, n));
+              in_range = in_range && (std::isnan(product) || representable(product, Format::f32));
+              truncation_showed += product != p.a_at(t, m, k) * p.b_at(t, k, n);
+              column.push_back(product);
+            }
+          if (!in_range) continue;  // the dense model's addends are FP32 values
+          const double expected = run(backend(dense), one_column(column))[0];
+          ASSERT_TRUE(same_bits(got[m * p.cols + n], expected)) << gemm << " seed " << seed << ": " << got[m * p.cols + n]
+                                                                << " vs " << expected;
+          ++compared;
+        }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+  EXPECT_GT(truncation_showed, 1000);
+}
+
+TEST(FusedWindow, Tf32GemmBoundsNeedTheirInputTermAndAreNearlyReached) {
+  // a = b = 1 + 2^-10 - 2^-23: TF32 keeps 1, so each product loses 2^-9 - 2^-22 + (2^-10 - 2^-23)^2 of
+  // its 1 + 2^-9 - ...: nearly all of the input term 2^-9 A, far beyond the fused chain's own bound.
+  const double a = 1 + 0x1p-10 - 0x1p-23;
+  ProductWorkload p{.format = Format::f32, .rows = 1, .cols = 1, .batch = 8, .steps = 1, .initial = {0.0},
+                    .a = std::vector<double>(8, a), .b = std::vector<double>(8, a), .family = ""};
+  ASSERT_EQ(validate(Workload(p)), "");
+  for (const char* name : {"tc_a100_tf32_gemm_f32", "tc_h100_tf32_gemm_f32"}) {
+    EXPECT_EQ(run(backend(name), p)[0], 8.0) << name;
+    const BackendOutcome outcome = run_and_judge(backend(name), p);
+    EXPECT_EQ(outcome.worst, Verdict::ok) << name;
+    EXPECT_GT(outcome.max_ratio, 0.99) << name;
+    Backend chain_only = backend(name);
+    chain_only.bound = *backend(name).bound.inner;
+    EXPECT_EQ(run_and_judge(chain_only, p).worst, Verdict::bound_exceeded) << name;
+    // check --maximize's seeds for the bound hold such a workload.
+    double seeded = 0;
+    for (const Workload& seed : window_climb_seeds(backend(name).bound, Format::f32, 64))
+      if (backend(name).runs(seed)) seeded = std::max(seeded, run_and_judge(backend(name), seed).max_ratio);
+    EXPECT_GT(seeded, 0.99) << name;
+  }
+  // A subnormal input is not theirs; the property suite's workloads have none.
+  ProductWorkload subnormal = p;
+  subnormal.b[3] = 0x1p-140;
+  EXPECT_FALSE(backend("tc_a100_tf32_gemm_f32").runs(subnormal));
+  EXPECT_NE(backend("tc_a100_tf32_gemm_f32").why_not(subnormal).find("normal inputs only"), std::string::npos);
+  EXPECT_TRUE(backend("gemm_beta1_f32").runs(subnormal));
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    SeededChoiceStream s(seed);
+    const Workload w = generate_for_property(Property::special_values, backend("tc_h100_tf32_gemm_f32"), WorkloadKind::product, s,
+                                             GenerationLimits{});
+    EXPECT_TRUE(backend("tc_h100_tf32_gemm_f32").runs(w)) << seed;
   }
 }
 

@@ -367,6 +367,7 @@ nb::list backend_list() {
     d["determinism"] = std::string(name(b.determinism));
     d["origin"] = b.origin;
     d["fp8_inputs_only"] = b.fp8_inputs_only;
+    d["normal_inputs_only"] = b.normal_inputs_only;
     out.append(d);
   }
   return out;

@@ -246,6 +246,8 @@ def test_fp8_product_workloads_carry_their_input_format():
     assert plain.input_format is None
     fp8_only = {b["name"] for b in accucheck.backends() if b["fp8_inputs_only"]}
     assert fp8_only == {"tc_h100_fp8_gemm_f32", "tc_h100_fp8_gemm_nc128_f32", "tc_b200_fp8_gemm_f32"}
+    normal_only = {b["name"] for b in accucheck.backends() if b["normal_inputs_only"]}
+    assert normal_only == {"tc_a100_tf32_gemm_f32", "tc_h100_tf32_gemm_f32"}
 
 
 def test_a_generated_workload_saves_as_a_case_file(tmp_path):

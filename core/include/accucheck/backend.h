@@ -89,6 +89,10 @@ struct Backend {
   // It models hardware that multiplies FP8 values only (an FP8 tensor-core GEMM): it runs the
   // product workloads whose input_format is E4M3 or E5M2, no others.
   bool fp8_inputs_only = false;
+  // It models hardware that truncates its product inputs to fewer bits (TF32): a subnormal input
+  // loses an absolute amount no bound kind states, so it runs the product workloads whose A and
+  // B hold no nonzero subnormal of the workload's format.
+  bool normal_inputs_only = false;
   DenseRun run_dense;      // each backend runs at least one workload kind
   ProductRun run_product;
   SparseRun run_sparse;
@@ -98,7 +102,7 @@ struct Backend {
 
   std::string bound_text() const { return to_string(bound); }
   bool supports(WorkloadKind kind) const;
-  // This workload: its kind, and FP8 inputs where the backend takes only those. Every engine
+  // This workload: its kind, and FP8 (or normal) inputs where the backend takes only those. Every engine
   // asks this before running a workload; the backend is not judged on one it does not run.
   bool runs(const Workload& w) const;
   // Why it does not run w ("" if it does), for messages.

@@ -55,6 +55,10 @@ enum class BoundKind : std::uint8_t {
   // fused sum rounded toward zero to Q significant bits (Q <= p) in F's exponent range, as the
   // tensor cores of V100..B200 do (Hopper's FP8: Q = 14); docs/bounds.md "Truncated results".
   fused_truncated,
+  // inner + 2^(2-B) A: the products' inputs truncated toward zero to B significant bits before
+  // exact multiplication (TF32: B = 11), inner bounding the accumulation of the truncated
+  // products; needs normal inputs (docs/bounds.md "Truncated inputs").
+  truncated_inputs,
 };
 
 // The tree shapes whose height h(n) the evaluator knows. h(n) is the largest number of
@@ -114,12 +118,12 @@ struct BoundExpr {
   BoundKind kind = BoundKind::recursive;
   Format format = Format::f64;   // whose unit roundoff the bound uses (u_acc, or u_out)
   TreeShape shape;               // tree
-  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused*: K (addends per step)
+  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused*: K (addends per step); truncated_inputs: B
   std::int64_t width = 0;        // reproducible_binned: W (bin width); fused*: W (window bits)
   std::int64_t period = 0;       // fused_promoted: N (addends between promotions, a multiple of K)
   std::int64_t result_bits = 0;  // fused_truncated, fused_promoted(K,W,N,Q,F): Q (bits the fused sums are truncated to)
   double lambda = 0.0;           // stochastic
-  std::shared_ptr<const BoundExpr> inner;  // widened, ftz
+  std::shared_ptr<const BoundExpr> inner;  // widened, ftz, truncated_inputs
   std::shared_ptr<const DepthProfile> depths;  // depths
 };
 

@@ -36,7 +36,9 @@ std::vector<Workload> climb_seeds(Format f, std::size_t n);
 // 2^(E-W+1), each truncated to zero. Dense columns of storage format f (for the promoted kinds
 // the chain from zero, 1 + 2K terms), and product workloads with E4M3 inputs whose products sit
 // 1.96875 2^(E-W) below the cut (1.125 2^-6 x 1.75 2^-6, the closest E4M3 products come).
-// Only those of at most max_terms terms (family "climb-seed").
+// For truncated_inputs(INNER,B), INNER's seeds and products of inputs just below 1 + 2^(1-B)
+// (each losing nearly 2^(2-B) of itself to the truncation). Only those of at most max_terms
+// terms (family "climb-seed").
 std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::size_t max_terms);
 
 // A fresh start for a restarted climb: one element of 3 to min(12, max_terms) terms, each with a

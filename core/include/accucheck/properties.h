@@ -101,7 +101,9 @@ Workload negated(const Workload& w);
 // The workload a property generates for a backend from a choice stream: the backend's storage
 // format, the requested kind; the special-value family of the kind for special_values, else
 // any adversarial family of the kind (generate()). With `family` set, that family is used
-// for every property (the `uniform` baseline of docs/detection.md).
+// for every property (the `uniform` baseline of docs/detection.md). A backend's input
+// requirements hold: FP8-only ones get gemm_fp8_inputs, normal-only ones subnormal inputs
+// flushed to zero.
 Workload generate_for_property(Property p, const Backend& backend, WorkloadKind kind, ChoiceStream& s,
                                const GenerationLimits& limits, const Family* family = nullptr);
 

@@ -202,6 +202,10 @@ Format format_of(const Workload& w);
 // says): what moves that change values in the storage format call (climbing, shrinking, fuzz
 // mutations), so that an FP8 workload stays one. Other workloads are left as they are.
 void conform_inputs(Workload& w);
+// Whether A or B holds a nonzero subnormal of the inputs' format, and those replaced by zeros of
+// their sign: the workloads a backend with normal_inputs_only (backend.h) runs.
+bool has_subnormal_input(const ProductWorkload& w);
+void flush_subnormal_inputs(ProductWorkload& w);
 std::size_t element_count(const Workload& w);
 std::string family_of(const Workload& w);
 std::string validate(const Workload& w);
