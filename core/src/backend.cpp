@@ -96,15 +96,15 @@ bool Backend::runs(const Workload& w) const {
   if (!supports(kind_of(w))) return false;
   if (!fp8_inputs_only && !normal_inputs_only) return true;
   const auto* p = std::get_if<ProductWorkload>(&w);
-  if (!p) return !fp8_inputs_only;
-  if (fp8_inputs_only && !p->input_format) return false;
-  return !normal_inputs_only || !has_subnormal_input(*p);
+  if (fp8_inputs_only && !(p && p->input_format)) return false;
+  return !(normal_inputs_only && p && has_subnormal_input(*p));
 }
 
 std::string Backend::why_not(const Workload& w) const {
   if (runs(w)) return "";
   if (!supports(kind_of(w))) return name + " does not run " + std::string(accucheck::name(kind_of(w))) + " workloads";
-  if (fp8_inputs_only && !std::get<ProductWorkload>(w).input_format)
+  const auto* p = std::get_if<ProductWorkload>(&w);
+  if (fp8_inputs_only && !(p && p->input_format))
     return name + " takes FP8 inputs only (a product workload with input_format e4m3 or e5m2)";
   return name + " takes normal inputs only (no nonzero subnormal in A or B: its truncation of them loses what no bound states)";
 }

@@ -166,8 +166,8 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
     // "Truncated inputs").
     seeds = window_climb_seeds(*bound.inner, f, max_terms);
     const double input = next_down(1.0 + std::ldexp(1.0, 1 - static_cast<int>(bound.count)), f);
-    const std::size_t batch = std::min<std::size_t>(8, max_terms - 1);
     if (max_terms < 2 || input <= 1.0) return seeds;
+    const std::size_t batch = std::min<std::size_t>(8, max_terms - 1);
     seeds.push_back(ProductWorkload{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {0.0},
                                     .a = std::vector<double>(batch, input), .b = std::vector<double>(batch, input),
                                     .family = "climb-seed", .input_format = std::nullopt});
