@@ -197,12 +197,34 @@ struct Quantities {
   Num abs_exact;    // |S|
   Num max_abs;      // max |x|
   std::span<const double> terms;  // the terms in order, for a bound that needs them (else empty)
+  // The most significant bits any operand of the backend's arithmetic has, where known (0: not
+  // known): truncated_inputs states it for its inner bound, whose operands are not the terms.
+  int operand_bits = 0;
 };
+
+// Bits from the leading one to the lowest one of x (0 for 0): x is a multiple of
+// 2^(floor(log2 |x|) - bits + 1).
+int significant_bits(double x) {
+  if (x == 0 || !std::isfinite(x)) return 0;
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  std::uint64_t significand = bits & ((std::uint64_t{1} << 52) - 1);
+  if (((bits >> 52) & 0x7ff) != 0) significand |= std::uint64_t{1} << 52;
+  return std::bit_width(significand) - std::countr_zero(significand);
+}
+
+// The operands' most significant bits: stated, else counted over the terms (0: unknown).
+template <class Num>
+int operand_bits(const Quantities<Num>& q) {
+  if (q.operand_bits != 0 || q.terms.size() != q.n) return q.operand_bits;
+  int most = 0;
+  for (double x : q.terms) most = std::max(most, significant_bits(x));
+  return most;
+}
 
 template <class Num>
 Quantities<Num> quantities(const ExactSum& exact, std::span<const double> terms) {
   return {exact.count, Ops<Num>::fixed(exact.abs_sum), Ops<Num>::fixed(exact.sum), Ops<Num>::exact_double(exact.max_abs),
-          terms};
+          terms, 0};
 }
 
 // sum_i gamma(d_i) |x_i| (every d_i with gamma defined): per term in intervals; grouped by depth
@@ -319,7 +341,21 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const Num r = O::power_of_two(-q_bits);
       const Num rho = O::integer(per_step + 1) * O::power_of_two(1 - static_cast<int>(b.width));
       const Num eta = rho / (one + rho);
-      const Num v = eta + r + eta * r;
+      Num v = eta + r + eta * r;
+      if (truncated) {
+        // "Truncated results", the tighter step: where no operand has more than W significant
+        // bits (and the sums, cut to Q bits, none either), the largest operand loses nothing,
+        // so K' = K operands lose, not K + 1; and the sum, a multiple of q = 2^(E-W+1), loses to
+        // its truncation at most its grid minus q, nothing where the grid is q or finer. Hence
+        // v' = max(rho'/(1 + rho'), (K'-1) 2^(1-W) + max(2^(1-W), r)), rho' = K' 2^(1-W).
+        const int bits = operand_bits(q);
+        const bool largest_exact = bits != 0 && bits <= b.width && b.result_bits <= b.width;
+        const std::uint64_t losing = largest_exact ? per_step : per_step + 1;
+        const Num cut = O::power_of_two(1 - static_cast<int>(b.width));
+        const Num rho_losing = O::integer(losing) * cut;
+        const Num tight = maximum(rho_losing / (one + rho_losing), O::integer(losing - 1) * cut + maximum(cut, r));
+        v = minimum(v, tight);
+      }
       // Defined where m (rho + 2r) <= 1/2 (which gives m v <= 1/2), decided in integers so that
       // the interval and the rational evaluations agree: times 2^(W+q), r = 2^-q,
       // m ((K+1) 2^(1+q) + 2^(1+W)) <= 2^(W+q-1), below 2^126 for K <= 64, W, q <= 53, m < 2^64.
@@ -351,6 +387,10 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const Num input_error = O::power_of_two(2 - static_cast<int>(b.count)) * q.abs_sum;
       Quantities<Num> truncated = q;
       truncated.abs_exact = q.abs_exact + input_error;
+      // The inner arithmetic's operands: C (the first term, not converted) and products of two
+      // B-bit inputs, at most 2B significant bits each.
+      if (q.operand_bits == 0 && !q.terms.empty() && q.terms.size() == q.n)
+        truncated.operand_bits = std::max(std::max(significant_bits(q.terms[0]), 1), 2 * static_cast<int>(b.count));
       auto inner = evaluate(*b.inner, truncated);
       if (!inner) return std::nullopt;
       return *inner + input_error;
@@ -504,7 +544,7 @@ BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactS
                              const std::function<FixedInt()>& abs_error, std::span<const double> terms) {
   const Quantities<Interval> qi{exact.count, Interval::around_nearest(nearest.abs_sum, nearest.abs_sum_inexact),
                                 Interval::around_nearest(nearest.abs_exact, nearest.abs_exact_inexact),
-                                Interval::exact(exact.max_abs), terms};
+                                Interval::exact(exact.max_abs), terms, 0};
   return check_with(bound, output, exact, qi, nearest.abs_error, nearest.abs_error_inexact, abs_error);
 }
 

@@ -731,6 +731,9 @@ bool is_error_bound(BoundKind kind) {
 
 bool bound_needs_terms(const BoundExpr& bound) {
   if (bound.kind == BoundKind::depths) return true;
+  // Truncated fused sums: the terms' significant bits decide how many operands a step can lose
+  // (bound_eval.cpp, docs/bounds.md "Truncated results").
+  if (bound.result_bits != 0) return true;
   return bound.inner && bound_needs_terms(*bound.inner);
 }
 

@@ -201,10 +201,12 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
       add_dense(terms);
       terms[0] = 1.0;
     }
-    // Sums truncated to Q < W bits: one addend r - q kept by the window, so that the sum 1 + r - q
-    // loses it to the truncation (r = 2^(1-Q), the sum's grid at 1).
+    // Sums truncated to Q < W bits: one addend just below r = 2^(1-Q), the sum's grid at 1. The
+    // window keeps r - q of it (losing nearly q), the truncation of 1 + r - q loses the rest: the
+    // step loses nearly (K - 1) q + r, the tighter per-step bound (docs/bounds.md "Truncated
+    // results").
     if (bound.result_bits != 0 && bound.result_bits < bound.width) {
-      terms[1] = std::ldexp(1.0, 1 - static_cast<int>(bound.result_bits)) - cut;
+      terms[1] = next_down(std::ldexp(1.0, 1 - static_cast<int>(bound.result_bits)), f);
       add_dense(terms);
     }
   }
@@ -221,7 +223,16 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
     p.a[0] = std::ldexp(1.0, (e + 1) / 2);
     p.b[0] = std::ldexp(1.0, e / 2);
   }
-  seeds.push_back(std::move(p));
+  seeds.push_back(p);
+  // Sums truncated to Q < W bits: a first product 2^(W-Q) times larger, just below the sum's grid
+  // at C, 2^(E-Q+1), as the dense seed's addend just below r.
+  if (!promoted && bound.result_bits != 0 && bound.result_bits < bound.width) {
+    const double scaled = std::ldexp(p.a[0], w - static_cast<int>(bound.result_bits));
+    if (representable(scaled, Format::e4m3)) {
+      p.a[0] = scaled;
+      seeds.push_back(std::move(p));
+    }
+  }
   return seeds;
 }
 

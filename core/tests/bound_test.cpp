@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -468,13 +469,14 @@ TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
 // The fused kinds at a value computed here in exact rationals (not dyadic at the fixed scale):
 // the fixed-point error just below it is within, one unit more is not, and the reported double
 // is at least it.
-void expect_bound_is(const char* text, const ExactSum& e, const boost::multiprecision::cpp_rational& exact) {
+void expect_bound_is(const char* text, const ExactSum& e, const boost::multiprecision::cpp_rational& exact,
+                     std::span<const double> terms = {}) {
   const Big scaled_floor = Big(numerator(exact) << fixed_scale) / denominator(exact);
   const FixedInt below(scaled_floor);
   const BoundExpr b = bound(text);
-  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below).within) << text;
-  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1).within) << text;
-  EXPECT_GE(check_error_bound(b, Format::f32, e, below).bound, static_cast<double>(exact)) << text;
+  EXPECT_TRUE(check_error_bound(b, Format::f32, e, below, terms).within) << text;
+  EXPECT_FALSE(check_error_bound(b, Format::f32, e, below + 1, terms).within) << text;
+  EXPECT_GE(check_error_bound(b, Format::f32, e, below, terms).bound, static_cast<double>(exact)) << text;
 }
 
 // Defined at n = last (A = 1), undefined (infinite, hence vacuous) at n = last + 1.
@@ -489,15 +491,14 @@ void expect_defined_up_to(const char* text, std::uint64_t last) {
 TEST(BoundEval, FusedAtItsExactValueAndWhereItEnds) {
   // m = 2 steps, A = 1: gamma(2, v) + 2 * 2 * t, v = (1 + eta)(1 + r) - 1, eta = rho / (1 + rho),
   // rho = (K + 1) 2^-13 (docs/bounds.md). fused(4,14,f32), n = 9: eta = 5/8197, r = 2^-24 and
-  // t = 2^(-126-24); fused_truncated(32,14,14,f32) (Hopper FP8), n = 65: eta = 33/8225, r =
-  // 2^(1-14) and t = 2^(-126-13) ("Truncated results").
+  // t = 2^(-126-24). fused_truncated(32,14,14,f32) (Hopper FP8), n = 65: r = 2^(1-14), t =
+  // 2^(-126-13) ("Truncated results"), and v the tighter step's (without terms K' = 33):
+  // max(33/8225, 32 2^-13 + max(2^-13, 2^-13)) = 33/8192, below (1 + 33/8225)(1 + 2^-13) - 1.
   using Q = boost::multiprecision::cpp_rational;
-  auto two_steps = [](const Q& eta, int r_bits, int t_bits) {
-    const Q v = (1 + eta) * (1 + Q(1) / Q(Big(1) << r_bits)) - 1;
-    return 2 * v / (1 - 2 * v) + Q(4) / Q(Big(1) << t_bits);
-  };
-  expect_bound_is("fused(4,14,f32)", summary(9, pow2(0), pow2(0)), two_steps(Q(5, 8197), 24, 150));
-  expect_bound_is("fused_truncated(32,14,14,f32)", summary(65, pow2(0), pow2(0)), two_steps(Q(33, 8225), 13, 139));
+  auto two_steps = [](const Q& v, int t_bits) { return 2 * v / (1 - 2 * v) + Q(4) / Q(Big(1) << t_bits); };
+  const Q nearest_v = (1 + Q(5, 8197)) * (1 + Q(1) / Q(Big(1) << 24)) - 1;
+  expect_bound_is("fused(4,14,f32)", summary(9, pow2(0), pow2(0)), two_steps(nearest_v, 150));
+  expect_bound_is("fused_truncated(32,14,14,f32)", summary(65, pow2(0), pow2(0)), two_steps(Q(33, 8192), 139));
   // Defined while m (rho + 2r) <= 1/2: fused(4,14,f32) m * 5121 <= 2^22, m = 819 (n = 3277) is,
   // m = 820 is not; fused_truncated(32,14,14,f32) m (33 * 2^14 + 2^15) <= 2^26, up to m = 117.
   expect_defined_up_to("fused(4,14,f32)", 3277);
@@ -506,6 +507,33 @@ TEST(BoundEval, FusedAtItsExactValueAndWhereItEnds) {
   const ExactSum short_sum = summary(9, pow2(0), pow2(0));
   EXPECT_GT(check_error_bound(bound("fused_truncated(8,25,24,f32)"), Format::f32, short_sum, FixedInt(0)).bound,
             check_error_bound(bound("fused(8,25,f32)"), Format::f32, short_sum, FixedInt(0)).bound);
+}
+
+// The tighter step of fused_truncated (docs/bounds.md "Truncated results"): K' = K operands lose
+// where no term has more than W significant bits (Q <= W), else K + 1; v = min((1 + eta)(1 + r) - 1,
+// max(rho'/(1 + rho'), (K' - 1) q + max(q, r))), q = 2^(1-W), rho' = K' q. One step (n = 5, K =
+// 4), A = 1: gamma(1, v) + 2 t.
+TEST(BoundEval, FusedTruncatedCountsTheOperandsThatCanLose) {
+  using Q = boost::multiprecision::cpp_rational;
+  auto one_step = [](const Q& v, int t_bits) { return v / (1 - v) + Q(2) / Q(Big(1) << t_bits); };
+  const Q q23 = Q(1) / Q(Big(1) << 23), q24 = Q(1) / Q(Big(1) << 24);
+  const ExactSum one = summary(5, pow2(0), pow2(0));
+  // V100's fused_truncated(4,24,24,f32): q = r = 2^-23. Terms of at most 24 bits: K' = 4, v = 4q
+  // (the old unit, (1 + 5q/(1 + 5q))(1 + q) - 1, is about 6q). A 25-bit term, or no terms: K' = 5,
+  // v = 5q.
+  const std::vector<double> short_terms{1.0, 0x1p-30, -0x1.fffffep-10, 0x1p-40, 3.0};
+  const std::vector<double> long_terms{1.0, 0x1p-30, 1.0 + 0x1p-24, 0x1p-40, 3.0};
+  expect_bound_is("fused_truncated(4,24,24,f32)", one, one_step(4 * q23, 149), short_terms);
+  expect_bound_is("fused_truncated(4,24,24,f32)", one, one_step(5 * q23, 149), long_terms);
+  expect_bound_is("fused_truncated(4,24,24,f32)", one, one_step(5 * q23, 149));
+  // A100's TF32 GEMM, truncated_inputs(fused_truncated(4,25,24,f32),11): q = 2^-24, r = 2^-23. The
+  // inner chain's operands are C and products of 11-bit inputs (22 bits), whatever bits the exact
+  // products have: K' = 4, v = 3q + 2q = 5q; without terms K' = 5, v = 4q + 2q = 6q. Plus the
+  // inputs' 2^-9 A.
+  const std::vector<double> products{1.0, 0x1.fffffep-1 * 0x1.fffffep-1, 0x1p-30, 0x1p-40, 0x1.000002p0 * 3};
+  const Q inputs = Q(1, 512);
+  expect_bound_is("truncated_inputs(fused_truncated(4,25,24,f32),11)", one, one_step(5 * q24, 149) + inputs, products);
+  expect_bound_is("truncated_inputs(fused_truncated(4,25,24,f32),11)", one, one_step(6 * q24, 149) + inputs);
 }
 
 TEST(BoundEval, FusedPromotedAtItsExactValueAndAtAnyLength) {
@@ -535,13 +563,12 @@ TEST(BoundEval, FusedPromotedAtItsExactValueAndAtAnyLength) {
 
 TEST(BoundEval, FusedPromotedWithTruncatedChunksAtItsExactValue) {
   // fused_promoted(32,14,128,14,f32) (Hopper's FP8 promoted every 128), n = 257: the chunks are
-  // fused_truncated(32,14,14,f32) chains, r = 2^-13 for u and 2^(-126-13) for the underflow term
-  // ("Promotion", "Truncated results"); the L = 2 promotions still round to nearest in FP32:
-  // (g + 2u (1 + g)) + (1 + 2u) * 2 * 8 * 2^(-139), g = 4v / (1 - 4v), v = (1 + eta)(1 + 2^-13) - 1.
+  // fused_truncated(32,14,14,f32) chains, 2^(-126-13) for the underflow term and, without terms,
+  // the tighter step's v = 33/8192 ("Promotion", "Truncated results"); the L = 2 promotions still
+  // round to nearest in FP32: (g + 2u (1 + g)) + (1 + 2u) * 2 * 8 * 2^(-139), g = 4v / (1 - 4v).
   using Q = boost::multiprecision::cpp_rational;
-  const Q u = Q(1) / Q(Big(1) << 24), r = Q(1) / Q(Big(1) << 13);
-  const Q eta(33, 8225);
-  const Q v = (1 + eta) * (1 + r) - 1;
+  const Q u = Q(1) / Q(Big(1) << 24);
+  const Q v(33, 8192);
   const Q g = 4 * v / (1 - 4 * v);
   expect_bound_is("fused_promoted(32,14,128,14,f32)", summary(257, pow2(0), pow2(0)),
                   g + 2 * u * (1 + g) + (1 + 2 * u) * Q(16) / Q(Big(1) << 139));

@@ -21,7 +21,9 @@ checks every element against what this file computes on its own, in exact ration
     evaluator's outward-rounded interval; no tolerance on a verdict), or infinite exactly where
     the bound is undefined;
   - the verdict: |result - S| <= bound here too, and accucheck says `ok` (or `bound-vacuous`
-    where the bound is undefined or not below A).
+    where the bound is undefined or not below A);
+  - that the truncated models' bounds are nearly reached: on worst_column (one element per case
+    of these models) the error is at least 0.9 of the bound.
 """
 import json
 import os
@@ -106,9 +108,10 @@ class Model:
             accumulator = round_f32(accumulator + partial)
         return accumulator
 
-    def bound(self, n, abs_sum):
+    def bound(self, column, abs_sum):
         """The stated bound (docs/bounds.md) in exact rationals; None where it is undefined."""
         k, period = self.k, self.period
+        n = len(column)
         addends = n - 1
         chain = min(addends, period) if period else addends
         m = ceil_div(chain, k)
@@ -119,6 +122,15 @@ class Model:
             return None
         eta = rho / (1 + rho)
         v = (1 + eta) * (1 + r) - 1
+        if self.result_bits:
+            # "Truncated results", the tighter step: where every value has at most W significant
+            # bits (and Q <= W), the largest operand is cut without loss, so K operands lose,
+            # and the truncated sum, a multiple of the cut, loses at most its grid minus the cut.
+            cut = Fraction(2) ** (1 - self.window)
+            bits = max(significant_bits(x) for x in column)
+            losing = k if 0 < bits <= self.window and self.result_bits <= self.window else k + 1
+            rho_losing = losing * cut
+            v = min(v, max(rho_losing / (1 + rho_losing), (losing - 1) * cut + max(cut, r)))
         g = m * v / (1 - m * v)
         if period is None:
             return g * abs_sum + 2 * m * underflow
@@ -126,6 +138,14 @@ class Model:
         steps = ceil_div(addends, k)
         lu = chunks * U
         return (g + lu * (1 + g)) * abs_sum + (1 + lu) * 2 * steps * underflow
+
+
+def significant_bits(x):
+    """Bits from the leading one to the lowest one of a dyadic rational (0 for 0)."""
+    numerator = abs(x.numerator)
+    if numerator == 0:
+        return 0
+    return numerator.bit_length() - ((numerator & -numerator).bit_length() - 1)
 
 
 def ceil_div(a, b):
@@ -167,6 +187,21 @@ def write_case(path, backend, columns):
         json.dump(case, f)
 
 
+def below(x):
+    """The f32 value just below a power of two x."""
+    return x - x / 2**P
+
+
+def worst_column(model, steps):
+    """1, then in each step K - 1 addends just below the cut q = 2^(1-W) (cut to zero) and one just
+    below the sum's grid at 1, max(q, 2^(1-Q)): the window keeps all of it but less than q, the
+    truncation of 1 + that the rest, so each step loses nearly (K - 1) q + grid, the tighter
+    per-step bound of docs/bounds.md "Truncated results", and the accumulator stays 1."""
+    cut = Fraction(2) ** (1 - model.window)
+    grid = max(cut, Fraction(2) ** (1 - model.result_bits))
+    return [Fraction(1)] + [below(grid) if i % model.k == model.k - 1 else below(cut) for i in range(steps)]
+
+
 def main():
     accucheck = sys.argv[1]
     rng = random.Random(20261203)
@@ -179,6 +214,7 @@ def main():
                ("tc_h100_fp8_nc128_f32", Model(32, 14, 14, period=128))]
     failures = 0
     checked = 0
+    reach = {}  # the truncated models: the largest error / bound on worst_column
     with tempfile.TemporaryDirectory() as directory:
         for backend, model in models:
             k, period = model.k, model.period
@@ -192,6 +228,9 @@ def main():
                 for _ in range(elements):
                     top = rng.randrange(-60, 60)
                     columns.append([f32_value(rng, top) for _ in range(steps + 1)])
+                worst = model.result_bits is not None and period is None and steps >= k
+                if worst:
+                    columns[-1] = worst_column(model, steps)
                 path = os.path.join(directory, f"{backend}_{steps}.json")
                 write_case(path, backend, columns)
                 run = subprocess.run([accucheck, "replay", path, "--json", "--all"], capture_output=True, text=True)
@@ -201,7 +240,7 @@ def main():
                     continue
                 report = json.loads(run.stdout)
                 (result,) = [b for b in report["backends"] if b["backend"] == backend]
-                for element, column in zip(result["elements"], columns):
+                for index, (element, column) in enumerate(zip(result["elements"], columns)):
                     checked += 1
                     where = f"{backend} T={steps} element {element['element']}"
                     result_here = model.run(column)
@@ -210,7 +249,7 @@ def main():
                         failures += 1
                     exact = sum(column, Fraction(0))
                     abs_sum = sum((abs(x) for x in column), Fraction(0))
-                    bound = model.bound(len(column), abs_sum)
+                    bound = model.bound(column, abs_sum)
                     reported = element["bound"]  # a number, or "inf" (JSON has no infinity)
                     reported = float(reported) if isinstance(reported, str) else reported
                     if bound is None:
@@ -226,6 +265,8 @@ def main():
                         print(f"FAIL {where}: bound {float(bound)!r} here, accucheck reports {reported!r}")
                         failures += 1
                     error = abs(result_here - exact)
+                    if worst and index == len(columns) - 1:
+                        reach[backend] = max(reach.get(backend, 0), error / bound)
                     if error > bound:
                         print(f"FAIL {where}: the model errs by {float(error)!r} > its bound {float(bound)!r}")
                         failures += 1
@@ -233,6 +274,12 @@ def main():
                     if element["verdict"] != expected:
                         print(f"FAIL {where}: verdict {element['verdict']}, expected {expected}")
                         failures += 1
+    for backend, ratio in sorted(reach.items()):
+        # docs/bounds.md "Truncated results": the bound is nearly reached (issue: >= 0.9).
+        print(f"{backend}: the worst column reaches {float(ratio):.4f} of the bound")
+        if ratio < Fraction(9, 10):
+            print(f"FAIL {backend}: the worst column reaches only {float(ratio):.4f} of the bound")
+            failures += 1
     print(f"{checked} elements checked, {failures} failures")
     return 1 if failures or checked == 0 else 0
 

@@ -17,8 +17,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
-#include <map>
 #include <random>
 #include <vector>
 
@@ -564,15 +564,11 @@ TEST(FusedWindow, ArchitectureModelsTruncateTheirSums) {
 }
 
 // Every fused model reaches 0.9 of its stated bound on the climb's window seeds (what
-// `check --maximize` starts from): the bounds are attained within 10%, not only satisfied. Not
-// the per-architecture models whose window is at least FP32's precision (W >= p = 24): their
-// largest operand loses nothing and the window's and the truncation's losses cannot both be
-// full, which fused_truncated does not take into account (docs/bounds.md, "How close the
-// bounds are"); the fractions they reach are pinned here.
+// `check --maximize` starts from): the bounds are attained within 10%, not only satisfied. The
+// per-architecture models whose window is at least FP32's precision (W >= p = 24) only since
+// fused_truncated counts what their steps can lose (docs/bounds.md "Truncated results", the
+// tighter step).
 TEST(FusedWindow, WindowSeedsReachNineTenthsOfEveryFusedBound) {
-  const std::map<std::string, double> loose = {{"tc_v100_f16_f32", 0.66},  {"tc_a100_f16_f32", 0.72},
-                                               {"tc_h100_f16_f32", 0.85},  {"tc_a100_tf32_f32", 0.57},
-                                               {"tc_h100_tf32_f32", 0.76}, {"tc_b200_fp8_gemm_f32", 0.85}};
   int models = 0;
   for (const Backend& b : Registry::global().all()) {
     if (b.bound.kind != BoundKind::fused && b.bound.kind != BoundKind::fused_truncated && b.bound.kind != BoundKind::fused_promoted)
@@ -585,8 +581,8 @@ TEST(FusedWindow, WindowSeedsReachNineTenthsOfEveryFusedBound) {
       ASSERT_EQ(outcome.worst, Verdict::ok) << b.name;
       best = std::max(best, outcome.max_ratio);
     }
-    const auto known = loose.find(b.name);
-    EXPECT_GE(best, known == loose.end() ? 0.9 : known->second) << b.name << " " << b.bound_text();
+    EXPECT_GE(best, 0.9) << b.name << " " << b.bound_text();
+    std::printf("%s %s: the seeds reach %.4f of the bound\n", b.name.c_str(), b.bound_text().c_str(), best);
     ++models;
   }
   EXPECT_EQ(models, 19);

@@ -140,8 +140,10 @@ std::vector<Format> bound_formats(const BoundExpr& bound);
 // Whether the kind is a bound on |computed - S| (true) or a rounding claim checked against
 // RNE/RD/RU of S (correctly_rounded, faithful, ulps).
 bool is_error_bound(BoundKind kind);
-// Whether evaluating it needs each element's terms in order (a `depths` bound, also inside
-// widened or ftz): without them it is the looser min(tree bound, anyorder).
+// Whether evaluating it needs each element's terms in order (a `depths` bound, and a fused
+// bound with truncated sums, also inside widened, ftz or truncated_inputs): without them a depths
+// bound is the looser min(tree bound, anyorder), a truncated fused one counts K + 1 losing
+// operands per step.
 bool bound_needs_terms(const BoundExpr& bound);
 
 // The outcome of one bound evaluation for one element.
