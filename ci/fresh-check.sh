@@ -27,7 +27,10 @@ git -C "$scratch/clone" checkout -q --detach "$rev"
 echo "fresh-check: ci/test.sh in a fresh clone of $(git -C "$scratch/clone" rev-parse --short HEAD)"
 cd "$scratch/clone"
 unset ACCUCHECK_VENV ACCUCHECK_PYTHON
+started=$SECONDS
 bash ci/test.sh
+echo "fresh-check: ci/test.sh took $((SECONDS - started)) s"
+started=$SECONDS
 
 # The README's install command for the Python package, in a new venv of Debian's interpreter
 # (numpy and ml-dtypes from PyPI, the build isolated by pip), then its first example's check.
@@ -54,4 +57,5 @@ assert good.ok and not bad.ok and bad.findings, (good.table, bad.table)
 print("fresh-check: the installed package passes a correct backend and catches a wrong one")
 PY
 )
+echo "fresh-check: pip install . and its check took $((SECONDS - started)) s"
 echo "fresh-check: passed"

@@ -4,7 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+started=$SECONDS
 bash ci/install-deps.sh
+echo "test.sh: dependencies took $((SECONDS - started)) s"; started=$SECONDS
 cmake --preset default -DACCUCHECK_MPI=ON  # the MPI_Allreduce backends must be built and tested here
 cmake --build --preset default
+echo "test.sh: configure and build took $((SECONDS - started)) s"; started=$SECONDS
 ctest --preset default
+echo "test.sh: ctest took $((SECONDS - started)) s"
