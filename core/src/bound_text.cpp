@@ -340,6 +340,18 @@ std::optional<std::uint64_t> fused_with_third(const Node& node, const char* usag
   return third;
 }
 
+// The error bound a wrapper of two arguments (widened, ftz, truncated_inputs) holds as its first.
+std::optional<BoundExpr> build_inner(const Node& node, std::string& error) {
+  if (!expect_arguments(node, 2, error)) return std::nullopt;
+  auto inner = build(node.arguments[0], error);
+  if (!inner) return std::nullopt;
+  if (!is_error_bound(inner->kind)) {
+    error = "'" + node.head + "' needs an error bound inside, not '" + to_string(inner->kind) + "'";
+    return std::nullopt;
+  }
+  return inner;
+}
+
 std::optional<BoundExpr> build(const Node& node, std::string& error) {
   const KindInfo* kind = nullptr;
   for (const auto& k : kKinds)
@@ -365,13 +377,8 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
       return bound;
     case BoundKind::widened:
     case BoundKind::ftz: {
-      if (!expect_arguments(node, 2, error)) return std::nullopt;
-      auto inner = build(node.arguments[0], error);
+      auto inner = build_inner(node, error);
       if (!inner) return std::nullopt;
-      if (!is_error_bound(inner->kind)) {
-        error = "'" + node.head + "' needs an error bound inside, not '" + to_string(inner->kind) + "'";
-        return std::nullopt;
-      }
       if (!to_format(node.arguments[1], bound.format, error)) return std::nullopt;
       bound.inner = std::make_shared<const BoundExpr>(std::move(*inner));
       return bound;
@@ -379,13 +386,8 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
     case BoundKind::truncated_inputs: {
       // truncated_inputs(INNER,B): the format is the inner bound's (whose thresholds apply).
       std::uint64_t bits = 0;
-      if (!expect_arguments(node, 2, error)) return std::nullopt;
-      auto inner = build(node.arguments[0], error);
+      auto inner = build_inner(node, error);
       if (!inner) return std::nullopt;
-      if (!is_error_bound(inner->kind)) {
-        error = "'truncated_inputs' needs an error bound inside, not '" + to_string(inner->kind) + "'";
-        return std::nullopt;
-      }
       if (!parse_unsigned(node.arguments[1].head, bits) || node.arguments[1].has_parentheses || bits < 2 || bits > 53) {
         error = "truncated_inputs(INNER,B) needs an integer 2 <= B <= 53, got '" + node.arguments[1].head + "'";
         return std::nullopt;

@@ -152,13 +152,19 @@ Backend architecture(const std::string& name, std::size_t addends_per_step, int 
 // forms them) holds as derived. (Separate GEMM calls per micro-batch would restart the groups
 // at each step: more fused steps than ceil((n-1)/K), which these bounds do not count.)
 // period 0: not promoted.
+// Element (m, n)'s products A_t[m][k] B_t[k][n] in step and batch order, each formed by
+// `product` (exactly), into `out` (steps * batch of them).
+template <class Addend, class Product>
+void products_of(const ProductWorkload& w, std::size_t m, std::size_t n, std::vector<Addend>& out, const Product& product) {
+  for (std::size_t t = 0; t < w.steps; ++t)
+    for (std::size_t k = 0; k < w.batch; ++k) out[t * w.batch + k] = product(w.a_at(t, m, k), w.b_at(t, k, n));
+}
+
 ProductRun fp8_gemm_run(std::size_t addends_per_step, std::size_t period, FusedArithmetic arithmetic) {
   return [=](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
     std::vector<float> products(w.steps * w.batch);
     each_product_element<float>(w, result, [&](std::size_t m, std::size_t n, float c) {
-      for (std::size_t t = 0; t < w.steps; ++t)
-        for (std::size_t k = 0; k < w.batch; ++k)
-          products[t * w.batch + k] = static_cast<float>(w.a_at(t, m, k) * w.b_at(t, k, n));  // exact
+      products_of(w, m, n, products, [](double a, double b) { return static_cast<float>(a * b); });  // exact
       if (period != 0) return promoted_chain(c, products, addends_per_step, period, arithmetic);
       return static_cast<float>(fused_chain<float>(c, products, addends_per_step, arithmetic));  // a float's value
     });
@@ -191,10 +197,9 @@ ProductRun tf32_gemm_run(std::size_t addends_per_step, FusedArithmetic arithmeti
   return [=](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
     std::vector<double> products(w.steps * w.batch);
     each_product_element<float>(w, result, [&](std::size_t m, std::size_t n, float c) {
-      for (std::size_t t = 0; t < w.steps; ++t)
-        for (std::size_t k = 0; k < w.batch; ++k)
-          products[t * w.batch + k] = static_cast<double>(truncated_to_tf32(static_cast<float>(w.a_at(t, m, k)))) *
-                                      truncated_to_tf32(static_cast<float>(w.b_at(t, k, n)));  // exact
+      products_of(w, m, n, products, [](double a, double b) {
+        return static_cast<double>(truncated_to_tf32(static_cast<float>(a))) * truncated_to_tf32(static_cast<float>(b));  // exact
+      });
       return static_cast<float>(fused_chain<double>(c, products, addends_per_step, arithmetic));
     });
   };
