@@ -168,16 +168,23 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
   check_total(p.rows, p.cols, source, "cols");
   check_total(p.rows * p.batch, p.steps, source, "batch");
   check_total(p.cols * p.batch, p.steps, source, "batch");
-  if (const JsonValue* v = root.find("input_format")) {
-    if (v->type != JsonValue::Type::string) fail(source, "input_format", "must be a string: \"e4m3\" or \"e5m2\"");
+  auto fp8_field = [&](std::string_view key, std::string_view absent) -> std::optional<Format> {
+    const JsonValue* v = root.find(key);
+    if (!v) return std::nullopt;
+    if (v->type != JsonValue::Type::string) fail(source, std::string(key), "must be a string: \"e4m3\" or \"e5m2\"");
     const auto inputs = parse_any_format(v->text);
-    if (!inputs || !is_fp8(*inputs))
-      fail(source, "input_format", echo_token(v->text) + " is not an fp8 format (e4m3, e5m2); A and B in the storage format need no key");
-    p.input_format = inputs;
-  }
+    if (!inputs || !is_fp8(*inputs)) fail(source, std::string(key), echo_token(v->text) + " is not an fp8 format (e4m3, e5m2); " + std::string(absent));
+    return inputs;
+  };
+  p.input_format = fp8_field("input_format", "A and B in the storage format need no key");
+  p.b_input_format = fp8_field("b_input_format", "B in A's format needs no key");
+  if (p.b_input_format && !p.input_format)
+    fail(source, "b_input_format", "needs input_format (A's format): B alone in FP8 is not a workload accucheck models");
+  if (p.b_input_format && p.b_input_format == p.input_format)
+    fail(source, "b_input_format", "equals input_format; A and B in one format state input_format alone");
   read_initial(root, p.rows * p.cols, f, source, p.initial);
-  read_step_lists(root, "a", p.steps, p.rows * p.batch, p.inputs(), source, p.a);
-  read_step_lists(root, "b", p.steps, p.batch * p.cols, p.inputs(), source, p.b);
+  read_step_lists(root, "a", p.steps, p.rows * p.batch, p.a_inputs(), source, p.a);
+  read_step_lists(root, "b", p.steps, p.batch * p.cols, p.b_inputs(), source, p.b);
   return p;
 }
 
@@ -186,7 +193,7 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
 constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
                                             "verdict",        "family",   "seed",   "found_by", "note"};
 constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends", "layout"};
-constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "input_format", "initial", "a", "b"};
+constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "input_format", "b_input_format", "initial", "a", "b"};
 constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs", "layout"};
 constexpr std::string_view kPairKeys[] = {"row", "values"};
 constexpr std::string_view kDenseLayoutKeys[] = {"element_major", "gap", "padding", "buffer_gap"};
@@ -303,6 +310,7 @@ std::string case_to_json(const CaseFile& c) {
     line("batch", std::to_string(p->batch));
     line("steps", std::to_string(p->steps));
     if (p->input_format) line("input_format", quoted(std::string(name(*p->input_format))));
+    if (p->b_input_format) line("b_input_format", quoted(std::string(name(*p->b_input_format))));
     line("initial", initial_list(p->initial));
     line("a", step_lists(p->a, p->steps, p->rows * p->batch));
     out += "  \"b\": " + step_lists(p->b, p->steps, p->batch * p->cols) + "\n}\n";

@@ -119,7 +119,7 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
     }
   }
   ProductWorkload out{.format = p.format, .rows = 1, .cols = 1, .batch = pairs[0].size(), .steps = steps, .initial = p.initial,
-                      .a = {}, .b = {}, .family = p.family, .input_format = p.input_format};
+                      .a = {}, .b = {}, .family = p.family, .input_format = p.input_format, .b_input_format = p.b_input_format};
   for (const auto& step : pairs)
     for (const auto& [a, b] : step) {
       out.a.push_back(a);

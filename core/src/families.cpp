@@ -361,26 +361,29 @@ void product_accumulation(ChoiceStream& s, Format f, const GenerationLimits& l, 
 }
 
 void product_fp8_inputs(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
-  // FP8 training's weight-gradient GEMM, dW += dY^T X over T micro-batches with dY and X in
-  // E4M3 (two in three) or E5M2: per-tensor scaling puts each operand's largest values near the
-  // top of its format, the rest spread over the binades below, relu activations a third zero,
-  // and one value in 16 a special one of the format (its largest finite value, subnormals, NaN,
-  // E5M2's infinities); C, the gradient so far, in the storage format. (FP8 recipes mixing the
-  // two, E5M2 gradients with E4M3 activations, are one format per workload here.)
-  const Format in = s.chance(1, 3) ? Format::e5m2 : Format::e4m3;
+  // FP8 training's weight-gradient GEMM, dW += dY^T X over T micro-batches: A = dY^T and B = X
+  // both in E4M3 (DeepSeek-V3's recipe), the gradients dY in E5M2 and the activations X in E4M3
+  // (Transformer Engine's HYBRID recipe), or both in E5M2, a third each. Per-tensor scaling puts
+  // each operand's largest values near the top of its format, the rest spread over the binades
+  // below, relu activations a third zero, and one value in 16 a special one of its format (the
+  // largest finite value, subnormals, NaN, E5M2's infinities); C, the gradient so far, in the
+  // storage format.
+  const std::uint64_t recipe = s.draw(2);
+  const Format a_in = recipe == 0 ? Format::e4m3 : Format::e5m2, b_in = recipe == 2 ? Format::e5m2 : Format::e4m3;
   const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 4) - 1);
   const std::size_t batch = 1 + s.draw(std::max<std::size_t>(l.max_batch, 1) - 1);
   const std::size_t steps = 1 + s.draw(std::max<std::size_t>(l.max_product_steps, 1) - 1);
   ProductShape c(w, rows, cols, batch, steps);
-  c.p.input_format = in;
+  c.p.input_format = a_in;
+  if (b_in != a_in) c.p.b_input_format = b_in;
   // Operands below 2^6, products below 2^12 (f16 holds 16 of those at their largest) unless special.
   const int top = 5, spread = 2 + static_cast<int>(s.draw(static_cast<std::uint64_t>(top + 8)));
-  auto operand = [&](bool positive) {
+  auto operand = [&](Format in, bool positive) {
     if (s.chance(1, 16)) return draw_special_float(s, in, /*with_nonfinite=*/true);
     return draw_band_float(s, in, top - spread, top, positive);
   };
-  for (double& x : c.p.a) x = operand(false);
-  for (double& x : c.p.b) x = s.chance(1, 3) ? 0.0 : operand(true);
+  for (double& x : c.p.a) x = operand(a_in, false);
+  for (double& x : c.p.b) x = s.chance(1, 3) ? 0.0 : operand(b_in, true);
   for (double& x : c.p.initial) x = s.chance(1, 3) ? 0.0 : draw_band_float(s, f, -4, 10);
 }
 

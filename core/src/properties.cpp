@@ -207,14 +207,14 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
     r.low = std::max(r.low, traits(b.bound.format).emin - static_cast<int>(b.bound.result_bits) + 1 - lowest);
   // Normal inputs only (TF32's truncation): the scaled A stays normal.
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && b.normal_inputs_only) {
-    const int lowest_normal = std::ilogb(smallest_normal(p->inputs()));
+    const int lowest_normal = std::ilogb(smallest_normal(p->a_inputs()));
     for (double a : p->a)
       if (a != 0 && std::isfinite(a)) r.low = std::max(r.low, lowest_normal - std::ilogb(a));
   }
   // FP8 inputs: the scaled A stays in its format (2^k |a| at most the largest finite value, its
   // lowest bit at or above the smallest subnormal).
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) {
-    const Format in = *p->input_format;
+    const Format in = p->a_inputs();
     const double top = largest_finite(in);
     const int lowest_in = std::ilogb(smallest_subnormal(in));
     for (double a : p->a) {

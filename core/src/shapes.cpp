@@ -166,7 +166,7 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, ProductWorkload& w) {
   for (auto n : n_at) original_n[n] = true;
   ProductWorkload wide{.format = w.format, .rows = rows, .cols = cols, .batch = batch, .steps = steps,
                        .initial = std::vector<double>(rows * cols), .a = {}, .b = {}, .family = w.family,
-                       .input_format = w.input_format};
+                       .input_format = w.input_format, .b_input_format = w.b_input_format};
   for (std::size_t m = 0; m < rows; ++m)
     for (std::size_t n = 0; n < cols; ++n) wide.initial[m * cols + n] = original_n[n] ? 0.0 : filler.next();
   for (std::size_t m = 0; m < rows; ++m)

@@ -135,6 +135,20 @@ void values(ChoiceStream& s, std::vector<double>& xs, std::size_t count, Format 
   for (double& x : xs) x = decode_value(s, f);
 }
 
+// A product workload's FP8 inputs as one choice: 0 none, 1 both E4M3, 2 both E5M2, 3 A E4M3
+// and B E5M2, 4 A E5M2 and B E4M3 (every combination validate() accepts, so the encoding stays
+// invertible).
+constexpr std::uint64_t kFp8InputsBound = 4;
+std::uint64_t fp8_inputs_choice(const ProductWorkload& p) {
+  if (!p.input_format) return 0;
+  if (!p.b_input_format) return *p.input_format == Format::e4m3 ? 1 : 2;
+  return *p.input_format == Format::e4m3 ? 3 : 4;
+}
+void set_fp8_inputs(ProductWorkload& p, std::uint64_t choice) {
+  p.input_format = choice == 1 || choice == 3 ? Format::e4m3 : Format::e5m2;
+  if (choice >= 3) p.b_input_format = choice == 3 ? Format::e5m2 : Format::e4m3;
+}
+
 }  // namespace
 
 void encode_value(ChoiceWriter& out, double x, Format f) {
@@ -199,8 +213,8 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
     values(out, p->initial, f);
     values(out, p->a, f);
     values(out, p->b, f);
-    // Last, so that a stream without it (every earlier encoding) decodes as before: unset.
-    out.put(!p->input_format ? 0 : *p->input_format == Format::e4m3 ? 1 : 2, 2);
+    // Last, so that a stream without it decodes as unset.
+    out.put(fp8_inputs_choice(*p), kFp8InputsBound);
   } else {
     const auto& sp = std::get<SparseWorkload>(w);
     put_size_at_least_one(out, sp.rows, table_row_limit(limits), "rows");
@@ -246,8 +260,8 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     values(s, p.initial, p.rows * p.cols, f);
     values(s, p.a, p.steps * p.rows * p.batch, f);
     values(s, p.b, p.steps * p.batch * p.cols, f);
-    if (const std::uint64_t inputs = s.draw(2); inputs != 0) {  // A and B rounded into E4M3 or E5M2
-      p.input_format = inputs == 1 ? Format::e4m3 : Format::e5m2;
+    if (const std::uint64_t inputs = s.draw(kFp8InputsBound); inputs != 0) {  // A and B rounded into their FP8 formats
+      set_fp8_inputs(p, inputs);
       Workload w = std::move(p);
       conform_inputs(w);
       return w;

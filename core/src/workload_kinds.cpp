@@ -25,9 +25,14 @@ std::string ProductWorkload::validate() const {
   if (format == Format::f64) return "product workloads of f64 are not supported (products would not be exact in the oracle)";
   if (input_format && !is_fp8(*input_format))
     return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
+  if (b_input_format && !input_format) return "b_input_format is set without input_format (A's format)";
+  if (b_input_format && !is_fp8(*b_input_format))
+    return "b_input_format " + std::string(name(*b_input_format)) + " is not an fp8 format (e4m3, e5m2)";
+  if (b_input_format && b_input_format == input_format)
+    return "b_input_format equals input_format (" + std::string(name(*input_format)) + "): A and B in one format state input_format alone";
   for (auto problem : {check_size(initial.size(), rows * cols, "initial"), check_size(a.size(), steps * rows * batch, "a"),
                        check_size(b.size(), steps * batch * cols, "b"), check_values(initial, format, "initial"),
-                       check_values(a, inputs(), "a"), check_values(b, inputs(), "b")})
+                       check_values(a, a_inputs(), "a"), check_values(b, b_inputs(), "b")})
     if (!problem.empty()) return problem;
   return "";
 }
@@ -62,22 +67,22 @@ WorkloadKind kind_of(const Workload& w) { return static_cast<WorkloadKind>(w.ind
 void conform_inputs(Workload& w) {
   auto* p = std::get_if<ProductWorkload>(&w);
   if (!p || !p->input_format) return;
-  const Format in = *p->input_format;
-  for (auto* values : {&p->a, &p->b})
+  for (auto [values, in] : {std::pair{&p->a, p->a_inputs()}, std::pair{&p->b, p->b_inputs()}})
     for (double& x : *values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
 }
 
 bool has_subnormal_input(const ProductWorkload& w) {
-  const double normal = smallest_normal(w.inputs());
-  auto subnormal = [&](double x) { return x != 0 && std::fabs(x) < normal; };
-  return std::any_of(w.a.begin(), w.a.end(), subnormal) || std::any_of(w.b.begin(), w.b.end(), subnormal);
+  auto subnormal_in = [](Format f) {
+    return [normal = smallest_normal(f)](double x) { return x != 0 && std::fabs(x) < normal; };
+  };
+  return std::any_of(w.a.begin(), w.a.end(), subnormal_in(w.a_inputs())) ||
+         std::any_of(w.b.begin(), w.b.end(), subnormal_in(w.b_inputs()));
 }
 
 void flush_subnormal_inputs(ProductWorkload& w) {
-  const double normal = smallest_normal(w.inputs());
-  for (auto* values : {&w.a, &w.b})
+  for (auto [values, in] : {std::pair{&w.a, w.a_inputs()}, std::pair{&w.b, w.b_inputs()}})
     for (double& x : *values)
-      if (std::fabs(x) < normal) x = std::copysign(0.0, x);
+      if (std::fabs(x) < smallest_normal(in)) x = std::copysign(0.0, x);
 }
 
 Format format_of(const Workload& w) {

@@ -128,6 +128,34 @@ TEST(CaseFile, Fp8InputsOfProductsRoundTripAndBadOnesAreRefused) {
   EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
 }
 
+// Mixed FP8 inputs (E5M2 gradients A, E4M3 activations B): each operand read as a value of its
+// own format, written back, and b_input_format refused without input_format or equal to it.
+TEST(CaseFile, MixedFp8InputsRoundTripAndEachOperandKeepsItsFormat) {
+  const std::string product = R"({"accucheck_case": 1, "workload": "product", "format": "f32", "rows": 1, "cols": 1,
+    "batch": 2, "steps": 1, "input_format": "e5m2", "b_input_format": "e4m3", "initial": ["0"], "a": [["57344", "0.75"]], "b": [["448", "0.875"]]})";
+  const CaseFile c = parse_case(product, "m.json");
+  const auto& p = std::get<ProductWorkload>(c.workload);
+  EXPECT_EQ(p.a_inputs(), Format::e5m2);
+  EXPECT_EQ(p.b_inputs(), Format::e4m3);
+  EXPECT_EQ(p.validate(), "");
+  const CaseFile back = parse_case(case_to_json(c), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(back.workload, c.workload);
+  // 0.9375 (1.111b / 2) has four significant bits: E4M3's, not E5M2's three; 57344 is E5M2's largest, past E4M3's.
+  auto swapped = [&](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+  EXPECT_NE(error_of(swapped(product, "\"0.75\"", "\"0.9375\"")).find("a[0][1]"), std::string::npos);
+  EXPECT_NE(error_of(swapped(product, "\"448\"", "\"57344\"")).find("b[0][0]"), std::string::npos);
+  EXPECT_NE(error_of(swapped(product, "\"input_format\": \"e5m2\", ", "")).find("b_input_format"), std::string::npos);
+  EXPECT_NE(error_of(swapped(product, "\"b_input_format\": \"e4m3\"", "\"b_input_format\": \"e5m2\"")).find("b_input_format"),
+            std::string::npos);
+  EXPECT_NE(error_of(swapped(product, "\"b_input_format\": \"e4m3\"", "\"b_input_format\": \"bf16\"")).find("b_input_format"),
+            std::string::npos);
+  // A workload differing only in B's format is a different workload.
+  auto same_formats = p;
+  same_formats.b_input_format.reset();
+  EXPECT_FALSE(same_formats == p);
+}
+
 // A layout is written only when it is not contiguous, and read back whole; a bad one is refused
 // naming the field.
 TEST(CaseFile, LayoutsRoundTripAndBadOnesAreRefused) {

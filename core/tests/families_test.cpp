@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <type_traits>
 #include <variant>
 
@@ -217,14 +218,16 @@ TEST(Families, SpecialValuesActuallyAppear) {
   }
 }
 
-// gemm_fp8_inputs: A and B in E4M3 or E5M2 (both appear), each format's specials among them
-// (its largest finite value, subnormals, NaN; E5M2's infinities), C in the storage format.
+// gemm_fp8_inputs: A and B in E4M3 or E5M2, each format's specials among them (its largest
+// finite value, subnormals, NaN; E5M2's infinities), C in the storage format; the three recipes
+// appear: both E4M3, both E5M2, and HYBRID's E5M2 gradients A with E4M3 activations B.
 TEST(Families, Fp8InputsAreValuesOfTheirFormatWithItsSpecials) {
   const Family* family = find_family("gemm_fp8_inputs");
   ASSERT_NE(family, nullptr);
   ASSERT_EQ(family->kind, WorkloadKind::product);
   for (Format f : {Format::f32, Format::f16, Format::bf16}) {
     std::map<Format, Census> census;
+    std::set<std::pair<Format, Format>> recipes;
     int c_not_fp8 = 0;
     for (std::uint64_t seed = 0; seed < 400; ++seed) {
       SeededChoiceStream s(seed);
@@ -232,15 +235,18 @@ TEST(Families, Fp8InputsAreValuesOfTheirFormatWithItsSpecials) {
       ASSERT_EQ(validate(w), "") << seed;
       const auto& p = std::get<ProductWorkload>(w);
       ASSERT_TRUE(p.input_format && is_fp8(*p.input_format)) << seed;
-      for (const auto* values : {&p.a, &p.b})
+      recipes.emplace(p.a_inputs(), p.b_inputs());
+      for (const auto& [values, in] : {std::pair{&p.a, p.a_inputs()}, std::pair{&p.b, p.b_inputs()}})
         for (double x : *values) {
-          ASSERT_TRUE(representable(x, *p.input_format)) << seed << " " << x;
-          census[*p.input_format].see(x, *p.input_format);
+          ASSERT_TRUE(representable(x, in)) << seed << " " << x;
+          census[in].see(x, in);
         }
       for (double x : p.initial) c_not_fp8 += std::isfinite(x) && !representable(x, Format::e5m2) && !representable(x, Format::e4m3);
     }
     SCOPED_TRACE(std::string(name(f)));
     ASSERT_EQ(census.size(), 2u);
+    EXPECT_EQ(recipes, (std::set<std::pair<Format, Format>>{
+                           {Format::e4m3, Format::e4m3}, {Format::e5m2, Format::e4m3}, {Format::e5m2, Format::e5m2}}));
     for (auto& [in, c] : census) {
       EXPECT_GT(c.nan, 0) << name(in);
       EXPECT_GT(c.subnormal, 0) << name(in);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "accucheck/float_gen.h"
 
@@ -89,6 +90,7 @@ void expect_same(const Workload& a, const Workload& b) {
     const auto& y = std::get<ProductWorkload>(b);
     EXPECT_EQ(std::vector<std::size_t>({x->rows, x->cols, x->batch, x->steps}), std::vector<std::size_t>({y.rows, y.cols, y.batch, y.steps}));
     EXPECT_EQ(x->input_format, y.input_format);
+    EXPECT_EQ(x->b_input_format, y.b_input_format);
     expect_same(x->initial, y.initial, "C");
     expect_same(x->a, y.a, "A");
     expect_same(x->b, y.b, "B");
@@ -198,6 +200,7 @@ TEST(WorkloadEncoding, LayoutPaddingKeepsWideBuffersWithinFourTimesTheirSize) {
 TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   std::mt19937_64 rng(7);
   int fp8_inputs = 0;  // product workloads whose A and B were rounded into E4M3 or E5M2
+  std::set<std::pair<Format, Format>> fp8_pairs;  // (A's, B's) formats among them
   GenerationLimits limits;  // the ordinary sizes (the wide ones: the next test)
   limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -207,13 +210,17 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
     const Format f = kind == WorkloadKind::product ? all_formats[1 + i % 3] : all_formats[i % 4];
     const Workload w = decoded(bytes, kind, f, limits);
     ASSERT_EQ(validate(w), "") << i;
-    if (const auto* p = std::get_if<ProductWorkload>(&w)) fp8_inputs += p->input_format.has_value();
+    if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) {
+      ++fp8_inputs;
+      fp8_pairs.emplace(p->a_inputs(), p->b_inputs());
+    }
     ChoiceWriter out;
     encode_workload(out, w, limits);
     expect_same(decoded(out.bytes(), kind, f, limits), w);
     if (HasFatalFailure()) FAIL() << "input " << i;
   }
   EXPECT_GT(fp8_inputs, 20);  // 41 of 1000 product inputs have bytes left for the choice
+  EXPECT_EQ(fp8_pairs.size(), 4u);  // both E4M3, both E5M2, and either mixed pair
   const Workload empty = decoded({}, WorkloadKind::dense, Format::f32, limits);
   const auto& d = std::get<DenseWorkload>(empty);
   EXPECT_EQ(d.elements, 1u);

@@ -144,9 +144,9 @@ Backend architecture(const std::string& name, std::size_t addends_per_step, int 
                        fused_run(addends_per_step, FusedArithmetic{window, result_bits, true}));
 }
 
-// FP8 GEMM on the tensor-core models: C += sum over t, k of A_t[m][k] B_t[k][n] with A and B in
-// E4M3 or E5M2, whose products are exact in FP32 (two 4-bit significands; exponents 2^-32 to
-// 2^32). C starts the chain and the products follow in step and batch order, K to a fused
+// FP8 GEMM on the tensor-core models: C += sum over t, k of A_t[m][k] B_t[k][n] with A and B each
+// in E4M3 or E5M2 (mixed too, as Hopper's FP8 MMA allows), whose products are exact in FP32 (at
+// most two 4-bit significands; exponents 2^-32 to 2^32). C starts the chain and the products follow in step and batch order, K to a fused
 // step, the steps running on across the T GEMMs' batches: the dense model's chain on the
 // column (C, products), so its bound with n = 1 + T K and A = |C| + sum |a b| (as the oracle
 // forms them) holds as derived. (Separate GEMM calls per micro-batch would restart the groups

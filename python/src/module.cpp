@@ -347,8 +347,11 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["initial"] = p.initial;
       d["a"] = p.a;
       d["b"] = p.b;
-      if (p.input_format) d["input_format"] = std::string(name(*p.input_format));  // A and B in E4M3 or E5M2
+      // A's FP8 format (and B's unless b_input_format says), or None.
+      if (p.input_format) d["input_format"] = std::string(name(*p.input_format));
       else d["input_format"] = nb::none();
+      if (p.b_input_format) d["b_input_format"] = std::string(name(*p.b_input_format));
+      else d["b_input_format"] = nb::none();
     }
     out.append(d);
   }

@@ -231,19 +231,24 @@ def test_workloads_are_reproducible_and_valid():
 def test_fp8_product_workloads_carry_their_input_format():
     # A and B of gemm_fp8_inputs are values of their FP8 format by ml_dtypes' own conversion
     # (an implementation independent of accucheck's), C of the storage format.
+    # B's format is b_input_format where it differs from A's (the HYBRID recipe's E4M3
+    # activations against E5M2 gradients).
+    dtypes = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
     seen = set()
     for w in accucheck.workloads("gemm_fp8_inputs", format="f32", seed=3, count=40):
         assert w.kind == "product"
-        assert w.input_format in ("e4m3", "e5m2")
-        seen.add(w.input_format)
-        dtype = ml_dtypes.float8_e4m3fn if w.input_format == "e4m3" else ml_dtypes.float8_e5m2
-        for values in (w.a, w.b):
+        assert w.input_format in dtypes and w.b_input_format in (None, "e4m3", "e5m2")
+        assert w.b_input_format != w.input_format
+        b_format = w.b_input_format or w.input_format
+        seen.add((w.input_format, b_format))
+        for values, fmt in ((w.a, w.input_format), (w.b, b_format)):
             finite = values[np.isfinite(values)]
-            assert np.array_equal(finite.astype(dtype).astype(np.float64), finite)
+            assert np.array_equal(finite.astype(dtypes[fmt]).astype(np.float64), finite)
         assert '"input_format": "%s"' % w.input_format in w.case_json
-    assert seen == {"e4m3", "e5m2"}
+        assert ('"b_input_format"' in w.case_json) == (w.b_input_format is not None)
+    assert seen == {("e4m3", "e4m3"), ("e5m2", "e4m3"), ("e5m2", "e5m2")}
     plain = next(iter(accucheck.workloads("gemm_accumulation", format="f32", seed=1, count=1)))
-    assert plain.input_format is None
+    assert plain.input_format is None and plain.b_input_format is None
     fp8_only = {b["name"] for b in accucheck.backends() if b["fp8_inputs_only"]}
     assert fp8_only == {"tc_h100_fp8_gemm_f32", "tc_h100_fp8_gemm_nc128_f32", "tc_b200_fp8_gemm_f32"}
     normal_only = {b["name"] for b in accucheck.backends() if b["normal_inputs_only"]}

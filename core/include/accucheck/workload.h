@@ -115,8 +115,13 @@ struct ProductWorkload {
   // and bf16, so every product backend of `format` runs it; the FP8 tensor-core models run only
   // these). Unset: A and B are values of `format`.
   std::optional<Format> input_format;
+  // B's FP8 format where it differs from A's: the mixed GEMMs of recipes that keep gradients in
+  // E5M2 and activations and weights in E4M3 (Transformer Engine's HYBRID format; the weight
+  // gradient dY^T X multiplies one of each). Set only with input_format, and never equal to it.
+  std::optional<Format> b_input_format;
 
-  Format inputs() const { return input_format.value_or(format); }
+  Format a_inputs() const { return input_format.value_or(format); }
+  Format b_inputs() const { return b_input_format.value_or(a_inputs()); }
 
   std::size_t elements() const { return rows * cols; }
   double a_at(std::size_t t, std::size_t m, std::size_t k) const { return a[(t * rows + m) * batch + k]; }
@@ -163,7 +168,7 @@ inline bool operator==(const DenseWorkload& a, const DenseWorkload& b) {
 inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.rows == b.rows && a.cols == b.cols && a.batch == b.batch && a.steps == b.steps &&
-         a.family == b.family && same_value_bits(a.initial, b.initial) && same_value_bits(a.a, b.a) && same_value_bits(a.b, b.b);
+         a.family == b.family && a.input_format == b.input_format && a.b_input_format == b.b_input_format && same_value_bits(a.initial, b.initial) && same_value_bits(a.a, b.a) && same_value_bits(a.b, b.b);
 }
 inline bool operator==(const SparseWorkload& a, const SparseWorkload& b) {
   using workload_detail::same_value_bits;
@@ -197,7 +202,7 @@ void for_each_value_array(W& w, F array, bool with_b = true) {
   }
 }
 Format format_of(const Workload& w);
-// A product workload's A and B brought into its input_format, if it has one (finite values
+// A product workload's A and B brought into their FP8 formats, if they have them (finite values
 // saturate to the largest finite value, NaN and infinities round as OFP8's non-saturating rule
 // says): what moves that change values in the storage format call (climbing, shrinking, fuzz
 // mutations), so that an FP8 workload stays one. Other workloads are left as they are.
