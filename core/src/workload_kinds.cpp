@@ -64,25 +64,37 @@ std::string_view name(WorkloadKind k) {
 }
 
 WorkloadKind kind_of(const Workload& w) { return static_cast<WorkloadKind>(w.index()); }
+// Calls f(values, format) on A and on B of a product workload (P: ProductWorkload or const
+// ProductWorkload), each with its own input format.
+template <class P, class F>
+void each_operand(P& p, F f) {
+  f(p.a, p.a_inputs());
+  f(p.b, p.b_inputs());
+}
+
 void conform_inputs(Workload& w) {
   auto* p = std::get_if<ProductWorkload>(&w);
   if (!p || !p->input_format) return;
-  for (auto [values, in] : {std::pair{&p->a, p->a_inputs()}, std::pair{&p->b, p->b_inputs()}})
-    for (double& x : *values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
+  each_operand(*p, [](std::vector<double>& values, Format in) {
+    for (double& x : values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
+  });
 }
 
 bool has_subnormal_input(const ProductWorkload& w) {
-  auto subnormal_in = [](Format f) {
-    return [normal = smallest_normal(f)](double x) { return x != 0 && std::fabs(x) < normal; };
-  };
-  return std::any_of(w.a.begin(), w.a.end(), subnormal_in(w.a_inputs())) ||
-         std::any_of(w.b.begin(), w.b.end(), subnormal_in(w.b_inputs()));
+  bool found = false;
+  each_operand(w, [&](const std::vector<double>& values, Format in) {
+    const double normal = smallest_normal(in);
+    found = found || std::any_of(values.begin(), values.end(), [&](double x) { return x != 0 && std::fabs(x) < normal; });
+  });
+  return found;
 }
 
 void flush_subnormal_inputs(ProductWorkload& w) {
-  for (auto [values, in] : {std::pair{&w.a, w.a_inputs()}, std::pair{&w.b, w.b_inputs()}})
-    for (double& x : *values)
-      if (std::fabs(x) < smallest_normal(in)) x = std::copysign(0.0, x);
+  each_operand(w, [](std::vector<double>& values, Format in) {
+    const double normal = smallest_normal(in);
+    for (double& x : values)
+      if (std::fabs(x) < normal) x = std::copysign(0.0, x);
+  });
 }
 
 Format format_of(const Workload& w) {
