@@ -144,6 +144,17 @@ void check_total(std::uint64_t a, std::uint64_t b, const std::string& source, co
   if (a != 0 && b > kMaxValues / a) fail(source, what, "the workload is too large");
 }
 
+// An optional FP8 format key ("input_format", "b_input_format"); `absent` says what leaving it out means.
+std::optional<Format> fp8_field(const JsonValue& root, std::string_view key, std::string_view absent, const std::string& source) {
+  const JsonValue* v = root.find(key);
+  if (!v) return std::nullopt;
+  if (v->type != JsonValue::Type::string) fail(source, std::string(key), "must be a string: \"e4m3\" or \"e5m2\"");
+  const auto inputs = parse_any_format(v->text);
+  if (!inputs || !is_fp8(*inputs))
+    fail(source, std::string(key), echo_token(v->text) + " is not an fp8 format (e4m3, e5m2); " + std::string(absent));
+  return inputs;
+}
+
 DenseWorkload read_dense(const JsonValue& root, Format f, const std::string& source) {
   DenseWorkload w;
   w.format = f;
@@ -151,8 +162,9 @@ DenseWorkload read_dense(const JsonValue& root, Format f, const std::string& sou
   w.steps = count_field(root, "steps", source);
   if (w.elements == 0) fail(source, "elements", "must be at least 1");
   check_total(w.elements, w.steps + 1, source, "steps");
+  w.input_format = fp8_field(root, "input_format", "addends in the storage format need no key", source);
   read_initial(root, w.elements, f, source, w.initial);
-  read_step_lists(root, "addends", w.steps, w.elements, f, source, w.addends);
+  read_step_lists(root, "addends", w.steps, w.elements, w.addend_format(), source, w.addends);
   return w;
 }
 
@@ -168,16 +180,8 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
   check_total(p.rows, p.cols, source, "cols");
   check_total(p.rows * p.batch, p.steps, source, "batch");
   check_total(p.cols * p.batch, p.steps, source, "batch");
-  auto fp8_field = [&](std::string_view key, std::string_view absent) -> std::optional<Format> {
-    const JsonValue* v = root.find(key);
-    if (!v) return std::nullopt;
-    if (v->type != JsonValue::Type::string) fail(source, std::string(key), "must be a string: \"e4m3\" or \"e5m2\"");
-    const auto inputs = parse_any_format(v->text);
-    if (!inputs || !is_fp8(*inputs)) fail(source, std::string(key), echo_token(v->text) + " is not an fp8 format (e4m3, e5m2); " + std::string(absent));
-    return inputs;
-  };
-  p.input_format = fp8_field("input_format", "A and B in the storage format need no key");
-  p.b_input_format = fp8_field("b_input_format", "B in A's format needs no key");
+  p.input_format = fp8_field(root, "input_format", "A and B in the storage format need no key", source);
+  p.b_input_format = fp8_field(root, "b_input_format", "B in A's format needs no key", source);
   if (p.b_input_format && !p.input_format)
     fail(source, "b_input_format", "needs input_format (A's format): B alone in FP8 is not a workload accucheck models");
   if (p.b_input_format && p.b_input_format == p.input_format)
@@ -192,7 +196,7 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
 // writer may add fields), never silently.
 constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
                                             "verdict",        "family",   "seed",   "found_by", "note"};
-constexpr std::string_view kDenseKeys[] = {"elements", "steps", "initial", "addends", "layout"};
+constexpr std::string_view kDenseKeys[] = {"elements", "steps", "input_format", "initial", "addends", "layout"};
 constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "input_format", "b_input_format", "initial", "a", "b"};
 constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs", "layout"};
 constexpr std::string_view kPairKeys[] = {"row", "values"};
@@ -302,6 +306,7 @@ std::string case_to_json(const CaseFile& c) {
       line("layout", std::string("{\"element_major\": ") + (w->layout.element_major ? "true" : "false") +
                          ", \"gap\": " + std::to_string(w->layout.gap) + ", \"padding\": " + std::to_string(w->layout.padding) +
                          ", \"buffer_gap\": " + std::to_string(w->layout.buffer_gap) + "}");
+    if (w->input_format) line("input_format", quoted(std::string(name(*w->input_format))));
     line("initial", initial_list(w->initial));
     out += "  \"addends\": " + step_lists(w->addends, w->steps, w->elements) + "\n}\n";
   } else if (auto* p = std::get_if<ProductWorkload>(&c.workload)) {

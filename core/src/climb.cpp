@@ -30,7 +30,8 @@ std::vector<double> terms_of(const DenseWorkload& d) {
 }
 DenseWorkload with_terms(const DenseWorkload& d, const std::vector<double>& t) {
   DenseWorkload out{.format = d.format, .elements = 1, .steps = t.size() - 1, .initial = {t[0]},
-                    .addends = std::vector<double>(t.begin() + 1, t.end()), .family = d.family, .layout = d.layout};
+                    .addends = std::vector<double>(t.begin() + 1, t.end()), .family = d.family, .layout = d.layout,
+                    .input_format = d.input_format};
   return out;
 }
 
@@ -135,7 +136,9 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
   if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->elements == 1 && s.coin()) {
     std::vector<double> t = terms_of(*d);
     reshape(t, f, s, std::max<std::size_t>(max_terms, 1));
-    return with_terms(*d, t);
+    DenseWorkload out = with_terms(*d, t);
+    conform_inputs(out);  // FP8 addends stay FP8 (the initial value may have moved among them)
+    return out;
   }
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->rows == 1 && p->cols == 1 && p->steps > 0 && s.coin())
     return reshape(*p, f, s, std::max<std::size_t>(max_terms, 1));

@@ -617,6 +617,28 @@ void ranks_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Dens
   }
 }
 
+void fp8_gradients(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
+  // Micro-batch gradients that arrive in FP8 and are accumulated into a buffer of the storage
+  // format: E4M3 for every tensor (DeepSeek-V3's recipe) or E5M2 for gradients (Transformer
+  // Engine's HYBRID recipe), half each. Per-tensor scaling puts a step's largest values near
+  // the top of the format, each step's scale its own (delayed scaling from an amax history
+  // leaves the top up to 7 binades unused), the rest spread over the binades below; one value
+  // in 32 a special one of its format (the largest finite value, subnormals, NaN, E5M2's
+  // infinities). The buffer starts at zero or at the gradient so far, up to 2^4 times a step's
+  // largest values: E5M2's 57344 doubles past f16's 65504 in two steps.
+  const Format in = s.coin() ? Format::e5m2 : Format::e4m3;
+  w.input_format = in;
+  const std::size_t elements = draw_elements(s, l);
+  Columns c(w, elements, draw_long_steps(s, l));
+  const int top = traits(in).emax, spread = 2 + static_cast<int>(s.draw(10));
+  for (std::size_t t = 1; t < c.n(); ++t) {
+    const int step_top = top - static_cast<int>(s.draw(7));
+    for (std::size_t j = 0; j < w.elements; ++j)
+      c.set(j, t, s.chance(1, 32) ? draw_special_float(s, in, /*with_nonfinite=*/true) : draw_band_float(s, in, step_top - spread, step_top));
+  }
+  for (std::size_t j = 0; j < w.elements; ++j) c.set(j, 0, s.chance(1, 3) ? 0.0 : draw_band_float(s, f, top - 8, top + 4));
+}
+
 template <void (*Fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&)>
 void dense(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   Fill(s, f, l, std::get<DenseWorkload>(w));
@@ -651,6 +673,8 @@ const std::vector<Family> kFamilies = {
     // Reductions over P = T + 1 ranks (issue 20).
     {"ranks_magnitudes", "an all-reduce over P = 2..1024 ranks (T = P - 1) whose gradient scales differ by rank, D near multiples of P", true, WorkloadKind::dense, dense<ranks_magnitudes>},
     {"ranks_cancelling", "an all-reduce over P = 2..1024 ranks whose values cancel in pairs, neighbours or half a world apart", true, WorkloadKind::dense, dense<ranks_cancelling>},
+    // FP8 storage (issue 19).
+    {"fp8_gradients", "micro-batch gradients in E4M3 or E5M2 (per-tensor scaled, each step its own scale, specials 1 in 32) into a buffer of the storage format", true, WorkloadKind::dense, dense<fp8_gradients>},
 };
 
 }  // namespace
@@ -676,21 +700,24 @@ std::string_view name(Order o) {
 
 void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
   if (order == Order::as_generated) return;
+  // FP8 addends into a buffer of another format: the initial value stays, only the addends move.
+  const std::size_t first = w.input_format ? 1 : 0;
   std::vector<double> column;
   for (std::size_t j = 0; j < w.elements; ++j) {
     w.column(j, column);
+    const auto begin = column.begin() + static_cast<std::ptrdiff_t>(first);
     switch (order) {
       case Order::as_generated: break;
       case Order::ascending_magnitude:
-        std::stable_sort(column.begin(), column.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+        std::stable_sort(begin, column.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
         break;
       case Order::descending_magnitude:
-        std::stable_sort(column.begin(), column.end(), [](double a, double b) { return std::fabs(a) > std::fabs(b); });
+        std::stable_sort(begin, column.end(), [](double a, double b) { return std::fabs(a) > std::fabs(b); });
         break;
       case Order::alternating_signs: {
         std::vector<double> positive, negative;
-        for (double x : column) (std::signbit(x) ? negative : positive).push_back(x);
-        column.clear();
+        for (auto x = begin; x != column.end(); ++x) (std::signbit(*x) ? negative : positive).push_back(*x);
+        column.resize(first);
         for (std::size_t k = 0; k < std::max(positive.size(), negative.size()); ++k) {
           if (k < positive.size()) column.push_back(positive[k]);
           if (k < negative.size()) column.push_back(negative[k]);
@@ -698,7 +725,7 @@ void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
         break;
       }
       case Order::shuffled:
-        for (std::size_t i = column.size(); i > 1; --i) std::swap(column[i - 1], column[s.pick(i)]);
+        for (std::size_t i = column.size() - first; i > 1; --i) std::swap(column[first + i - 1], column[first + s.pick(i)]);
         break;
     }
     w.initial[j] = column[0];

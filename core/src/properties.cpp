@@ -211,20 +211,22 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
     for (double a : p->a)
       if (a != 0 && std::isfinite(a)) r.low = std::max(r.low, lowest_normal - std::ilogb(a));
   }
-  // FP8 inputs: the scaled A stays in its format (2^k |a| at most the largest finite value, its
-  // lowest bit at or above the smallest subnormal).
-  if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) {
-    const Format in = p->a_inputs();
+  // FP8 inputs: the scaled values stay in their format (2^k |x| at most the largest finite
+  // value, its lowest bit at or above the smallest subnormal): a product workload's A (the one
+  // operand scaled), a dense workload's addends.
+  auto stay_in = [&r](const std::vector<double>& values, Format in) {
     const double top = largest_finite(in);
     const int lowest_in = std::ilogb(smallest_subnormal(in));
-    for (double a : p->a) {
-      if (a == 0) continue;
-      int k = std::ilogb(top) - std::ilogb(a);
-      if (std::ldexp(std::fabs(a), k) > top) --k;
+    for (double x : values) {
+      if (x == 0 || !std::isfinite(x)) continue;
+      int k = std::ilogb(top) - std::ilogb(x);
+      if (std::ldexp(std::fabs(x), k) > top) --k;
       r.high = std::min(r.high, k);
-      r.low = std::max(r.low, lowest_in - lowest_bit_exponent(a));
+      r.low = std::max(r.low, lowest_in - lowest_bit_exponent(x));
     }
-  }
+  };
+  if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) stay_in(p->a, p->a_inputs());
+  if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format) stay_in(d->addends, *d->input_format);
   if (r.low > 0 || r.high < 0) return std::nullopt;
   return r;
 }

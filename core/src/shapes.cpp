@@ -97,6 +97,8 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
     wide.initial[at[j]] = w.initial[j];
     for (std::size_t t = 0; t < steps; ++t) wide.addends[t * d + at[j]] = w.addend(t, j);
   }
+  wide.input_format = w.input_format;
+  conform_inputs(wide);  // the filler's values are the storage format's
   w = std::move(wide);
   return true;
 }

@@ -67,10 +67,12 @@ std::string DenseWorkload::validate() const {
   for (std::size_t j = 0; j < elements; ++j)
     if (!representable(initial[j], format))
       return "initial[" + std::to_string(j) + "] is not a " + std::string(name(format)) + " value";
+  if (input_format && !is_fp8(*input_format))
+    return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
   for (std::size_t i = 0; i < addends.size(); ++i)
-    if (!representable(addends[i], format))
+    if (!representable(addends[i], addend_format()))
       return "addend " + std::to_string(i) + " (step " + std::to_string(i / elements) + ", element " +
-             std::to_string(i % elements) + ") is not a " + std::string(name(format)) + " value";
+             std::to_string(i % elements) + ") is not a " + std::string(name(addend_format())) + " value";
   return "";
 }
 

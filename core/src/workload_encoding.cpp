@@ -149,6 +149,13 @@ void set_fp8_inputs(ProductWorkload& p, std::uint64_t choice) {
   if (choice >= 3) p.b_input_format = choice == 3 ? Format::e5m2 : Format::e4m3;
 }
 
+// A dense workload's FP8 addends as one choice: 0 none, 1 E4M3, 2 E5M2.
+constexpr std::uint64_t kDenseFp8Bound = 2;
+std::uint64_t fp8_addends_choice(const DenseWorkload& d) {
+  if (!d.input_format) return 0;
+  return *d.input_format == Format::e4m3 ? 1 : 2;
+}
+
 }  // namespace
 
 void encode_value(ChoiceWriter& out, double x, Format f) {
@@ -205,6 +212,8 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
         }
       }
     }
+    // Last, so that a stream without it decodes as unset.
+    out.put(fp8_addends_choice(*d), kDenseFp8Bound);
   } else if (const auto* p = std::get_if<ProductWorkload>(&w)) {
     put_size_at_least_one(out, p->rows, limits.max_product_rows, "rows");
     put_size_at_least_one(out, p->cols, product_col_limit(limits), "cols");
@@ -247,6 +256,10 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     Workload w = std::move(d);
     decode_layout(s, w);
     if (limits.max_patched_elements > 0) decode_patched(s, std::get<DenseWorkload>(w), limits);
+    if (const std::uint64_t addends = s.draw(kDenseFp8Bound); addends != 0) {  // the addends rounded into FP8
+      std::get<DenseWorkload>(w).input_format = addends == 1 ? Format::e4m3 : Format::e5m2;
+      conform_inputs(w);
+    }
     return w;
   }
   if (kind == WorkloadKind::product) {

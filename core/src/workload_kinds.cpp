@@ -72,12 +72,19 @@ void each_operand(P& p, F f) {
   f(p.b, p.b_inputs());
 }
 
+static void round_into_fp8(std::vector<double>& values, Format in) {
+  for (double& x : values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
+}
+
+void conform_inputs(DenseWorkload& w) {
+  if (w.input_format) round_into_fp8(w.addends, *w.input_format);
+}
+void conform_inputs(ProductWorkload& w) {
+  if (w.input_format) each_operand(w, round_into_fp8);
+}
 void conform_inputs(Workload& w) {
-  auto* p = std::get_if<ProductWorkload>(&w);
-  if (!p || !p->input_format) return;
-  each_operand(*p, [](std::vector<double>& values, Format in) {
-    for (double& x : values) x = std::isfinite(x) ? fp8_round(x, in, Fp8Overflow::saturating) : round_to_format(x, in);
-  });
+  if (auto* d = std::get_if<DenseWorkload>(&w)) conform_inputs(*d);
+  if (auto* p = std::get_if<ProductWorkload>(&w)) conform_inputs(*p);
 }
 
 bool has_subnormal_input(const ProductWorkload& w) {

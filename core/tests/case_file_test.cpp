@@ -156,6 +156,39 @@ TEST(CaseFile, MixedFp8InputsRoundTripAndEachOperandKeepsItsFormat) {
   EXPECT_FALSE(same_formats == p);
 }
 
+// FP8 gradients into a buffer of the storage format: the addends read as values of
+// input_format, the initial buffer as a value of format; written back; bad ones refused
+// naming the field.
+TEST(CaseFile, Fp8AddendsOfDenseWorkloadsRoundTripAndBadOnesAreRefused) {
+  const std::string dense = R"({"accucheck_case": 1, "workload": "dense", "format": "bf16", "elements": 2, "steps": 2,
+    "input_format": "e5m2", "initial": ["1.0078125", "0"], "addends": [["57344", "-0.0000152587890625"], ["0.75", "-inf"]]})";
+  const CaseFile c = parse_case(dense, "d.json");
+  const auto& d = std::get<DenseWorkload>(c.workload);
+  ASSERT_EQ(d.input_format, Format::e5m2);
+  EXPECT_EQ(d.addend_format(), Format::e5m2);
+  EXPECT_EQ(d.addends[1], -0x1p-16);  // E5M2's smallest subnormal
+  EXPECT_EQ(d.validate(), "");
+  const CaseFile back = parse_case(case_to_json(c), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(back.workload, c.workload);
+  auto swapped = [&](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+  // 0.9375 (1.111b / 2) has four significant bits: E4M3's and bf16's, not E5M2's three.
+  const std::string addend_error = error_of(swapped(dense, "\"0.75\"", "\"0.9375\""));
+  EXPECT_NE(addend_error.find("c.json: addends[1][0]"), std::string::npos) << addend_error;
+  EXPECT_NE(addend_error.find("e5m2"), std::string::npos) << addend_error;
+  EXPECT_NE(error_of(swapped(dense, "\"e5m2\"", "\"f32\"")).find("input_format"), std::string::npos);
+  EXPECT_NE(error_of(swapped(dense, "\"e5m2\"", "true")).find("input_format"), std::string::npos);
+  // Without the key the addends are bf16 values: 0.9375 is one. The initial 1.0078125 is a bf16, not an FP8, value.
+  const std::string plain = swapped(dense, "\"input_format\": \"e5m2\", ", "");
+  EXPECT_EQ(error_of(swapped(plain, "\"0.75\"", "\"0.9375\"")), "");
+  EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
+  auto not_fp8 = d;
+  not_fp8.input_format.reset();
+  EXPECT_FALSE(not_fp8 == d);
+  not_fp8.input_format = Format::f16;
+  EXPECT_NE(not_fp8.validate().find("input_format f16 is not an fp8 format"), std::string::npos) << not_fp8.validate();
+}
+
 // A layout is written only when it is not contiguous, and read back whole; a bad one is refused
 // naming the field.
 TEST(CaseFile, LayoutsRoundTripAndBadOnesAreRefused) {

@@ -191,6 +191,18 @@ struct Census {
   }
 };
 
+// Both FP8 formats seen, each with NaN, subnormals and its largest finite value, E5M2 (alone)
+// with infinities.
+void expect_both_fp8_formats_with_their_specials(const std::map<Format, Census>& census) {
+  ASSERT_EQ(census.size(), 2u);
+  for (const auto& [in, c] : census) {
+    EXPECT_GT(c.nan, 0) << name(in);
+    EXPECT_GT(c.subnormal, 0) << name(in);
+    EXPECT_GT(c.largest, 0) << name(in);
+    EXPECT_EQ(c.pos_inf + c.neg_inf > 0, in == Format::e5m2) << name(in);
+  }
+}
+
 TEST(Families, SpecialValuesActuallyAppear) {
   GenerationLimits limits = unwidened();
   for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::product, WorkloadKind::sparse}) {
@@ -244,16 +256,50 @@ TEST(Families, Fp8InputsAreValuesOfTheirFormatWithItsSpecials) {
       for (double x : p.initial) c_not_fp8 += std::isfinite(x) && !representable(x, Format::e5m2) && !representable(x, Format::e4m3);
     }
     SCOPED_TRACE(std::string(name(f)));
-    ASSERT_EQ(census.size(), 2u);
     EXPECT_EQ(recipes, (std::set<std::pair<Format, Format>>{
                            {Format::e4m3, Format::e4m3}, {Format::e5m2, Format::e4m3}, {Format::e5m2, Format::e5m2}}));
-    for (auto& [in, c] : census) {
-      EXPECT_GT(c.nan, 0) << name(in);
-      EXPECT_GT(c.subnormal, 0) << name(in);
-      EXPECT_GT(c.largest, 0) << name(in);
-      EXPECT_EQ(c.pos_inf + c.neg_inf > 0, in == Format::e5m2) << name(in);
-    }
+    expect_both_fp8_formats_with_their_specials(census);
     EXPECT_GT(c_not_fp8, 100);
+  }
+}
+
+// fp8_gradients: every addend a value of its FP8 format (E4M3 or E5M2, both appear), that
+// format's specials among them, the initial buffer in the storage format (often not an FP8
+// value), the order variants moving addends only, and steps scaled apart (a step's largest
+// addend differs from another's).
+TEST(Families, Fp8GradientsAreValuesOfTheirFormatIntoAWiderBuffer) {
+  const Family* family = find_family("fp8_gradients");
+  ASSERT_NE(family, nullptr);
+  ASSERT_EQ(family->kind, WorkloadKind::dense);
+  for (Format f : all_formats) {
+    SCOPED_TRACE(std::string(name(f)));
+    std::map<Format, Census> census;
+    int initial_not_fp8 = 0, reordered = 0, steps_scaled_apart = 0;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      SeededChoiceStream s(seed);
+      const Workload w = generate(s, f, unwidened(), WorkloadKind::dense, family);
+      ASSERT_EQ(validate(w), "") << seed;
+      const auto& d = std::get<DenseWorkload>(w);
+      ASSERT_TRUE(d.input_format && is_fp8(*d.input_format)) << seed;
+      for (double x : d.addends) {
+        ASSERT_TRUE(representable(x, *d.input_format)) << seed << " " << x;
+        census[*d.input_format].see(x, *d.input_format);
+      }
+      for (double x : d.initial) initial_not_fp8 += std::isfinite(x) && !representable(x, *d.input_format);
+      reordered += d.family != "fp8_gradients";
+      std::set<double> step_tops;
+      for (std::size_t t = 0; t < d.steps; ++t) {
+        double top = 0;
+        for (std::size_t j = 0; j < d.elements; ++j)
+          if (std::isfinite(d.addend(t, j))) top = std::max(top, std::fabs(d.addend(t, j)));
+        step_tops.insert(top);
+      }
+      steps_scaled_apart += step_tops.size() > 1;
+    }
+    expect_both_fp8_formats_with_their_specials(census);
+    EXPECT_GT(initial_not_fp8, 30);
+    EXPECT_GT(reordered, 100);
+    EXPECT_GT(steps_scaled_apart, 100);
   }
 }
 

@@ -326,6 +326,9 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["elements"] = dense->elements;
       d["initial"] = dense->initial;
       d["addends"] = dense->addends;
+      // The addends' FP8 format (the buffer, initial, stays in `format`), or None.
+      if (dense->input_format) d["input_format"] = std::string(name(*dense->input_format));
+      else d["input_format"] = nb::none();
     } else if (const auto* sparse = std::get_if<SparseWorkload>(&w)) {
       d["kind"] = "sparse";
       d["family"] = sparse->family;

@@ -255,6 +255,25 @@ def test_fp8_product_workloads_carry_their_input_format():
     assert normal_only == {"tc_a100_tf32_gemm_f32", "tc_h100_tf32_gemm_f32"}
 
 
+def test_fp8_dense_workloads_carry_their_input_format():
+    # fp8_gradients: the addends are values of their FP8 format by ml_dtypes' conversion, the
+    # initial buffer a value of the storage format (bf16 here) that need not be one.
+    dtypes = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
+    seen, wider_initial = set(), False
+    for w in accucheck.workloads("fp8_gradients", format="bf16", seed=5, count=40, max_steps=8):
+        assert w.kind == "dense" and w.input_format in dtypes
+        seen.add(w.input_format)
+        finite = w.addends[np.isfinite(w.addends)]
+        assert np.array_equal(finite.astype(dtypes[w.input_format]).astype(np.float64), finite)
+        initial = w.initial[np.isfinite(w.initial)]
+        assert np.array_equal(initial.astype(ml_dtypes.bfloat16).astype(np.float64), initial)
+        wider_initial |= not np.array_equal(initial.astype(dtypes[w.input_format]).astype(np.float64), initial)
+        assert '"input_format": "%s"' % w.input_format in w.case_json
+    assert seen == {"e4m3", "e5m2"} and wider_initial
+    plain = next(iter(accucheck.workloads("mixed_magnitudes", format="f32", seed=1, count=1)))
+    assert plain.input_format is None
+
+
 def test_a_generated_workload_saves_as_a_case_file(tmp_path):
     w = next(iter(accucheck.workloads("near_cancelling", format="f32", seed=11, count=1)))
     path = tmp_path / "case.json"

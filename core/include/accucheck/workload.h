@@ -83,7 +83,13 @@ struct DenseWorkload {
   std::vector<double> addends;   // T*D values, step-major
   std::string family;            // the generator family that made it (provenance; may be empty)
   DenseLayout layout;            // for backends that accept strides; the values above do not depend on it
+  // FP8 gradients (E4M3 or E5M2) accumulated into a buffer of `format`: every step's addends are
+  // values of this format, the initial buffer is one of `format`. Every value of either is a
+  // value of f64, f32, f16 and bf16, so every dense backend of `format` runs it. Unset: the
+  // addends are values of `format`.
+  std::optional<Format> input_format;
 
+  Format addend_format() const { return input_format.value_or(format); }
   double addend(std::size_t step, std::size_t element) const { return addends[step * elements + element]; }
   // Element j's addends in summation order: initial[j], then steps 0..T-1 (n = T+1 values).
   void column(std::size_t element, std::vector<double>& out) const;
@@ -163,7 +169,7 @@ inline bool same_value_bits(const std::vector<double>& a, const std::vector<doub
 inline bool operator==(const DenseWorkload& a, const DenseWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.elements == b.elements && a.steps == b.steps && a.family == b.family &&
-         a.layout == b.layout && same_value_bits(a.initial, b.initial) && same_value_bits(a.addends, b.addends);
+         a.layout == b.layout && a.input_format == b.input_format && same_value_bits(a.initial, b.initial) && same_value_bits(a.addends, b.addends);
 }
 inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
   using workload_detail::same_value_bits;
@@ -202,11 +208,14 @@ void for_each_value_array(W& w, F array, bool with_b = true) {
   }
 }
 Format format_of(const Workload& w);
-// A product workload's A and B brought into their FP8 formats, if they have them (finite values
-// saturate to the largest finite value, NaN and infinities round as OFP8's non-saturating rule
-// says): what moves that change values in the storage format call (climbing, shrinking, fuzz
-// mutations), so that an FP8 workload stays one. Other workloads are left as they are.
+// A product workload's A and B, and a dense workload's addends, brought into their FP8 formats,
+// if they have them (finite values saturate to the largest finite value, NaN and infinities
+// round as OFP8's non-saturating rule says): what moves that change values in the storage format
+// call (climbing, shrinking, fuzz mutations), so that an FP8 workload stays one. Other workloads
+// are left as they are.
 void conform_inputs(Workload& w);
+void conform_inputs(DenseWorkload& w);
+void conform_inputs(ProductWorkload& w);
 // Whether A or B holds a nonzero subnormal of the inputs' format, and those replaced by zeros of
 // their sign: the workloads a backend with normal_inputs_only (backend.h) runs.
 bool has_subnormal_input(const ProductWorkload& w);
