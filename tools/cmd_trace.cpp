@@ -7,6 +7,10 @@
 // initial buffer of +0. An embedding (sparse) trace is an indices file, int32 or int64 of
 // shape (T, B) or (P,), and a rows file of shape (T, B, dim) or (P, dim): pair p adds row
 // vector p to table row indices[p]. docs/trace.md shows how to dump both from PyTorch.
+//
+// FP8 gradients (uint8 bit patterns read with --fp8 e4m3|e5m2) are accumulated into a buffer of
+// --as F (f32 unless said): a dense trace's workloads carry the addends' FP8 format
+// (input_format), an embedding trace's rows are values of F.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -47,20 +51,38 @@ void check_trace_memory(const std::string& path, std::uint64_t bytes, std::uint6
   if (auto why = memory_shortfall(bytes + 1024 * case_elements)) throw UsageError(path + ": this trace " + *why);
 }
 
-// The values of a float array in the trace's format: the file's own, or rounded to --as.
-std::vector<double> float_values(const NpyArray& a, bool bf16, const std::optional<Format>& as, Format& format) {
-  if (bf16 && a.dtype != NpyDtype::u16)
+// How the arrays' bits are read: --bf16 (uint16 as bfloat16), --fp8 (uint8 as E4M3 or E5M2).
+struct BitPatterns {
+  bool bf16 = false;
+  std::optional<Format> fp8;
+};
+
+// The values of a float array in the trace's format: the file's own, or rounded to --as. FP8
+// values are the addends of a buffer of --as (f32 unless said): every FP8 value is one of
+// each buffer format, so nothing is rounded.
+std::vector<double> float_values(const NpyArray& a, const BitPatterns& bits, const std::optional<Format>& as, Format& format) {
+  if (bits.bf16 && a.dtype != NpyDtype::u16)
     throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
                      "': --bf16 reads uint16 arrays ('<u2') as bfloat16 bit patterns, and this array is not one");
-  const auto f = a.float_format(bf16);
+  if (bits.fp8 && a.dtype != NpyDtype::u8)
+    throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) + "': --fp8 reads uint8 arrays ('|u1') as " +
+                     std::string(name(*bits.fp8)) + " bit patterns, and this array is not one");
+  const auto f = a.float_format(bits.bf16, bits.fp8);
   if (!f) {
     if (a.dtype == NpyDtype::u16)
       throw UsageError(a.source + ": dtype '<u2' (uint16): if these are bfloat16 bit patterns, pass --bf16");
+    if (a.dtype == NpyDtype::u8)
+      throw UsageError(a.source + ": dtype '|u1' (uint8): if these are FP8 bit patterns, pass --fp8 e4m3 or --fp8 e5m2");
     throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
-                     "' is an integer type; a gradient trace is float64, float32, float16 or bfloat16 (as uint16 with --bf16)");
+                     "' is an integer type; a gradient trace is float64, float32, float16, bfloat16 (as uint16 with --bf16) "
+                     "or FP8 (as uint8 with --fp8)");
   }
-  std::vector<double> values = a.floats(bf16);
+  std::vector<double> values = a.floats(bits.bf16, bits.fp8);
   format = *f;
+  if (bits.fp8) {
+    format = as.value_or(Format::f32);
+    return values;
+  }
   if (as && *as != *f) {
     // --as rounds (RNE, docs/trace.md); a finite gradient beyond the format's range would
     // become an infinity that no backend summed, so such a trace is refused, not judged.
@@ -91,7 +113,7 @@ struct Trace {
   std::function<Workload(std::size_t)> make_case;  // case c, 0 <= c < cases
 };
 
-Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format>& as, std::size_t chunk) {
+Trace dense_trace(const std::string& path, const BitPatterns& bits, const std::optional<Format>& as, std::size_t chunk) {
   const NpyArray a = read(path);
   if (a.shape.empty()) throw UsageError(path + ": shape () is a scalar; a trace has shape (T, ...) with T accumulation steps");
   const std::size_t steps = a.shape[0];
@@ -101,16 +123,19 @@ Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format
   if (elements == 0) throw UsageError(path + ": shape " + a.shape_text() + " has no elements");
   check_trace_memory(path, a.data.size() + sizeof(double) * a.count(), std::min(chunk, elements));
   Format format;
-  const auto values = std::make_shared<const std::vector<double>>(float_values(a, bf16, as, format));
+  const auto values = std::make_shared<const std::vector<double>>(float_values(a, bits, as, format));
+  const std::optional<Format> input_format = bits.fp8;
   Trace t;
   t.label = "trace:" + std::filesystem::path(path).filename().string();
   t.cases = (elements + chunk - 1) / chunk;
-  t.description = path + ": " + std::string(name(format)) + ", " + std::to_string(steps) + " steps x " + std::to_string(elements) +
+  t.description = path + ": " + (input_format ? std::string(name(*input_format)) + " into " : "") + std::string(name(format)) + ", " +
+                  std::to_string(steps) + " steps x " + std::to_string(elements) +
                   " elements (shape " + a.shape_text() + "), " + std::to_string(t.cases) + " case(s)";
-  t.make_case = [values, format, label = t.label, elements, steps, chunk](std::size_t c) -> Workload {
+  t.make_case = [values, format, input_format, label = t.label, elements, steps, chunk](std::size_t c) -> Workload {
     const std::size_t begin = c * chunk, end = std::min(elements, begin + chunk);
     DenseWorkload w;
     w.format = format;
+    w.input_format = input_format;
     w.family = label;
     w.elements = end - begin;
     w.steps = steps;
@@ -123,7 +148,7 @@ Trace dense_trace(const std::string& path, bool bf16, const std::optional<Format
   return t;
 }
 
-Trace sparse_trace(const std::string& indices_path, const std::string& rows_path, bool bf16, const std::optional<Format>& as,
+Trace sparse_trace(const std::string& indices_path, const std::string& rows_path, const BitPatterns& bits, const std::optional<Format>& as,
                    const std::optional<std::uint64_t>& vocab, std::size_t chunk) {
   const NpyArray ia = read(indices_path);
   const NpyArray ra = read(rows_path);
@@ -164,7 +189,7 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
                                     (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs,
                      chunk);
   Format format;
-  std::vector<double> values = float_values(ra, bf16, as, format);
+  std::vector<double> values = float_values(ra, bits, as, format);
   const std::vector<std::int64_t> index = ia.integers();
   std::int64_t largest = 0;
   for (std::size_t p = 0; p < index.size(); ++p) {
@@ -257,14 +282,15 @@ int trace_command(CommandLine& cl) {
   BackendSources plugins;
   std::optional<std::string> indices, rows, json_path, junit_path, html_path;
   std::optional<std::uint64_t> vocab, chunk_given;
-  std::optional<Format> as;
-  bool bf16 = false;
+  std::optional<Format> as, fp8;
+  BitPatterns bits;
   cl.arguments("FILE.npy", files, "a dense gradient trace: shape (T, ...), T accumulation steps");
   cl.text("--indices", indices, "IDX.npy", "an embedding trace's row indices (int32 or int64), with --rows");
   cl.text("--rows", rows, "ROWS.npy", "an embedding trace's gradient rows, with --indices");
   cl.count("--vocab", vocab, "V", "the rows of the embedding table (default: the largest index + 1)", 1);
-  cl.flag("--bf16", bf16, "the uint16 arrays hold bfloat16 bit patterns");
-  cl.format("--as", as, "round every value (RNE) to this format first");
+  cl.flag("--bf16", bits.bf16, "the uint16 arrays hold bfloat16 bit patterns");
+  cl.format("--fp8", fp8, "the uint8 arrays hold FP8 bit patterns of this format (e4m3, e5m2), accumulated into --as (default f32)", true);
+  cl.format("--as", as, "round every value (RNE) to this format first; with --fp8, the buffer's format");
   cl.repeatable("--backend", options.backend_globs, "GLOB", "run the backends whose names match (default: every backend)");
   cl.plugins(plugins);
   cl.count("--chunk", chunk_given, "N", "split a dense trace into cases of N elements (default 4096)", 1);
@@ -280,17 +306,21 @@ int trace_command(CommandLine& cl) {
   // Options that would change nothing are refused rather than ignored.
   if (vocab && !indices) throw UsageError("--vocab sizes an embedding trace's table: it needs --indices IDX.npy --rows ROWS.npy");
   if (chunk_given && files.empty()) throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
+  if (fp8 && !is_fp8(*fp8)) throw UsageError("--fp8: '" + std::string(name(*fp8)) + "' is not an FP8 format (e4m3, e5m2); --as F rounds to " + std::string(name(*fp8)));
+  if (fp8 && bits.bf16) throw UsageError("--fp8 and --bf16 each say how every array's bits are read: give one");
+  bits.fp8 = fp8;
   load_plugins(plugins);
 
   // Every file is read and checked before anything runs.
   std::vector<Trace> traces;
-  for (const auto& f : files) traces.push_back(dense_trace(f, bf16, as, chunk));
-  if (indices) traces.push_back(sparse_trace(*indices, *rows, bf16, as, vocab, chunk));
+  for (const auto& f : files) traces.push_back(dense_trace(f, bits, as, chunk));
+  if (indices) traces.push_back(sparse_trace(*indices, *rows, bits, as, vocab, chunk));
 
   std::string found_by = "accucheck trace";
   for (const auto& f : files) found_by += " " + f;
   if (indices) found_by += " --indices " + *indices + " --rows " + *rows;
-  if (bf16) found_by += " --bf16";
+  if (bits.bf16) found_by += " --bf16";
+  if (bits.fp8) found_by += " --fp8 " + std::string(name(*bits.fp8));
   if (as) found_by += " --as " + std::string(name(*as));
   for (const auto& plugin : loaded_plugins()) found_by += origin_option(plugin);
   options.found_by = found_by;

@@ -26,6 +26,7 @@ struct DtypeInfo {
 constexpr DtypeInfo kDtypes[] = {
     {NpyDtype::f64, "<f8", 8}, {NpyDtype::f32, "<f4", 4}, {NpyDtype::f16, "<f2", 2},
     {NpyDtype::u16, "<u2", 2}, {NpyDtype::i32, "<i4", 4}, {NpyDtype::i64, "<i8", 8},
+    {NpyDtype::u8, "|u1", 1},  // numpy's descr for uint8: one byte has no byte order
 };
 
 [[noreturn]] void fail(const std::string& source, const std::string& what) { throw NpyError(source + ": " + what); }
@@ -224,13 +225,14 @@ Layout parse_layout(std::span<const unsigned char> head, std::uint64_t file_size
   const DtypeInfo* info = nullptr;
   for (const auto& d : kDtypes)
     if (d.descr == header.descr) info = &d;
+  if (header.descr == "<u1" || header.descr == ">u1") info = &kDtypes[6];  // a byte order on one byte means nothing
   if (!info) {
     const std::string& d = header.descr;
     if (d.size() == 3 && d[0] == '>')
       fail(source, "header: dtype '" + printable(d) + "' is big-endian; save it as little-endian (arr.astype('<" + d.substr(1) + "'))");
     fail(source, "header: dtype '" + printable(d) +
                      "' is not supported (float64 '<f8', float32 '<f4', float16 '<f2', bfloat16 bits as uint16 '<u2', "
-                     "int32 '<i4', int64 '<i8')");
+                     "FP8 bits as uint8 '|u1', int32 '<i4', int64 '<i8')");
   }
   if (header.fortran_order)
     fail(source, "header: fortran_order is True: accucheck reads C-ordered arrays only (save numpy.ascontiguousarray(arr))");
@@ -319,21 +321,25 @@ void check_size(const NpyArray& a) {
 
 }  // namespace
 
-std::optional<Format> NpyArray::float_format(bool u16_is_bf16) const {
+std::optional<Format> NpyArray::float_format(bool u16_is_bf16, std::optional<Format> u8_fp8) const {
+  if (u8_fp8 && !is_fp8(*u8_fp8)) throw std::invalid_argument("float_format: u8_fp8 must be e4m3 or e5m2");
   switch (dtype) {
     case NpyDtype::f64: return Format::f64;
     case NpyDtype::f32: return Format::f32;
     case NpyDtype::f16: return Format::f16;
     case NpyDtype::u16: return u16_is_bf16 ? std::optional<Format>(Format::bf16) : std::nullopt;
+    case NpyDtype::u8: return u8_fp8;
     default: return std::nullopt;
   }
 }
 
-std::vector<double> NpyArray::floats(bool u16_is_bf16) const {
-  const auto f = float_format(u16_is_bf16);
+std::vector<double> NpyArray::floats(bool u16_is_bf16, std::optional<Format> u8_fp8) const {
+  const auto f = float_format(u16_is_bf16, u8_fp8);
   if (!f) {
     if (dtype == NpyDtype::u16)
       fail(source, "dtype '<u2' (uint16) holds no floats; if these are bfloat16 bit patterns, say so (--bf16)");
+    if (dtype == NpyDtype::u8)
+      fail(source, "dtype '|u1' (uint8) holds no floats; if these are FP8 bit patterns, say which format (--fp8 e4m3 or e5m2)");
     fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is an integer type, a float array is needed here");
   }
   check_size(*this);
@@ -347,6 +353,8 @@ std::vector<double> NpyArray::floats(bool u16_is_bf16) const {
       float x;
       std::memcpy(&x, p, 4);
       out[i] = x;
+    } else if (is_fp8(*f)) {
+      out[i] = decode(*p, *f);
     } else {
       std::uint16_t bits;
       std::memcpy(&bits, p, 2);
@@ -357,7 +365,7 @@ std::vector<double> NpyArray::floats(bool u16_is_bf16) const {
 }
 
 std::vector<std::int64_t> NpyArray::integers() const {
-  if (dtype != NpyDtype::i32 && dtype != NpyDtype::i64 && dtype != NpyDtype::u16)
+  if (dtype != NpyDtype::i32 && dtype != NpyDtype::i64 && dtype != NpyDtype::u16 && dtype != NpyDtype::u8)
     fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is a float type, an integer array (int32 or int64) is needed here");
   check_size(*this);
   const std::size_t n = count();
@@ -377,6 +385,7 @@ std::vector<std::int64_t> NpyArray::integers() const {
         out[i] = v;
         break;
       }
+      case NpyDtype::u8: out[i] = data[i]; break;
       default:
         fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is a float type, an integer array (int32 or int64) is needed here");
     }
@@ -459,8 +468,7 @@ std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t>
     case Format::f16: dtype = NpyDtype::f16; break;
     case Format::bf16: dtype = NpyDtype::u16; break;
     case Format::e4m3:
-    case Format::e5m2:  // no workload holds them yet (format.h's all_formats)
-      throw std::invalid_argument("npy_bytes: .npy output of " + std::string(name(format)) + " values is not supported");
+    case Format::e5m2: dtype = NpyDtype::u8; break;  // bit patterns, as for bf16
   }
   const std::size_t size = npy_item_size(dtype);
   std::vector<unsigned char> data(values.size() * size);
@@ -471,6 +479,8 @@ std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t>
     } else if (format == Format::f32) {
       const float x = static_cast<float>(values[i]);
       std::memcpy(p, &x, 4);
+    } else if (is_fp8(format)) {
+      *p = static_cast<unsigned char>(encode(round_to_format(values[i], format), format));
     } else {
       const auto bits = static_cast<std::uint16_t>(encode(round_to_format(values[i], format), format));
       std::memcpy(p, &bits, 2);

@@ -146,6 +146,38 @@ TEST(Npy, WriterRoundTripsEveryFormat) {
   EXPECT_THROW(write_npy(path, Format::f32, shape, std::span<const double>(values, 5)), NpyError);
 }
 
+// FP8 as uint8 bit patterns ('|u1', as numpy writes uint8; '<u1' read too): E4M3 0x7e is 448
+// and 0x01 its smallest subnormal 2^-9, E5M2 0x7b is 57344 and 0xfc -inf (OCP FP8, Table 1);
+// the same bytes are integers, and no floats without the format; the writer round-trips.
+TEST(Npy, Fp8BitPatternsAsUint8) {
+  const Bytes bytes = {0x7e, 0x01, 0xb8, 0x7b, 0xfc};
+  const NpyArray a = parse_npy(npy_file("{'descr': '|u1', 'fortran_order': False, 'shape': (5,), }", bytes), "u8");
+  EXPECT_EQ(a.dtype, NpyDtype::u8);
+  EXPECT_EQ(a.float_format(), std::nullopt);
+  EXPECT_EQ(a.float_format(false, Format::e4m3), Format::e4m3);
+  const auto e4m3 = a.floats(false, Format::e4m3);
+  EXPECT_EQ(e4m3[0], 448.0);
+  EXPECT_EQ(e4m3[1], std::ldexp(1.0, -9));
+  EXPECT_EQ(e4m3[2], -1.0);  // 1.0111.000
+  const auto e5m2 = a.floats(false, Format::e5m2);
+  EXPECT_EQ(e5m2[3], 57344.0);
+  EXPECT_EQ(e5m2[4], -INFINITY);
+  EXPECT_EQ(a.integers(), (std::vector<std::int64_t>{0x7e, 1, 0xb8, 0x7b, 0xfc}));
+  try {
+    (void)a.floats();
+    ADD_FAILURE() << "uint8 read as floats without a format";
+  } catch (const NpyError& e) {
+    EXPECT_NE(std::string(e.what()).find("--fp8"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(parse_npy(npy_file("{'descr': '<u1', 'fortran_order': False, 'shape': (5,), }", bytes), "u8").dtype, NpyDtype::u8);
+  const std::size_t shape[] = {5};
+  for (Format f : fp8_formats) {
+    const NpyArray back = parse_npy(npy_bytes(f, shape, a.floats(false, f)), "w");
+    EXPECT_EQ(back.dtype, NpyDtype::u8);
+    EXPECT_EQ(back.data, a.data) << name(f);
+  }
+}
+
 TEST(Npy, MalformedFilesAreRefusedWithTheirNameAndTheFault) {
   const Bytes good = npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6}));
   EXPECT_ERROR(Bytes{}, "too short to be a .npy file (0 bytes)");

@@ -6,7 +6,8 @@
                      exit 0, the table, and the JSON.
 --mode numpy         traces written by numpy itself (numpy.save, and numpy.lib.format version
                      2.0 and 3.0 headers; every dtype; int32 and int64 indices; (T, B) and (P,)
-                     layouts); the exact sum of a one-element trace agrees with math.fsum; arrays
+                     layouts; FP8 bit patterns written by ml_dtypes, with --fp8); the exact sum
+                     of a one-element trace agrees with math.fsum; arrays
                      numpy saves Fortran-ordered or big-endian are refused (exit 2).
                      Needs numpy: ctest runs this with the venv ci/install-deps.sh makes (ci/python-requirements.txt).
 --mode wrong_plugin  a wrong plugin is caught on a trace (exit 1) and its finding replays (exit 1).
@@ -108,6 +109,27 @@ def mode_numpy(args, tmp):
     require(sample["n"] == 301, "n counts the +0 initial value: %s" % sample["n"])
     require(sample["exact"] == expected, "exact sum %r, math.fsum %r" % (sample["exact"], expected))
     require(sample["abs_sum"] == math.fsum(abs(float(x)) for x in column), "sum |x|")
+    # FP8 gradients as uint8 bit patterns, encoded by ml_dtypes (independent of accucheck's
+    # decoder), accumulated into f32 (the default) or --as bf16 buffers; the exact sum of one
+    # element agrees with math.fsum of ml_dtypes' decoded values.
+    import ml_dtypes
+    g8 = np.clip(grads, -448, 448).astype(ml_dtypes.float8_e4m3fn)
+    np.save(t("g8.npy"), g8.view(np.uint8))
+    require("--fp8 e4m3 or --fp8 e5m2" in run(a, ["trace", t("g8.npy")], 2).stderr, "uint8 without --fp8: no hint")
+    proc = run(a, ["trace", t("g8.npy"), "--fp8", "e4m3", "--findings", t("f")], 0)
+    require("e4m3 into f32, 12 steps x 15 elements" in proc.stderr, "FP8 trace: " + proc.stderr)
+    require(table_rows(proc.stdout, "f32") and not table_rows(proc.stdout, "bf16"), "f32 buffers: " + proc.stdout)
+    proc = run(a, ["trace", t("g8.npy"), "--fp8", "e4m3", "--as", "bf16", "--findings", t("f")], 0)
+    require(table_rows(proc.stdout, "bf16") and not table_rows(proc.stdout, "f32"), "--as bf16 buffers: " + proc.stdout)
+    column8 = (rng.standard_normal(200) * 2.0 ** rng.integers(-14, 14, 200)).astype(ml_dtypes.float8_e5m2)
+    column8 = column8[np.isfinite(column8.astype(np.float64))]
+    np.save(t("one8.npy"), column8.view(np.uint8))
+    run(a, ["trace", t("one8.npy"), "--fp8", "e5m2", "--backend", "naive_f32", "--json", t("one8.json")], 0)
+    sample = json.load(open(t("one8.json")))["backends"][0]["samples"][0]
+    require(sample["exact"] == math.fsum(float(x) for x in column8.astype(np.float64)), "FP8 exact sum vs math.fsum")
+    require("is not an FP8 format" in run(a, ["trace", t("g8.npy"), "--fp8", "f16"], 2).stderr, "--fp8 f16")
+    require("give one" in run(a, ["trace", t("g8.npy"), "--fp8", "e4m3", "--bf16"], 2).stderr, "--fp8 with --bf16")
+    require("--fp8 reads uint8 arrays" in run(a, ["trace", t("g32.npy"), "--fp8", "e5m2"], 2).stderr, "--fp8 on float32")
     # What numpy can save but accucheck refuses, with the reason.
     np.save(t("fortran.npy"), np.asfortranarray(f32[:, :, 0]))
     require("fortran_order is True" in run(a, ["trace", t("fortran.npy")], 2).stderr, "Fortran order")
@@ -128,6 +150,23 @@ def mode_wrong_plugin(args, tmp):
     require(case["found_by"].startswith("accucheck trace ") and case["family"].startswith("trace:"), "provenance of the finding")
     replay = run(a, ["replay", found[0], "--plugin", args.wrong], 1)
     require("VIOLATED" in replay.stdout, "replay")
+    # An FP8 trace (uint8 bit patterns, written here without numpy: E4M3 1.0 is 0x38, 1.125
+    # 0x39, 0.5 0x30, -0.75 0xb4): the finding's case file keeps the addends' format.
+    steps, elements = 16, 4
+    header = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d, %d), }" % (steps, elements)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    fp8 = os.path.join(findings, "..", "fp8.npy")
+    with open(fp8, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(bytes([0x38, 0x39, 0x30, 0xb4] * steps))
+    fp8_findings = os.path.join(tmp, "fp8_findings")
+    run(a, ["trace", fp8, "--fp8", "e4m3", "--plugin", args.wrong, "--backend", "example_wrong.*", "--findings", fp8_findings], 1)
+    found = sorted(glob.glob(os.path.join(fp8_findings, "*.json")))
+    require(found, "no finding on the FP8 trace")
+    case = json.load(open(found[0]))
+    require(case.get("input_format") == "e4m3" and case["format"] == "f32", "the FP8 finding's formats: %s" % case)
+    require("--fp8 e4m3" in case["found_by"], "provenance: " + case["found_by"])
+    require("VIOLATED" in run(a, ["replay", found[0], "--plugin", args.wrong], 1).stdout, "FP8 replay")
 
 
 def body():

@@ -25,7 +25,8 @@ struct NpyError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class NpyDtype : std::uint8_t { f64, f32, f16, u16, i32, i64 };
+// u8 last: the values before it keep their numbers.
+enum class NpyDtype : std::uint8_t { f64, f32, f16, u16, i32, i64, u8 };
 std::string_view npy_descr(NpyDtype d);  // "<f8", ...
 std::size_t npy_item_size(NpyDtype d);
 // Element `flat` of a C-ordered array of this shape, as "(1, 2)" ("(5)" for one dimension or none).
@@ -46,12 +47,14 @@ struct NpyArray {
   std::size_t count() const;  // product of the shape (1 for a scalar)
   std::string shape_text() const;  // "(16, 8, 3)"
 
-  // The float format of the data: f64, f32, f16; uint16 is bf16 when `u16_is_bf16` (bit
-  // patterns). nullopt for the integer dtypes (and uint16 without the flag).
-  std::optional<Format> float_format(bool u16_is_bf16 = false) const;
+  // The float format of the data: f64, f32, f16; uint16 is bf16 when `u16_is_bf16`, uint8 is
+  // `u8_fp8` (e4m3 or e5m2) when given (bit patterns: numpy has neither type; PyTorch's
+  // tensor.view(torch.uint16 or torch.uint8) writes them). nullopt for the integer dtypes (and
+  // uint16, uint8 without their flag).
+  std::optional<Format> float_format(bool u16_is_bf16 = false, std::optional<Format> u8_fp8 = std::nullopt) const;
   // Every value as a double (exact for each float format). Throws NpyError for integers.
-  std::vector<double> floats(bool u16_is_bf16 = false) const;
-  // Every value of an integer dtype (i4, i8, u2) as int64. Throws NpyError for floats.
+  std::vector<double> floats(bool u16_is_bf16 = false, std::optional<Format> u8_fp8 = std::nullopt) const;
+  // Every value of an integer dtype (i4, i8, u2, u1) as int64. Throws NpyError for floats.
   std::vector<std::int64_t> integers() const;
 };
 
