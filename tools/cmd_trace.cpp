@@ -9,8 +9,7 @@
 // vector p to table row indices[p]. docs/trace.md shows how to dump both from PyTorch.
 //
 // FP8 gradients (uint8 bit patterns read with --fp8 e4m3|e5m2) are accumulated into a buffer of
-// --as F (f32 unless said): a dense trace's workloads carry the addends' FP8 format
-// (input_format), an embedding trace's rows are values of F.
+// --as F (f32 unless said): the workloads carry the addends' or rows' FP8 format (input_format).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -243,16 +242,18 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   Trace t;
   t.label = "trace:" + std::filesystem::path(rows_path).filename().string();
   t.cases = blocks * l.col_pieces;
-  t.description = indices_path + " + " + rows_path + ": " + std::string(name(format)) + " embedding gradient, " +
+  t.description = indices_path + " + " + rows_path + ": " + (bits.fp8 ? std::string(name(*bits.fp8)) + " into " : "") +
+                  std::string(name(format)) + " embedding gradient, " +
                   std::to_string(steps) + " step(s), " + std::to_string(pairs) + " pairs into " + std::to_string(rows) +
                   " rows (" + std::to_string(touched_rows) + " touched) x dim " + std::to_string(dim) + ", " +
                   std::to_string(t.cases) + " case(s)";
-  t.make_case = [layout, format, label = t.label](std::size_t c) -> Workload {
+  t.make_case = [layout, format, input_format = bits.fp8, label = t.label](std::size_t c) -> Workload {
     const Layout& l = *layout;
     const std::size_t block = c / l.col_pieces, piece = c % l.col_pieces;
     const std::size_t first_row = block * l.rows_per_case, first_col = piece * l.cols_per_case;
     SparseWorkload w;
     w.format = format;
+    w.input_format = input_format;
     w.family = label;
     w.rows = std::min(l.rows, first_row + l.rows_per_case) - first_row;
     w.dim = std::min(l.dim, first_col + l.cols_per_case) - first_col;

@@ -198,7 +198,7 @@ constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "forma
                                             "verdict",        "family",   "seed",   "found_by", "note"};
 constexpr std::string_view kDenseKeys[] = {"elements", "steps", "input_format", "initial", "addends", "layout"};
 constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "input_format", "b_input_format", "initial", "a", "b"};
-constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "initial", "pairs", "layout"};
+constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "input_format", "initial", "pairs", "layout"};
 constexpr std::string_view kPairKeys[] = {"row", "values"};
 constexpr std::string_view kDenseLayoutKeys[] = {"element_major", "gap", "padding", "buffer_gap"};
 constexpr std::string_view kSparseLayoutKeys[] = {"table_padding", "value_padding"};
@@ -255,6 +255,7 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
   s.steps = count_field(root, "steps", source);
   if (s.rows == 0 || s.dim == 0) fail(source, "rows", "rows and dim must be at least 1");
   check_total(s.rows, s.dim, source, "dim");
+  s.input_format = fp8_field(root, "input_format", "values in the storage format need no key", source);
   read_initial(root, s.rows * s.dim, f, source, s.initial);
   const JsonValue& steps = require(root, "pairs", JsonValue::Type::array, source);
   if (steps.items.size() != s.steps)
@@ -277,7 +278,7 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
       check_total(s.values.size() / s.dim + 1, s.dim, source, pair_field);
       s.row_index.push_back(static_cast<std::uint32_t>(r));
       s.values.resize(s.values.size() + s.dim);
-      read_values(*values, s.dim, f, source, pair_field + ".values", s.values.data() + s.values.size() - s.dim);
+      read_values(*values, s.dim, s.value_format(), source, pair_field + ".values", s.values.data() + s.values.size() - s.dim);
     }
     s.step_offsets.push_back(s.row_index.size());
   }
@@ -327,6 +328,7 @@ std::string case_to_json(const CaseFile& c) {
     if (!s.layout.contiguous())
       line("layout", "{\"table_padding\": " + std::to_string(s.layout.table_padding) +
                          ", \"value_padding\": " + std::to_string(s.layout.value_padding) + "}");
+    if (s.input_format) line("input_format", quoted(std::string(name(*s.input_format))));
     line("initial", initial_list(s.initial));
     out += "  \"pairs\": [";
     for (std::size_t t = 0; t < s.steps; ++t) {

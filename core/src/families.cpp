@@ -491,6 +491,31 @@ void sparse_special_values(ChoiceStream& s, Format f, const GenerationLimits& l,
   fill_sparse(s, f, l, w, Hotness::hot_row, true);
 }
 
+void sparse_fp8_rows(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  // An embedding's gradient rows in FP8 (E4M3 or E5M2, half each, as fp8_gradients) into a table
+  // of the storage format: rows Zipf-hot, each step's rows scaled as one tensor (the step's top
+  // binade up to 7 below the format's), one value in 32 a special of the FP8 format; the table
+  // starts at zero or at the gradient so far.
+  const Format in = s.coin() ? Format::e5m2 : Format::e4m3;
+  const std::size_t rows = 1 + s.draw(std::max<std::size_t>(l.max_table_rows, 1) - 1);
+  const std::size_t dim = 1 + s.draw(std::max<std::size_t>(l.max_dim, 1) - 1);
+  const std::size_t steps = 1 + s.draw(std::min<std::size_t>(std::max<std::size_t>(l.max_steps, 1), 16) - 1);
+  SparseShape c(w, rows, dim, steps);
+  c.w.input_format = in;
+  const std::size_t pairs = s.draw(l.max_pairs);
+  const int top = traits(in).emax, spread = 2 + static_cast<int>(s.draw(10));
+  for (double& x : c.w.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, top - 8, top + 4);
+  const ZipfRows zipf(rows, 1.0 + 0.1 * static_cast<double>(s.draw(4)));
+  for (std::size_t t = 0; t < steps; ++t) {  // the pairs spread_steps() puts in step t
+    const int step_top = top - static_cast<int>(s.draw(7));
+    for (std::size_t q = pairs * t / steps; q < pairs * (t + 1) / steps; ++q)
+      c.add(zipf.draw(s), [&] {
+        return s.chance(1, 32) ? draw_special_float(s, in, /*with_nonfinite=*/true) : draw_band_float(s, in, step_top - spread, step_top);
+      });
+  }
+  c.spread_steps();
+}
+
 void sparse_token_batches(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // mxnet-16686's GPU reproduction: each step is one token batch (B x L tokens, 2 x 14 there)
   // into a small vocabulary; one token repeats up to 7 times in a batch, other rows are absent
@@ -675,6 +700,7 @@ const std::vector<Family> kFamilies = {
     {"ranks_cancelling", "an all-reduce over P = 2..1024 ranks whose values cancel in pairs, neighbours or half a world apart", true, WorkloadKind::dense, dense<ranks_cancelling>},
     // FP8 storage (issue 19).
     {"fp8_gradients", "micro-batch gradients in E4M3 or E5M2 (per-tensor scaled, each step its own scale, specials 1 in 32) into a buffer of the storage format", true, WorkloadKind::dense, dense<fp8_gradients>},
+    {"embedding_fp8_rows", "embedding gradient rows in E4M3 or E5M2 (Zipf-hot rows, each step its own scale, specials 1 in 32) into a table of the storage format", true, WorkloadKind::sparse, sparse_fp8_rows},
 };
 
 }  // namespace

@@ -213,7 +213,7 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
   }
   // FP8 inputs: the scaled values stay in their format (2^k |x| at most the largest finite
   // value, its lowest bit at or above the smallest subnormal): a product workload's A (the one
-  // operand scaled), a dense workload's addends.
+  // operand scaled), a dense workload's addends, a sparse one's values.
   auto stay_in = [&r](const std::vector<double>& values, Format in) {
     const double top = largest_finite(in);
     const int lowest_in = std::ilogb(smallest_subnormal(in));
@@ -227,6 +227,7 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
   };
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format) stay_in(p->a, p->a_inputs());
   if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format) stay_in(d->addends, *d->input_format);
+  if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && sp->input_format) stay_in(sp->values, *sp->input_format);
   if (r.low > 0 || r.high < 0) return std::nullopt;
   return r;
 }

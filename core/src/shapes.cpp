@@ -135,6 +135,8 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
     for (std::size_t c = 0; c < dim; ++c) wide.values[q * dim + c] = filler.next();
     for (std::size_t c = 0; c < w.dim; ++c) wide.values[q * dim + dim_at[c]] = w.values[q * w.dim + c];
   }
+  wide.input_format = w.input_format;
+  conform_inputs(wide);  // the filler's values are the storage format's
   w = std::move(wide);
   return true;
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "accucheck/case_file.h"
 #include "accucheck/shapes.h"
@@ -149,11 +151,21 @@ void set_fp8_inputs(ProductWorkload& p, std::uint64_t choice) {
   if (choice >= 3) p.b_input_format = choice == 3 ? Format::e5m2 : Format::e4m3;
 }
 
-// A dense workload's FP8 addends as one choice: 0 none, 1 E4M3, 2 E5M2.
-constexpr std::uint64_t kDenseFp8Bound = 2;
-std::uint64_t fp8_addends_choice(const DenseWorkload& d) {
-  if (!d.input_format) return 0;
-  return *d.input_format == Format::e4m3 ? 1 : 2;
+// A dense workload's FP8 addends, a sparse one's FP8 values, as one choice: 0 none, 1 E4M3, 2 E5M2.
+constexpr std::uint64_t kFp8ValuesBound = 2;
+template <class W>
+std::uint64_t fp8_values_choice(const W& w) {
+  if (!w.input_format) return 0;
+  return *w.input_format == Format::e4m3 ? 1 : 2;
+}
+// The choice drawn last: the values rounded into the FP8 format it names.
+void decode_fp8_values(ChoiceStream& s, Workload& w) {
+  const std::uint64_t choice = s.draw(kFp8ValuesBound);
+  if (choice == 0) return;
+  std::visit([&](auto& x) {
+    if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, ProductWorkload>) x.input_format = choice == 1 ? Format::e4m3 : Format::e5m2;
+  }, w);
+  conform_inputs(w);
 }
 
 }  // namespace
@@ -213,7 +225,7 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
       }
     }
     // Last, so that a stream without it decodes as unset.
-    out.put(fp8_addends_choice(*d), kDenseFp8Bound);
+    out.put(fp8_values_choice(*d), kFp8ValuesBound);
   } else if (const auto* p = std::get_if<ProductWorkload>(&w)) {
     put_size_at_least_one(out, p->rows, limits.max_product_rows, "rows");
     put_size_at_least_one(out, p->cols, product_col_limit(limits), "cols");
@@ -241,6 +253,7 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
       }
     }
     encode_layout(out, w);
+    out.put(fp8_values_choice(sp), kFp8ValuesBound);  // last, as for dense workloads
   }
 }
 
@@ -256,10 +269,7 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     Workload w = std::move(d);
     decode_layout(s, w);
     if (limits.max_patched_elements > 0) decode_patched(s, std::get<DenseWorkload>(w), limits);
-    if (const std::uint64_t addends = s.draw(kDenseFp8Bound); addends != 0) {  // the addends rounded into FP8
-      std::get<DenseWorkload>(w).input_format = addends == 1 ? Format::e4m3 : Format::e5m2;
-      conform_inputs(w);
-    }
+    decode_fp8_values(s, w);
     return w;
   }
   if (kind == WorkloadKind::product) {
@@ -301,6 +311,7 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
   }
   Workload w = std::move(sp);
   decode_layout(s, w);
+  decode_fp8_values(s, w);
   return w;
 }
 

@@ -50,8 +50,10 @@ std::string SparseWorkload::validate() const {
     if (row_index[p] >= rows)
       return "row_index[" + std::to_string(p) + "] = " + std::to_string(row_index[p]) + " is not below rows = " + std::to_string(rows);
   if (auto p = check_size(values.size(), row_index.size() * dim, "values"); !p.empty()) return p;
+  if (input_format && !is_fp8(*input_format))
+    return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
   if (auto p = check_values(initial, format, "initial"); !p.empty()) return p;
-  return check_values(values, format, "values");
+  return check_values(values, value_format(), "values");
 }
 
 std::string_view name(WorkloadKind k) {
@@ -82,9 +84,11 @@ void conform_inputs(DenseWorkload& w) {
 void conform_inputs(ProductWorkload& w) {
   if (w.input_format) each_operand(w, round_into_fp8);
 }
+void conform_inputs(SparseWorkload& w) {
+  if (w.input_format) round_into_fp8(w.values, *w.input_format);
+}
 void conform_inputs(Workload& w) {
-  if (auto* d = std::get_if<DenseWorkload>(&w)) conform_inputs(*d);
-  if (auto* p = std::get_if<ProductWorkload>(&w)) conform_inputs(*p);
+  std::visit([](auto& x) { conform_inputs(x); }, w);
 }
 
 bool has_subnormal_input(const ProductWorkload& w) {

@@ -189,6 +189,36 @@ TEST(CaseFile, Fp8AddendsOfDenseWorkloadsRoundTripAndBadOnesAreRefused) {
   EXPECT_NE(not_fp8.validate().find("input_format f16 is not an fp8 format"), std::string::npos) << not_fp8.validate();
 }
 
+// FP8 embedding rows into a table of the storage format: each pair's values read as values of
+// input_format, the table's as values of format; written back; bad ones refused naming the field.
+TEST(CaseFile, Fp8RowsOfSparseWorkloadsRoundTripAndBadOnesAreRefused) {
+  const std::string sparse = R"({"accucheck_case": 1, "workload": "sparse", "format": "f16", "rows": 3, "dim": 2, "steps": 1,
+    "input_format": "e4m3", "initial": ["0.0009765625", "0", "0", "0", "0", "1"],
+    "pairs": [[{"row": 2, "values": ["448", "-0.001953125"]}, {"row": 2, "values": ["0.9375", "nan"]}]]})";
+  const CaseFile c = parse_case(sparse, "s.json");
+  const auto& s = std::get<SparseWorkload>(c.workload);
+  ASSERT_EQ(s.input_format, Format::e4m3);
+  EXPECT_EQ(s.value_format(), Format::e4m3);
+  EXPECT_EQ(s.values[1], -0x1p-9);  // E4M3's smallest subnormal
+  EXPECT_EQ(s.validate(), "");
+  const CaseFile back = parse_case(case_to_json(c), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(back.workload, c.workload);
+  auto swapped = [&](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+  // 0.96875 (1.1111b / 2) has five significant bits: f16's, not E4M3's four; 2^-10 (the table's) is below E4M3's range.
+  const std::string value_error = error_of(swapped(sparse, "\"0.9375\"", "\"0.96875\""));
+  EXPECT_NE(value_error.find("c.json: pairs[0][1].values[0]"), std::string::npos) << value_error;
+  EXPECT_NE(value_error.find("e4m3"), std::string::npos) << value_error;
+  EXPECT_NE(error_of(swapped(sparse, "\"e4m3\"", "\"bf16\"")).find("input_format"), std::string::npos);
+  const std::string plain = swapped(sparse, "\"input_format\": \"e4m3\", ", "");
+  EXPECT_EQ(error_of(swapped(plain, "\"0.9375\"", "\"0.96875\"")), "");
+  EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
+  auto other = s;
+  other.input_format = Format::e5m2;
+  EXPECT_FALSE(other == s);
+  EXPECT_NE(other.validate().find("is not a e5m2 value"), std::string::npos) << other.validate();  // 0.9375: four significant bits
+}
+
 // A layout is written only when it is not contiguous, and read back whole; a bad one is refused
 // naming the field.
 TEST(CaseFile, LayoutsRoundTripAndBadOnesAreRefused) {

@@ -303,6 +303,33 @@ TEST(Families, Fp8GradientsAreValuesOfTheirFormatIntoAWiderBuffer) {
   }
 }
 
+// embedding_fp8_rows: every pair's values of its FP8 format, both formats with their specials,
+// the table in the storage format (often not an FP8 value).
+TEST(Families, Fp8EmbeddingRowsAreValuesOfTheirFormatIntoAWiderTable) {
+  const Family* family = find_family("embedding_fp8_rows");
+  ASSERT_NE(family, nullptr);
+  ASSERT_EQ(family->kind, WorkloadKind::sparse);
+  for (Format f : all_formats) {
+    SCOPED_TRACE(std::string(name(f)));
+    std::map<Format, Census> census;
+    int initial_not_fp8 = 0;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      SeededChoiceStream s(seed);
+      const Workload w = generate(s, f, unwidened(), WorkloadKind::sparse, family);
+      ASSERT_EQ(validate(w), "") << seed;
+      const auto& sp = std::get<SparseWorkload>(w);
+      ASSERT_TRUE(sp.input_format && is_fp8(*sp.input_format)) << seed;
+      for (double x : sp.values) {
+        ASSERT_TRUE(representable(x, *sp.input_format)) << seed << " " << x;
+        census[*sp.input_format].see(x, *sp.input_format);
+      }
+      for (double x : sp.initial) initial_not_fp8 += std::isfinite(x) && !representable(x, *sp.input_format);
+    }
+    expect_both_fp8_formats_with_their_specials(census);
+    EXPECT_GT(initial_not_fp8, 30);
+  }
+}
+
 TEST(Families, SubnormalOnlyIsSubnormal) {
   const Family* family = find_family("subnormal_only");
   for (Format f : all_formats) {

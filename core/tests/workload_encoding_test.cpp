@@ -104,6 +104,7 @@ void expect_same(const Workload& a, const Workload& b) {
     expect_same(x2.initial, y.initial, "initial");
     expect_same(x2.values, y.values, "values");
     EXPECT_EQ(x2.layout, y.layout) << describe(x2.layout) << " vs " << describe(y.layout);
+    EXPECT_EQ(x2.input_format, y.input_format);
   }
 }
 
@@ -203,6 +204,7 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   int fp8_inputs = 0;  // product workloads whose A and B were rounded into E4M3 or E5M2
   std::set<std::pair<Format, Format>> fp8_pairs;  // (A's, B's) formats among them
   std::set<Format> fp8_addends;  // the FP8 formats of dense workloads' addends
+  std::set<Format> fp8_sparse_values;  // and of sparse workloads' values
   GenerationLimits limits;  // the ordinary sizes (the wide ones: the next test)
   limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -217,6 +219,7 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
       fp8_pairs.emplace(p->a_inputs(), p->b_inputs());
     }
     if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format) fp8_addends.insert(*d->input_format);
+    if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && sp->input_format) fp8_sparse_values.insert(*sp->input_format);
     ChoiceWriter out;
     encode_workload(out, w, limits);
     expect_same(decoded(out.bytes(), kind, f, limits), w);
@@ -225,6 +228,7 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   EXPECT_GT(fp8_inputs, 20);  // 41 of 1000 product inputs have bytes left for the choice
   EXPECT_EQ(fp8_pairs.size(), 4u);  // both E4M3, both E5M2, and either mixed pair
   EXPECT_EQ(fp8_addends, (std::set<Format>{Format::e4m3, Format::e5m2}));
+  EXPECT_EQ(fp8_sparse_values, (std::set<Format>{Format::e4m3, Format::e5m2}));
   const Workload empty = decoded({}, WorkloadKind::dense, Format::f32, limits);
   const auto& d = std::get<DenseWorkload>(empty);
   EXPECT_EQ(d.elements, 1u);

@@ -339,6 +339,8 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["step_offsets"] = std::vector<std::size_t>(sparse->step_offsets);
       d["row_index"] = std::vector<std::uint32_t>(sparse->row_index);
       d["values"] = sparse->values;
+      if (sparse->input_format) d["input_format"] = std::string(name(*sparse->input_format));
+      else d["input_format"] = nb::none();
     } else {
       const auto& p = std::get<ProductWorkload>(w);
       d["kind"] = "product";

@@ -272,6 +272,13 @@ def test_fp8_dense_workloads_carry_their_input_format():
     assert seen == {"e4m3", "e5m2"} and wider_initial
     plain = next(iter(accucheck.workloads("mixed_magnitudes", format="f32", seed=1, count=1)))
     assert plain.input_format is None
+    rows_seen = set()
+    for w in accucheck.workloads("embedding_fp8_rows", kind="sparse", format="f16", seed=5, count=40):
+        assert w.kind == "sparse" and w.input_format in dtypes
+        rows_seen.add(w.input_format)
+        finite = w.values[np.isfinite(w.values)]
+        assert np.array_equal(finite.astype(dtypes[w.input_format]).astype(np.float64), finite)
+    assert rows_seen == {"e4m3", "e5m2"}
 
 
 def test_a_generated_workload_saves_as_a_case_file(tmp_path):

@@ -127,6 +127,9 @@ def mode_numpy(args, tmp):
     run(a, ["trace", t("one8.npy"), "--fp8", "e5m2", "--backend", "naive_f32", "--json", t("one8.json")], 0)
     sample = json.load(open(t("one8.json")))["backends"][0]["samples"][0]
     require(sample["exact"] == math.fsum(float(x) for x in column8.astype(np.float64)), "FP8 exact sum vs math.fsum")
+    np.save(t("rows8.npy"), rng.standard_normal((20, 3)).astype(ml_dtypes.float8_e5m2).view(np.uint8))
+    proc = run(a, ["trace", "--indices", t("idx32.npy"), "--rows", t("rows8.npy"), "--fp8", "e5m2", "--plugin", args.good], 0)
+    require("e5m2 into f32 embedding gradient" in proc.stderr, "FP8 embedding trace: " + proc.stderr)
     require("is not an FP8 format" in run(a, ["trace", t("g8.npy"), "--fp8", "f16"], 2).stderr, "--fp8 f16")
     require("give one" in run(a, ["trace", t("g8.npy"), "--fp8", "e4m3", "--bf16"], 2).stderr, "--fp8 with --bf16")
     require("--fp8 reads uint8 arrays" in run(a, ["trace", t("g32.npy"), "--fp8", "e5m2"], 2).stderr, "--fp8 on float32")

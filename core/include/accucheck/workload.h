@@ -148,7 +148,12 @@ struct SparseWorkload {
   std::vector<double> values;               // pairs*dim, pair-major
   std::string family;
   SparseLayout layout;                      // for backends that accept strides
+  // FP8 gradient rows (E4M3 or E5M2) into a table of `format`: every pair's values are values of
+  // this format, the initial table one of `format` (as DenseWorkload::input_format). Unset: the
+  // values are values of `format`.
+  std::optional<Format> input_format;
 
+  Format value_format() const { return input_format.value_or(format); }
   std::size_t elements() const { return rows * dim; }
   std::size_t pairs() const { return row_index.size(); }
   std::string validate() const;
@@ -179,7 +184,7 @@ inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
 inline bool operator==(const SparseWorkload& a, const SparseWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.rows == b.rows && a.dim == b.dim && a.steps == b.steps && a.family == b.family &&
-         a.layout == b.layout && a.step_offsets == b.step_offsets && a.row_index == b.row_index && same_value_bits(a.initial, b.initial) &&
+         a.layout == b.layout && a.input_format == b.input_format && a.step_offsets == b.step_offsets && a.row_index == b.row_index && same_value_bits(a.initial, b.initial) &&
          same_value_bits(a.values, b.values);
 }
 
@@ -208,7 +213,7 @@ void for_each_value_array(W& w, F array, bool with_b = true) {
   }
 }
 Format format_of(const Workload& w);
-// A product workload's A and B, and a dense workload's addends, brought into their FP8 formats,
+// A product workload's A and B, a dense workload's addends and a sparse one's values brought into their FP8 formats,
 // if they have them (finite values saturate to the largest finite value, NaN and infinities
 // round as OFP8's non-saturating rule says): what moves that change values in the storage format
 // call (climbing, shrinking, fuzz mutations), so that an FP8 workload stays one. Other workloads
@@ -216,6 +221,7 @@ Format format_of(const Workload& w);
 void conform_inputs(Workload& w);
 void conform_inputs(DenseWorkload& w);
 void conform_inputs(ProductWorkload& w);
+void conform_inputs(SparseWorkload& w);
 // Whether A or B holds a nonzero subnormal of the inputs' format, and those replaced by zeros of
 // their sign: the workloads a backend with normal_inputs_only (backend.h) runs.
 bool has_subnormal_input(const ProductWorkload& w);
