@@ -116,18 +116,24 @@ Workload decoded(const std::vector<std::uint8_t>& bytes, WorkloadKind kind, Form
 TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
   GenerationLimits limits;
   limits.max_long_steps = 200;
+  // The FP8 formats of dense addends and sparse values among them (fp8_gradients,
+  // embedding_fp8_rows): random bytes seldom reach a sparse workload's last choice.
+  std::set<std::pair<WorkloadKind, Format>> fp8_values;
   for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::sparse, WorkloadKind::product})
     for (Format f : all_formats) {
       if (kind == WorkloadKind::product && f == Format::f64) continue;
       for (std::uint64_t seed = 0; seed < 150; ++seed) {
         SeededChoiceStream s(seed * 4 + static_cast<std::uint64_t>(f));
         const Workload w = generate(s, f, limits, kind);
+        if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format) fp8_values.emplace(kind, *d->input_format);
+        if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && sp->input_format) fp8_values.emplace(kind, *sp->input_format);
         ChoiceWriter out;
         encode_workload(out, w, limits);
         expect_same(decoded(out.bytes(), kind, f, limits), w);
         if (HasFatalFailure()) FAIL() << name(kind) << " " << name(f) << " seed " << seed << " (" << family_of(w) << ")";
       }
     }
+  EXPECT_EQ(fp8_values.size(), 4u);  // E4M3 and E5M2, dense and sparse
 }
 
 // generate() gives some dense and sparse cases a strided layout (families.h layout_one_in) and
@@ -204,7 +210,6 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   int fp8_inputs = 0;  // product workloads whose A and B were rounded into E4M3 or E5M2
   std::set<std::pair<Format, Format>> fp8_pairs;  // (A's, B's) formats among them
   std::set<Format> fp8_addends;  // the FP8 formats of dense workloads' addends
-  std::set<Format> fp8_sparse_values;  // and of sparse workloads' values
   GenerationLimits limits;  // the ordinary sizes (the wide ones: the next test)
   limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -219,7 +224,6 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
       fp8_pairs.emplace(p->a_inputs(), p->b_inputs());
     }
     if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format) fp8_addends.insert(*d->input_format);
-    if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && sp->input_format) fp8_sparse_values.insert(*sp->input_format);
     ChoiceWriter out;
     encode_workload(out, w, limits);
     expect_same(decoded(out.bytes(), kind, f, limits), w);
@@ -228,7 +232,6 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   EXPECT_GT(fp8_inputs, 20);  // 41 of 1000 product inputs have bytes left for the choice
   EXPECT_EQ(fp8_pairs.size(), 4u);  // both E4M3, both E5M2, and either mixed pair
   EXPECT_EQ(fp8_addends, (std::set<Format>{Format::e4m3, Format::e5m2}));
-  EXPECT_EQ(fp8_sparse_values, (std::set<Format>{Format::e4m3, Format::e5m2}));
   const Workload empty = decoded({}, WorkloadKind::dense, Format::f32, limits);
   const auto& d = std::get<DenseWorkload>(empty);
   EXPECT_EQ(d.elements, 1u);
