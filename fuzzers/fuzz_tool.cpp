@@ -124,7 +124,7 @@ std::vector<std::pair<std::string, Workload>> explicit_dense_cases() {
 
 SparseWorkload explicit_sparse_case(Format f) {
   SparseWorkload s{.format = f, .rows = 4, .dim = 2, .steps = 2, .initial = std::vector<double>(8, 0.0),
-                   .step_offsets = {0, 3, 6}, .row_index = {0, 1, 0, 1, 0, 1}, .values = {}, .family = {}, .layout = {}};
+                   .step_offsets = {0, 3, 6}, .row_index = {0, 1, 0, 1, 0, 1}, .values = {}, .family = {}, .layout = {}, .input_format = {}};
   s.initial[0] = round_to_format(1e-3, f);
   for (std::uint32_t q = 0; q < 6; ++q) {
     s.values.push_back(round_to_format(q % 2 ? 0.25 : -0.125, f));
@@ -141,7 +141,7 @@ ProductWorkload explicit_product_case(Format f) {
                          .initial = {0.0, r(1e-13), 0.0, 0.0, 0.0, r(-3e-14)},
                          .a = {r(0.5000019), r(-0.4999981), r(-0.5000038), r(0.4999962)},
                          .b = {r(7.5e-7), 0.0, r(3.1e-7), r(7.5e-7), 0.0, r(3.1e-7)},
-                         .family = {}};
+                         .family = {}, .input_format = {}, .b_input_format = {}};
 }
 
 // The low storage_bits bits: a raw bit pattern of f (fuzz_oracle's raw addends, its dictionary).

@@ -258,8 +258,8 @@ std::string Campaign::worst_case_path(const Backend& backend) const { return wor
 
 double Campaign::try_for_climb(BackendStats& stats, const Workload& candidate) {
   const auto exact = exact_sums(candidate);
-  const auto [ratio, element] =
-      judge_on(stats, candidate, exact, addends_of(exact), "climb", FindingPolicy{.further_properties = false}, 0, false);
+  const FindingPolicy bound_only{.further_properties = false, .only = std::nullopt, .cross_check_oracle = false};
+  const auto [ratio, element] = judge_on(stats, candidate, exact, addends_of(exact), "climb", bound_only, 0, false);
   consider_for_climb(stats, candidate, ratio, element);
   return ratio;
 }

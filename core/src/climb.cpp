@@ -173,7 +173,7 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
     const std::size_t batch = std::min<std::size_t>(8, max_terms - 1);
     seeds.push_back(ProductWorkload{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {0.0},
                                     .a = std::vector<double>(batch, input), .b = std::vector<double>(batch, input),
-                                    .family = "climb-seed", .input_format = std::nullopt});
+                                    .family = "climb-seed", .input_format = std::nullopt, .b_input_format = std::nullopt});
     return seeds;
   }
   if (bound.kind != BoundKind::fused && bound.kind != BoundKind::fused_truncated && bound.kind != BoundKind::fused_promoted)
@@ -187,7 +187,7 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
   const double below_cut = next_down(cut, f);
   auto add_dense = [&](std::vector<double> terms) {
     if (terms.size() > max_terms || below_cut <= 0 || !representable(below_cut, f)) return;
-    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}};
+    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}, .input_format = std::nullopt};
     seeds.push_back(with_terms(d, terms));
   };
   if (promoted) {
@@ -221,7 +221,7 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
   if (1 + batch > max_terms) return seeds;
   ProductWorkload p{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {promoted ? 0.0 : std::ldexp(1.0, e)},
                     .a = std::vector<double>(batch, 1.125 * 0x1p-6), .b = std::vector<double>(batch, 1.75 * 0x1p-6),
-                    .family = "climb-seed", .input_format = Format::e4m3};
+                    .family = "climb-seed", .input_format = Format::e4m3, .b_input_format = std::nullopt};
   if (promoted) {
     p.a[0] = std::ldexp(1.0, (e + 1) / 2);
     p.b[0] = std::ldexp(1.0, e / 2);
@@ -248,7 +248,7 @@ Workload climb_start(Format f, ChoiceStream& s, std::size_t max_terms) {
     const int binade = 1 - static_cast<int>(s.draw(static_cast<std::uint64_t>(p) + 12));
     x = round_to_format((s.draw(1) ? -1.0 : 1.0) * std::ldexp(significand, binade - (p - 1)), f);
   }
-  DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-start", .layout = {}};
+  DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-start", .layout = {}, .input_format = std::nullopt};
   return with_terms(d, terms);
 }
 
@@ -259,7 +259,7 @@ std::vector<Workload> climb_seeds(Format f, std::size_t n) {
   auto add = [&](std::vector<double> terms) {
     for (double x : terms)
       if (!representable(x, f)) return;
-    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}};
+    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}, .input_format = std::nullopt};
     seeds.push_back(with_terms(d, terms));
   };
   // Stagnation: 2^p, then n - 1 half ulps (each a tie, rounded to even: absorbed).

@@ -88,7 +88,8 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
   Filler filler(s, w.format, n, /*copies_allowed=*/true);
   const auto at = boundary_placement(s, w.elements, d);
   DenseWorkload wide{.format = w.format, .elements = d, .steps = steps, .initial = std::vector<double>(d),
-                     .addends = std::vector<double>(d * steps), .family = w.family, .layout = w.layout};
+                     .addends = std::vector<double>(d * steps), .family = w.family, .layout = w.layout,
+                     .input_format = w.input_format};
   const bool copies = filler.kind() == Filler::copies;
   for (double& x : wide.initial) x = copies ? w.initial[0] : filler.next();
   for (std::size_t t = 0; t < steps; ++t)
@@ -97,7 +98,6 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
     wide.initial[at[j]] = w.initial[j];
     for (std::size_t t = 0; t < steps; ++t) wide.addends[t * d + at[j]] = w.addend(t, j);
   }
-  wide.input_format = w.input_format;
   conform_inputs(wide);  // the filler's values are the storage format's
   w = std::move(wide);
   return true;
@@ -124,7 +124,8 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
   const auto row_at = boundary_placement(s, w.rows, rows);
   const auto dim_at = boundary_placement(s, w.dim, dim);
   SparseWorkload wide{.format = w.format, .rows = rows, .dim = dim, .steps = w.steps, .initial = std::vector<double>(rows * dim),
-                      .step_offsets = w.step_offsets, .row_index = {}, .values = {}, .family = w.family, .layout = w.layout};
+                      .step_offsets = w.step_offsets, .row_index = {}, .values = {}, .family = w.family, .layout = w.layout,
+                      .input_format = w.input_format};
   for (double& x : wide.initial) x = filler.next();
   for (std::size_t r = 0; r < w.rows; ++r)
     for (std::size_t c = 0; c < w.dim; ++c) wide.initial[row_at[r] * dim + dim_at[c]] = w.initial[r * w.dim + c];
@@ -135,7 +136,6 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
     for (std::size_t c = 0; c < dim; ++c) wide.values[q * dim + c] = filler.next();
     for (std::size_t c = 0; c < w.dim; ++c) wide.values[q * dim + dim_at[c]] = w.values[q * w.dim + c];
   }
-  wide.input_format = w.input_format;
   conform_inputs(wide);  // the filler's values are the storage format's
   w = std::move(wide);
   return true;

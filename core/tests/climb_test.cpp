@@ -80,7 +80,7 @@ TEST(Climb, SeedsAreValidAndStagnationReachesTheRecursiveBound) {
 
 TEST(Climb, KeepingTheWorstMutantClimbsFromAnExactSumToTheBound) {
   const Backend b = naive_f32();
-  DenseWorkload start{.format = Format::f32, .elements = 1, .steps = 1, .initial = {1.0}, .addends = {1.0}, .family = "test", .layout = {}};
+  DenseWorkload start{.format = Format::f32, .elements = 1, .steps = 1, .initial = {1.0}, .addends = {1.0}, .family = "test", .layout = {}, .input_format = {}};
   Workload worst = start;
   double worst_ratio = max_ratio(b, worst);
   ASSERT_EQ(worst_ratio, 0.0) << "1 + 1 is exact: the climb starts at the bottom";

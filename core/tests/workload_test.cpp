@@ -14,15 +14,15 @@ namespace accucheck {
 namespace {
 
 DenseWorkload dense() {
-  return DenseWorkload{.format = Format::f32, .elements = 2, .steps = 1, .initial = {1.0, -0.0}, .addends = {0.5, 2.0}, .family = "hand", .layout = {}};
+  return DenseWorkload{.format = Format::f32, .elements = 2, .steps = 1, .initial = {1.0, -0.0}, .addends = {0.5, 2.0}, .family = "hand", .layout = {}, .input_format = {}};
 }
 ProductWorkload product() {
   return ProductWorkload{.format = Format::f16, .rows = 1, .cols = 1, .batch = 2, .steps = 1, .initial = {3.0}, .a = {1.0, 2.0},
-                         .b = {0.25, -1.0}, .family = "hand"};
+                         .b = {0.25, -1.0}, .family = "hand", .input_format = {}, .b_input_format = {}};
 }
 SparseWorkload sparse() {
   return SparseWorkload{.format = Format::bf16, .rows = 3, .dim = 1, .steps = 1, .initial = {0.0, 1.0, 2.0},
-                        .step_offsets = {0, 2}, .row_index = {2, 0}, .values = {4.0, 8.0}, .family = "hand", .layout = {}};
+                        .step_offsets = {0, 2}, .row_index = {2, 0}, .values = {4.0, 8.0}, .family = "hand", .layout = {}, .input_format = {}};
 }
 
 // Each change of one field makes the workload unequal to the original, and only that change.

@@ -628,7 +628,7 @@ TEST(FusedWindow, Fp8GemmModelsAreTheDenseChainOnTheProducts) {
   // 1 * 1 + 2^-7 * 2^-7 (E4M3 subnormals): 2^-14 falls below the 14-bit window at 2^0 (quantum
   // 2^-13) on Hopper, and within B200's 26 bits; FP32 FMAs keep it.
   ProductWorkload one{.format = Format::f32, .rows = 1, .cols = 1, .batch = 2, .steps = 1, .initial = {0.0},
-                      .a = {1.0, 0x1p-7}, .b = {1.0, 0x1p-7}, .family = "", .input_format = Format::e4m3};
+                      .a = {1.0, 0x1p-7}, .b = {1.0, 0x1p-7}, .family = "", .input_format = Format::e4m3, .b_input_format = {}};
   ASSERT_EQ(validate(Workload(one)), "");
   EXPECT_EQ(run(backend("tc_h100_fp8_gemm_f32"), one)[0], 1.0);
   EXPECT_EQ(run(backend("tc_b200_fp8_gemm_f32"), one)[0], 1 + 0x1p-14);
@@ -699,7 +699,7 @@ TEST(FusedWindow, Tf32GemmBoundsNeedTheirInputTermAndAreNearlyReached) {
   // its 1 + 2^-9 - ...: nearly all of the input term 2^-9 A, far beyond the fused chain's own bound.
   const double a = 1 + 0x1p-10 - 0x1p-23;
   ProductWorkload p{.format = Format::f32, .rows = 1, .cols = 1, .batch = 8, .steps = 1, .initial = {0.0},
-                    .a = std::vector<double>(8, a), .b = std::vector<double>(8, a), .family = ""};
+                    .a = std::vector<double>(8, a), .b = std::vector<double>(8, a), .family = "", .input_format = {}, .b_input_format = {}};
   ASSERT_EQ(validate(Workload(p)), "");
   for (const char* name : {"tc_a100_tf32_gemm_f32", "tc_h100_tf32_gemm_f32"}) {
     EXPECT_EQ(run(backend(name), p)[0], 8.0) << name;

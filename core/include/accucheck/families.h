@@ -23,9 +23,9 @@ struct GenerationLimits {
   std::size_t max_dim = 8;            // dim of sparse workloads
   std::size_t max_pairs = 256;        // (row, vector) pairs of a sparse workload, over all steps
   // Pairs of embedding_hot_row's long pair lists (a quarter of its cases when this exceeds
-  // max_pairs; bulk values from a sub-seed), capped by max_long_steps: one row hit up to ~10^5
-  // times at night (10^5 here, V up to 10^5 rows, dim up to 512: docs/workloads.md). 0 in CI
-  // and in the fuzzers, whose raw sparse layout holds at most max_pairs pairs.
+  // max_pairs; bulk values from a sub-seed), capped by max_long_steps: one row hit up to that
+  // many times. 0 (off) in CI, in campaigns and in the fuzzers, whose raw sparse layout holds at
+  // most max_pairs pairs; nothing sets it yet.
   std::size_t max_row_hits = 0;
   // Nonzero: every dense family whose length is free (all but near_cancelling and
   // overflow_partials, whose shape is the point) makes exactly this many steps, for
