@@ -134,8 +134,10 @@ void npy_reader(std::string_view text) {
   }
   if (a.data.size() != a.count() * npy_item_size(a.dtype)) finding(".npy", "data size does not match the shape", text);
   try {
-    if (a.float_format(true)) {
-      const auto values = a.floats(true);
+    // uint8 read as FP8 bit patterns too (trace --fp8), in a format the input's length picks.
+    const Format fp8 = text.size() % 2 ? Format::e4m3 : Format::e5m2;
+    if (a.float_format(true, fp8)) {
+      const auto values = a.floats(true, fp8);
       if (values.size() != a.count()) finding(".npy", "floats() size does not match the shape", text);
     } else {
       const auto values = a.integers();

@@ -143,18 +143,21 @@ Workload climb_mutation(const Workload& w, ChoiceStream& s, std::size_t max_term
   if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->rows == 1 && p->cols == 1 && p->steps > 0 && s.coin())
     return reshape(*p, f, s, std::max<std::size_t>(max_terms, 1));
   Workload m = w;
-  std::vector<double*> slots;
+  // Each value with its own format: FP8 inputs move by their own bits and binades, which the
+  // storage format's would mostly leave unchanged once rounded back into FP8.
+  std::vector<std::pair<double*, Format>> slots;
   for_each_value_array(m, [&](std::vector<double>& values) {
-    for (double& x : values) slots.push_back(&x);
+    const Format in = fp8_array_format(m, values).value_or(f);
+    for (double& x : values) slots.emplace_back(&x, in);
   });
   if (slots.empty()) return m;
   // One value, or a few (a coordinated move), changed.
   for (std::uint64_t k = 1 + (s.chance(1, 4) ? s.draw(3) : 0); k > 0; --k) {
-    double& x = *slots[s.pick(slots.size())];
+    auto [x, in] = slots[s.pick(slots.size())];
     switch (s.draw(2)) {
-      case 0: x = flip_significand_bit(x, f, s); break;
-      case 1: x = shift_exponent(x, f, s); break;
-      default: x = -x; break;
+      case 0: *x = flip_significand_bit(*x, in, s); break;
+      case 1: *x = shift_exponent(*x, in, s); break;
+      default: *x = -*x; break;
     }
   }
   conform_inputs(m);

@@ -214,14 +214,18 @@ std::string describe_shape(const Workload& w) {
   std::string text = std::string(name(kind_of(w))) + " " + std::string(name(format_of(w))) + ", ";
   if (auto* d = std::get_if<DenseWorkload>(&w)) {
     text += std::to_string(d->elements) + " element(s) x " + std::to_string(d->steps + 1) + " addends";
+    if (d->input_format) text += ", addends in " + std::string(name(*d->input_format));
     if (!d->layout.contiguous()) text += ", layout " + describe(d->layout);
   } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
     text += std::to_string(p->rows) + "x" + std::to_string(p->cols) + " += " + std::to_string(p->steps) + " step(s) of batch " +
             std::to_string(p->batch);
+    if (p->input_format)
+      text += ", A in " + std::string(name(p->a_inputs())) + ", B in " + std::string(name(p->b_inputs()));
   } else {
     const auto& s = std::get<SparseWorkload>(w);
     text += std::to_string(s.rows) + " rows x dim " + std::to_string(s.dim) + ", " + std::to_string(s.steps) + " step(s), " +
             std::to_string(s.pairs()) + " pairs";
+    if (s.input_format) text += ", values in " + std::string(name(*s.input_format));
     if (!s.layout.contiguous()) text += ", layout " + describe(s.layout);
   }
   return family.empty() ? text : text + " [" + family + "]";

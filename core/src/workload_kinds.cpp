@@ -87,6 +87,14 @@ void conform_inputs(ProductWorkload& w) {
 void conform_inputs(SparseWorkload& w) {
   if (w.input_format) round_into_fp8(w.values, *w.input_format);
 }
+std::optional<Format> fp8_array_format(const Workload& w, const std::vector<double>& values) {
+  if (const auto* d = std::get_if<DenseWorkload>(&w); d && &values == &d->addends) return d->input_format;
+  if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && &values == &sp->values) return sp->input_format;
+  if (const auto* p = std::get_if<ProductWorkload>(&w); p && p->input_format && (&values == &p->a || &values == &p->b))
+    return &values == &p->a ? p->a_inputs() : p->b_inputs();
+  return std::nullopt;
+}
+
 void conform_inputs(Workload& w) {
   std::visit([](auto& x) { conform_inputs(x); }, w);
 }

@@ -178,4 +178,23 @@ TEST(DescribeViolation, ShowsSExactlyWhenTheDoubleIsNotS) {
 }
 
 }  // namespace
+
+// The permutations check_determinism hands an order-independent backend keep a workload valid:
+// with FP8 addends the initial value (of the buffer's format) stays the initial value.
+TEST(CheckDeterminism, PermutationsKeepFp8AddendsFp8) {
+  const Backend validating = dense_backend(
+      "validating_f32", Format::f32, Format::f32, "correctly_rounded", Determinism::order_independent, "test",
+      [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+        if (const std::string problem = w.validate(); !problem.empty()) throw std::runtime_error(problem);
+        for (double& x : result) x = 0.0;
+      });
+  DenseWorkload w{.format = Format::f32, .elements = 2, .steps = 3, .initial = {1.0 + 0x1p-20, 3e6}, .addends = {448, -0.5, 0.25, 2, 0.125, -448},
+                  .family = "hand", .layout = {}, .input_format = Format::e4m3};
+  ASSERT_EQ(w.validate(), "");
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    SeededChoiceStream s(seed);
+    EXPECT_EQ(check_determinism(validating, w, s), "") << seed;
+  }
+}
+
 }  // namespace accucheck

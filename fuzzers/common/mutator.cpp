@@ -115,9 +115,11 @@ struct DenseView {
 const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
   const GenerationLimits l = dense_limits();
   DenseView v{w};
-  const Format f = w.format;
   const std::size_t j = r.below(w.elements);
   const std::size_t i = r.below(v.n());
+  // The format of slot i's values: FP8 addends are mutated in their own format, whose ulps and
+  // subnormals the storage format's would miss (conform_inputs rounds them away).
+  const Format f = i == 0 ? w.format : w.addend_format();
   switch (r.below(16)) {
     case 0: case 1: case 2: case 3: case 4: {
       const char* what = "value";
@@ -190,9 +192,11 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
       w.steps += length;
       return "duplicate";
     }
-    case 9: {  // permute
-      std::vector<double> column(v.n());
-      for (std::size_t k = 0; k < v.n(); ++k) column[k] = v.at(j, k);
+    case 9: {  // permute (FP8 addends: the initial value, of another format, stays first)
+      const std::size_t first = w.input_format ? 1 : 0;
+      if (v.n() <= first + 1) return "permute";
+      std::vector<double> column(v.n() - first);
+      for (std::size_t k = 0; k < column.size(); ++k) column[k] = v.at(j, first + k);
       switch (r.below(3)) {
         case 0:
           for (std::size_t k = column.size(); k > 1; --k) std::swap(column[k - 1], column[r.below(k)]);
@@ -204,7 +208,7 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
         }
         default: std::swap(column[r.below(column.size())], column[r.below(column.size())]); break;
       }
-      for (std::size_t k = 0; k < v.n(); ++k) v.at(j, k) = column[k];
+      for (std::size_t k = 0; k < column.size(); ++k) v.at(j, first + k) = column[k];
       return "permute";
     }
     case 10: {  // copy a value (maybe times a power of two)
@@ -287,18 +291,14 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
 
 const char* mutate_sparse(SparseWorkload& w, MutationRng& r) {
   const GenerationLimits l = sparse_limits();
-  const Format f = w.format;
   const std::size_t pairs = w.pairs();
-  auto slot = [&]() -> double& {
-    const std::size_t total = w.initial.size() + w.values.size();
-    const std::size_t k = r.below(total);
-    return k < w.initial.size() ? w.initial[k] : w.values[k - w.initial.size()];
-  };
   switch (r.below(10)) {
-    case 0: case 1: case 2: case 3: {
+    case 0: case 1: case 2: case 3: {  // a value of the table or of a pair, in its own format
       const char* what = "value";
-      double& x = slot();
-      x = mutate_value(x, r, f, what);
+      const std::size_t k = r.below(w.initial.size() + w.values.size());
+      const bool table = k < w.initial.size();
+      double& x = table ? w.initial[k] : w.values[k - w.initial.size()];
+      x = mutate_value(x, r, table ? w.format : w.value_format(), what);
       return what;
     }
     case 4:  // move a pair to another (often the hottest) row

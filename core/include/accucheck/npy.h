@@ -2,7 +2,7 @@
 // dumps with numpy.save, and writing them.
 //
 // Supported: little-endian dtypes '<f8' '<f4' '<f2' '<u2' '<i4' '<i8' ('=' and '|' byte orders
-// are not written by numpy for these), C order only (fortran_order True is refused), any
+// are not written by numpy for these) and uint8 '|u1' ('<u1' and '>u1' read as it), C order only (fortran_order True is refused), any
 // shape. Reading is bounds-checked throughout: every error is an NpyError whose message
 // names the file and what is wrong ("grads.npy: header: dtype '>f4' is big-endian ...").
 // The format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
@@ -66,7 +66,8 @@ NpyArray read_npy(const std::string& path, const NpyLimits& limits = {});
 // A .npy file (version 1.0, or 2.0 when the header needs it) holding `data` (count * item
 // size little-endian bytes).
 std::vector<unsigned char> npy_bytes(NpyDtype dtype, std::span<const std::size_t> shape, std::span<const unsigned char> data);
-// Values of a float format written as '<f8', '<f4', '<f2', or '<u2' bit patterns for bf16.
+// Values of a float format written as '<f8', '<f4', '<f2', '<u2' bit patterns for bf16, or
+// '|u1' bit patterns for E4M3 and E5M2.
 std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t> shape, std::span<const double> values);
 // Writes atomically (temporary file and rename).
 void write_npy(const std::string& path, Format format, std::span<const std::size_t> shape, std::span<const double> values);

@@ -222,6 +222,9 @@ void conform_inputs(Workload& w);
 void conform_inputs(DenseWorkload& w);
 void conform_inputs(ProductWorkload& w);
 void conform_inputs(SparseWorkload& w);
+// The FP8 format of one of w's value arrays (as for_each_value_array hands them): a product's A
+// or B, a dense workload's addends, a sparse one's values, where they have one; else nullopt.
+std::optional<Format> fp8_array_format(const Workload& w, const std::vector<double>& values);
 // Whether A or B holds a nonzero subnormal of the inputs' format, and those replaced by zeros of
 // their sign: the workloads a backend with normal_inputs_only (backend.h) runs.
 bool has_subnormal_input(const ProductWorkload& w);
