@@ -10,12 +10,6 @@
 namespace accucheck {
 namespace {
 
-// v[first..] shuffled (Fisher-Yates), v[0..first) left in place.
-template <class T>
-void shuffle(std::vector<T>& v, ChoiceStream& s, std::size_t first = 0) {
-  for (std::size_t i = v.size() - std::min(first, v.size()); i > 1; --i) std::swap(v[first + i - 1], v[first + s.pick(i)]);
-}
-
 // The same multiset of addends per element, in another order (and, for dense, another split).
 Workload permuted(const Workload& w, ChoiceStream& s) {
   if (auto* d = std::get_if<DenseWorkload>(&w)) {
@@ -23,7 +17,7 @@ Workload permuted(const Workload& w, ChoiceStream& s) {
     std::vector<double> column;
     for (std::size_t j = 0; j < d->elements; ++j) {
       d->column(j, column);
-      shuffle(column, s, d->input_format ? 1 : 0);  // FP8 addends: the initial value (another format) stays
+      shuffle(column, s, d->first_movable_term());
       p.initial[j] = column[0];
       for (std::size_t t = 0; t < d->steps; ++t) p.addends[t * d->elements + j] = column[t + 1];
     }

@@ -726,8 +726,7 @@ std::string_view name(Order o) {
 
 void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
   if (order == Order::as_generated) return;
-  // FP8 addends into a buffer of another format: the initial value stays, only the addends move.
-  const std::size_t first = w.input_format ? 1 : 0;
+  const std::size_t first = w.first_movable_term();
   std::vector<double> column;
   for (std::size_t j = 0; j < w.elements; ++j) {
     w.column(j, column);
@@ -751,7 +750,7 @@ void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
         break;
       }
       case Order::shuffled:
-        for (std::size_t i = column.size() - first; i > 1; --i) std::swap(column[first + i - 1], column[first + s.pick(i)]);
+        shuffle(column, s, first);
         break;
     }
     w.initial[j] = column[0];

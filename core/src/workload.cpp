@@ -67,8 +67,7 @@ std::string DenseWorkload::validate() const {
   for (std::size_t j = 0; j < elements; ++j)
     if (!representable(initial[j], format))
       return "initial[" + std::to_string(j) + "] is not a " + std::string(name(format)) + " value";
-  if (input_format && !is_fp8(*input_format))
-    return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
+  if (auto problem = workload_detail::fp8_format_problem(input_format, "input_format"); !problem.empty()) return problem;
   for (std::size_t i = 0; i < addends.size(); ++i)
     if (!representable(addends[i], addend_format()))
       return "addend " + std::to_string(i) + " (step " + std::to_string(i / elements) + ", element " +

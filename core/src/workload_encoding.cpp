@@ -7,8 +7,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
-#include <variant>
 
 #include "accucheck/case_file.h"
 #include "accucheck/shapes.h"
@@ -158,14 +156,11 @@ std::uint64_t fp8_values_choice(const W& w) {
   if (!w.input_format) return 0;
   return *w.input_format == Format::e4m3 ? 1 : 2;
 }
-// The choice drawn last: the values rounded into the FP8 format it names.
-void decode_fp8_values(ChoiceStream& s, Workload& w) {
+// The format that choice names (the caller rounds the values into it: conform_inputs).
+std::optional<Format> decode_fp8_values(ChoiceStream& s) {
   const std::uint64_t choice = s.draw(kFp8ValuesBound);
-  if (choice == 0) return;
-  std::visit([&](auto& x) {
-    if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, ProductWorkload>) x.input_format = choice == 1 ? Format::e4m3 : Format::e5m2;
-  }, w);
-  conform_inputs(w);
+  if (choice == 0) return std::nullopt;
+  return choice == 1 ? Format::e4m3 : Format::e5m2;
 }
 
 }  // namespace
@@ -269,7 +264,8 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
     Workload w = std::move(d);
     decode_layout(s, w);
     if (limits.max_patched_elements > 0) decode_patched(s, std::get<DenseWorkload>(w), limits);
-    decode_fp8_values(s, w);
+    std::get<DenseWorkload>(w).input_format = decode_fp8_values(s);
+    conform_inputs(w);
     return w;
   }
   if (kind == WorkloadKind::product) {
@@ -311,7 +307,8 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
   }
   Workload w = std::move(sp);
   decode_layout(s, w);
-  decode_fp8_values(s, w);
+  std::get<SparseWorkload>(w).input_format = decode_fp8_values(s);
+  conform_inputs(w);
   return w;
 }
 

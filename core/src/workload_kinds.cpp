@@ -23,11 +23,10 @@ std::string check_size(std::size_t have, std::size_t want, std::string_view fiel
 
 std::string ProductWorkload::validate() const {
   if (format == Format::f64) return "product workloads of f64 are not supported (products would not be exact in the oracle)";
-  if (input_format && !is_fp8(*input_format))
-    return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
+  using workload_detail::fp8_format_problem;
+  if (auto problem = fp8_format_problem(input_format, "input_format"); !problem.empty()) return problem;
   if (b_input_format && !input_format) return "b_input_format is set without input_format (A's format)";
-  if (b_input_format && !is_fp8(*b_input_format))
-    return "b_input_format " + std::string(name(*b_input_format)) + " is not an fp8 format (e4m3, e5m2)";
+  if (auto problem = fp8_format_problem(b_input_format, "b_input_format"); !problem.empty()) return problem;
   if (b_input_format && b_input_format == input_format)
     return "b_input_format equals input_format (" + std::string(name(*input_format)) + "): A and B in one format state input_format alone";
   for (auto problem : {check_size(initial.size(), rows * cols, "initial"), check_size(a.size(), steps * rows * batch, "a"),
@@ -50,8 +49,7 @@ std::string SparseWorkload::validate() const {
     if (row_index[p] >= rows)
       return "row_index[" + std::to_string(p) + "] = " + std::to_string(row_index[p]) + " is not below rows = " + std::to_string(rows);
   if (auto p = check_size(values.size(), row_index.size() * dim, "values"); !p.empty()) return p;
-  if (input_format && !is_fp8(*input_format))
-    return "input_format " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
+  if (auto p = workload_detail::fp8_format_problem(input_format, "input_format"); !p.empty()) return p;
   if (auto p = check_values(initial, format, "initial"); !p.empty()) return p;
   return check_values(values, value_format(), "values");
 }

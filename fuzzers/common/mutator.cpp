@@ -192,8 +192,8 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
       w.steps += length;
       return "duplicate";
     }
-    case 9: {  // permute (FP8 addends: the initial value, of another format, stays first)
-      const std::size_t first = w.input_format ? 1 : 0;
+    case 9: {  // permute the terms an order change may move
+      const std::size_t first = w.first_movable_term();
       if (v.n() <= first + 1) return "permute";
       std::vector<double> column(v.n() - first);
       for (std::size_t k = 0; k < column.size(); ++k) column[k] = v.at(j, first + k);

@@ -6,9 +6,11 @@
 // stream yields zeros, so shrinking the stream (shorter, smaller bytes) simplifies the case.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "accucheck/hash.h"
@@ -86,5 +88,11 @@ class RecordingChoiceStream final : public ChoiceStream {
 
 // Bytes a draw with this bound reads from a ByteChoiceStream.
 int bytes_for_bound(std::uint64_t bound);
+
+// v[first..] shuffled by the stream (Fisher-Yates, the last place first), v[..first) left in place.
+template <class T>
+void shuffle(std::vector<T>& v, ChoiceStream& s, std::size_t first = 0) {
+  for (std::size_t i = v.size() - std::min(first, v.size()); i > 1; --i) std::swap(v[first + i - 1], v[first + s.pick(i)]);
+}
 
 }  // namespace accucheck

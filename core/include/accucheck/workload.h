@@ -90,6 +90,9 @@ struct DenseWorkload {
   std::optional<Format> input_format;
 
   Format addend_format() const { return input_format.value_or(format); }
+  // Where a column's terms (column()) that a change of order may move start: FP8 addends leave
+  // the initial value, of another format, first.
+  std::size_t first_movable_term() const { return input_format ? 1 : 0; }
   double addend(std::size_t step, std::size_t element) const { return addends[step * elements + element]; }
   // Element j's addends in summation order: initial[j], then steps 0..T-1 (n = T+1 values).
   void column(std::size_t element, std::vector<double>& out) const;
@@ -164,6 +167,11 @@ struct SparseWorkload {
 // not `= default`, whose double == would make a NaN unequal to itself and -0 equal to +0.
 // Workload (the variant) compares through these.
 namespace workload_detail {
+// "" when `input_format` (the field named `field`) is unset or an FP8 format, else what is wrong.
+inline std::string fp8_format_problem(const std::optional<Format>& input_format, std::string_view field) {
+  if (!input_format || is_fp8(*input_format)) return "";
+  return std::string(field) + " " + std::string(name(*input_format)) + " is not an fp8 format (e4m3, e5m2)";
+}
 inline bool same_value_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](double x, double y) {
     return std::isnan(x) ? std::isnan(y) : std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
