@@ -14,27 +14,32 @@
 # It writes a summary with date and device to $BUILD/gpu-results.md (and appends it to
 # docs/gpu-results.md with --record).
 #
-# Usage: ci/gpu-check.sh [--dry-run] [--record] [--peak-gbs GBS]
+# Usage: ci/gpu-check.sh [--dry-run] [--record] [--peak-gbs GBS] [--prebuilt DIR]
 #   --dry-run  no GPU needed: configures, builds, and checks that every GPU test skips with its
 #              reason and that the GPU programs fail clearly; nothing is measured.
+#   --prebuilt DIR  build nothing: run the binaries that ci/gpu-pack.sh packed into DIR on a
+#              machine with the dependencies (a lent GPU machine has CUDA but neither this
+#              project's libraries nor a network). The GPU tests run as gtest binaries, not ctest.
 #   env: ACCUCHECK_GPU_BUILD (default build-cuda), ACCUCHECK_GPU_FUZZ_BUILD (build-fuzz-gpu),
 #        JOBS (default: nproc)
 # Without a GPU (and without --dry-run) it stops at once with status 2 and says why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-dry_run=0 record=0 peak_gbs=4800
+dry_run=0 record=0 peak_gbs=4800 prebuilt=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=1 ;;
     --record) record=1 ;;
     --peak-gbs) peak_gbs="$2"; shift ;;
-    *) echo "usage: ci/gpu-check.sh [--dry-run] [--record] [--peak-gbs GBS]" >&2; exit 64 ;;
+    --prebuilt) prebuilt="$2"; shift ;;
+    *) echo "usage: ci/gpu-check.sh [--dry-run] [--record] [--peak-gbs GBS] [--prebuilt DIR]" >&2; exit 64 ;;
   esac
   shift
 done
 
 build="${ACCUCHECK_GPU_BUILD:-build-cuda}"
+[ -n "$prebuilt" ] && build="$prebuilt/run"
 fuzz_build="${ACCUCHECK_GPU_FUZZ_BUILD:-build-fuzz-gpu}"
 jobs="${JOBS:-$(nproc)}"
 start=$(date +%s)
@@ -57,7 +62,23 @@ stamp "device: $device$([ $dry_run -eq 1 ] && echo ' (dry run)')"
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "ci/gpu-check.sh: nvcc not found" >&2; exit 2; }
 export PATH="$PATH:/usr/local/cuda/bin"
 
-# ---- 1. configure and build ---------------------------------------------------------------------
+# ---- 1. configure and build (or unpack what ci/gpu-pack.sh built) ------------------------------
+fuzz_pid="" libfuzzer_bin="$fuzz_build/fuzzers/fuzz_dense_gpu"
+bin() { find "$build" -name "$1" -type f -perm -u+x | head -1; }
+if [ -n "$prebuilt" ]; then
+  [ $dry_run -eq 0 ] || { echo "ci/gpu-check.sh: --prebuilt and --dry-run do not go together" >&2; exit 64; }
+  [ -f "$prebuilt/pack.tar.xz" ] || { echo "ci/gpu-check.sh: $prebuilt/pack.tar.xz not found (run ci/gpu-pack.sh)" >&2; exit 2; }
+  rm -rf "$build" && mkdir -p "$build" && tar -C "$build" -xJf "$prebuilt/pack.tar.xz"
+  # cuBLAS and NCCL come from this machine's CUDA (a toolkit, or the wheels PyTorch brings).
+  libdirs="$build/lib"
+  for so in libcublas.so.13 libnccl.so.2; do
+    found="$(find /usr/local /usr/lib /opt -name "$so" 2>/dev/null | head -1 || true)"
+    [ -n "$found" ] && libdirs="$libdirs:$(dirname "$found")"
+  done
+  export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  libfuzzer_bin="$build/bin/fuzz_dense_gpu_libfuzzer"
+  stamp "unpacked the binaries of commit $(cat "$build/commit") (this checkout: $(git rev-parse HEAD 2>/dev/null || echo 'no git')); LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+else
 targets=(cuda_backends_test cuda_exact_device_test cuda_check_test superacc_test cuda_tree_height_test
          backend_properties_test accucheck_gpu_bench fuzz_dense_gpu)
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -65,12 +86,12 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 grep -q '^ACCUCHECK_CUDA_ENABLED\|accucheck_cuda' "$build/build.ninja" ||
   { echo "ci/gpu-check.sh: $build is not configured with CUDA" >&2; exit 2; }
+grep -q 'nccl_probe' "$build/build.ninja" && targets+=(nccl_probe)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 stamp "built"
 
 # The libFuzzer build of fuzz_dense_gpu (clang-14, CUDA code uninstrumented) builds in the
 # background while the GPU tests run.
-fuzz_pid=""
 if command -v clang++-14 >/dev/null 2>&1; then
   (
     [ -f "$fuzz_build/CMakeCache.txt" ] || cmake --preset fuzz -B "$fuzz_build" -DACCUCHECK_CUDA=ON >/dev/null
@@ -78,13 +99,28 @@ if command -v clang++-14 >/dev/null 2>&1; then
   ) > "$build/fuzz-gpu-build.log" 2>&1 &
   fuzz_pid=$!
 fi
+fi
 
-# ---- 2. ctest -L gpu ----------------------------------------------------------------------------
+# ---- 2. ctest -L gpu (the gtest binaries themselves with --prebuilt) ------------------------------
 ctest_log="$build/ctest-gpu.log"
-if ! (cd "$build" && timeout 300 ctest -L gpu --output-on-failure -j 1) > "$ctest_log" 2>&1; then
+if [ -n "$prebuilt" ]; then
+  : > "$ctest_log"
+  for t in cuda_backends_test cuda_exact_device_test; do
+    timeout 200 "$(bin "$t")" >> "$ctest_log" 2>&1 || fail "$t (see $ctest_log)"
+  done
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$ctest_log" || true
+elif ! (cd "$build" && timeout 300 ctest -L gpu --output-on-failure -j 1) > "$ctest_log" 2>&1; then
   fail "ctest -L gpu (see $ctest_log)"
 fi
-tail -n 3 "$ctest_log"
+[ -n "$prebuilt" ] || tail -n 3 "$ctest_log"
+
+# NCCL (docs/gpu-results.md "NCCL"): its version, an all-reduce over one rank per device, and
+# whether it accepts two ranks on one device.
+nccl="$(bin nccl_probe)"
+if [ -n "$nccl" ] && [ $dry_run -eq 0 ]; then
+  timeout 60 "$nccl" > "$build/nccl-probe.log" 2>&1 || fail "nccl_probe (see $build/nccl-probe.log)"
+  cat "$build/nccl-probe.log"
+fi
 if [ $dry_run -eq 1 ]; then
   total=$(grep -c 'Test *#' "$ctest_log" || true)
   skipped=$(grep -c '\*\*\*Skipped' "$ctest_log" || true)
@@ -124,10 +160,9 @@ else
     # Both test binaries at once under each tool (the sanitizers are mostly CPU-bound).
     pids=() names=()
     for t in cuda_backends_test cuda_exact_device_test; do
-      bin="$(find "$build" -name "$t" -type f -perm -u+x | head -1)"
       filter='*'
       [ "$tool" = racecheck ] && filter='*AcrossTreeShapes*:*AdversarialArrays*'
-      timeout 120 "$sanitizer" --tool "$tool" --error-exitcode 86 "$bin" --gtest_filter="$filter" \
+      timeout 120 "$sanitizer" --tool "$tool" --error-exitcode 86 "$(bin "$t")" --gtest_filter="$filter" \
         > "$build/$tool-$t.log" 2>&1 &
       pids+=($!) names+=("$t")
     done
@@ -148,17 +183,17 @@ seed=$(( $(date +%s) % 1000000 ))
 fuzz_dir="$build/fuzz-gpu"
 mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
 set +e
-if [ -n "$fuzz_pid" ] && wait "$fuzz_pid" && [ -x "$fuzz_build/fuzzers/fuzz_dense_gpu" ]; then
+if { [ -n "$prebuilt" ] || { [ -n "$fuzz_pid" ] && wait "$fuzz_pid"; }; } && [ -x "$libfuzzer_bin" ]; then
   how="libFuzzer, 100 s"
-  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 timeout 130 "$fuzz_build/fuzzers/fuzz_dense_gpu" -max_total_time=100 \
+  ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 timeout 130 "$libfuzzer_bin" -max_total_time=100 \
     -artifact_prefix="$fuzz_dir/artifacts/" "$fuzz_dir/corpus" corpora/fuzz_dense/seed > "$build/gpu-fuzz.log" 2>&1 &
 else
   how="replay of corpora/fuzz_dense (no libFuzzer build: see $build/fuzz-gpu-build.log)"
-  timeout 100 "$build/fuzzers/fuzz_dense_gpu" corpora/fuzz_dense/seed corpora/fuzz_dense/regressions \
+  timeout 100 "$(bin fuzz_dense_gpu)" corpora/fuzz_dense/seed corpora/fuzz_dense/regressions \
     > "$build/gpu-fuzz.log" 2>&1 &
 fi
 fuzz_run=$!
-props="$(find "$build" -name backend_properties_test -type f -perm -u+x | head -1)"
+props="$(bin backend_properties_test)"
 RC_PARAMS="seed=$seed max_success=1000" timeout 110 "$props" --gtest_filter='*/cuda_*:-*/cuda_model_*' \
   > "$build/gpu-properties.log" 2>&1
 prc=$?
@@ -175,7 +210,7 @@ stamp "properties (seed $seed, 110 s budget$([ $prc -eq 124 ] && echo ', cut at 
 stamp "fuzz_dense_gpu ($how): $(tail -n 1 "$build/gpu-fuzz.log")"
 
 # ---- 5. benchmark -------------------------------------------------------------------------------
-if ! timeout 120 "$build/accucheck_gpu_bench" --log2-n 28 --peak-gbs "$peak_gbs" > "$build/gpu-bench.log" 2>&1; then
+if ! timeout 120 "$(bin accucheck_gpu_bench)" --log2-n 28 --peak-gbs "$peak_gbs" > "$build/gpu-bench.log" 2>&1; then
   fail "accucheck_gpu_bench (see $build/gpu-bench.log)"
 fi
 cat "$build/gpu-bench.log"
@@ -187,14 +222,19 @@ cat "$build/gpu-bench.log"
   echo "Device: $device. Wall time: $(( $(date +%s) - start )) s."
   echo
   echo '```'
-  grep -E 'tests passed|tests failed|Skipped' "$ctest_log" || true
+  if [ -n "$prebuilt" ]; then
+    grep -E '^\[  (PASSED|FAILED) +\]|^\[  SKIPPED \] [0-9]+ test' "$ctest_log" || true
+  else
+    grep -E 'tests passed|tests failed|Skipped' "$ctest_log" || true
+  fi
+  [ -f "$build/nccl-probe.log" ] && grep -E '^nccl' "$build/nccl-probe.log" || true
   for f in "$build"/memcheck-*.log "$build"/racecheck-*.log; do
     [ -f "$f" ] && echo "$(basename "$f" .log): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$f" || echo 'no summary line')"
   done
   echo "properties: seed $seed, $(grep -c '\[       OK \]' "$build/gpu-properties.log") passed, $(grep -c '\[  FAILED  \]' "$build/gpu-properties.log") failed"
   echo "fuzz_dense_gpu ($how): exit $frc; $(tail -n 1 "$build/gpu-fuzz.log")"
   grep -E '^(device|f32|f64|RESULT)' "$build/gpu-bench.log" || true
-  grep -E 'atomicAdd f32|reruns differed|GPU backends on' "$build"/Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
+  grep -hE 'atomicAdd f32|reruns differed|GPU backends on|CCCL 3.5' "$build"/Testing/Temporary/LastTest.log "$ctest_log" 2>/dev/null | sort -u || true
   echo '```'
   if [ ${#failures[@]} -gt 0 ]; then
     echo
