@@ -14,7 +14,8 @@
 namespace accucheck::fuzz {
 
 // The backends a target runs: every CPU backend of the registry, or those whose name matches
-// one of the comma-separated globs of $ACCUCHECK_FUZZ_BACKENDS (read once), plus any added
+// one of the comma-separated globs of $ACCUCHECK_FUZZ_BACKENDS (read once; a glob after '-'
+// excludes, e.g. 'cuda_*,-cuda_cub_gpu_to_gpu_*'), plus any added
 // with add_extra_backend (the mutant builds: fuzzers/mutants/). Registry order.
 const std::vector<const Backend*>& selected_backends();
 // Those of them with this storage format that run this kind of workload.
