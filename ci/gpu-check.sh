@@ -20,7 +20,9 @@
 #   --prebuilt DIR  build nothing: run the binaries that ci/gpu-pack.sh packed into DIR on a
 #              machine with the dependencies (a lent GPU machine has CUDA but neither this
 #              project's libraries nor a network). The GPU tests run as gtest binaries, not ctest.
-#   env: ACCUCHECK_GPU_BUILD (default build-cuda), ACCUCHECK_GPU_FUZZ_BUILD (build-fuzz-gpu),
+#   env: ACCUCHECK_GPU_CHECK_SEED (the property run's seed; default from the clock),
+#        ACCUCHECK_GPU_CHECK_ALL=1 (include the backends with known findings: step 4),
+#        ACCUCHECK_GPU_BUILD (default build-cuda), ACCUCHECK_GPU_FUZZ_BUILD (build-fuzz-gpu),
 #        JOBS (default: nproc)
 # Without a GPU (and without --dry-run) it stops at once with status 2 and says why.
 set -euo pipefail
@@ -80,7 +82,7 @@ if [ -n "$prebuilt" ]; then
   stamp "unpacked the binaries of commit $(cat "$build/commit") (this checkout: $(git rev-parse HEAD 2>/dev/null || echo 'no git')); LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 else
 targets=(cuda_backends_test cuda_exact_device_test cuda_check_test superacc_test cuda_tree_height_test
-         backend_properties_test accucheck_gpu_bench fuzz_dense_gpu)
+         backend_properties_test accucheck_gpu_bench fuzz_dense_gpu accucheck)
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake --preset cuda -B "$build" -DACCUCHECK_CUDA=ON >/dev/null
 fi
@@ -147,6 +149,18 @@ if [ $dry_run -eq 1 ]; then
   exit 1
 fi
 
+# The minimal cases of what GPU runs found (impls/cuda/tests/cases/README.md), replayed: one line
+# each with the GPU's result and verdict. A violation there is the known finding, not a failure
+# of this check; the line shows whether a new library version still has it.
+cli="$(bin accucheck)"
+if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
+  for case_file in impls/cuda/tests/cases/*.json; do
+    name="$(basename "$case_file" .json)"
+    "$cli" replay "$case_file" > "$build/replay-$name.log" 2>&1 || true
+    echo "known finding $name: $(awk '$1 == "0" { print "computed", $3, "exact", $2, "verdict", $NF; exit }' "$build/replay-$name.log")"
+  done | tee "$build/known-findings.log"
+fi
+
 # ---- 3. compute-sanitizer -----------------------------------------------------------------------
 sanitizer="$(command -v compute-sanitizer || true)"
 for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
@@ -179,7 +193,15 @@ else
 fi
 
 # ---- 4. two minutes of properties and fuzzing on the GPU backends (at the same time) --------------
-seed=$(( $(date +%s) % 1000000 ))
+# CUB's gpu_to_gpu reduction (CCCL 3.5.0) sums a lone 0 to a nonzero value and depends on the
+# order there (docs/gpu-results.md, measured on an H100 on 2026-12-05): it would stop the fuzzer at
+# its first input and fail its properties at once, so both leave it out, and the GPU tests
+# (CubGpuToGpuEqualsTheBinnedModel) print what it returns on the departures. Set
+# ACCUCHECK_GPU_CHECK_ALL=1 to include it.
+skip_known='-cuda_cub_gpu_to_gpu_*' skip_known_gtest=':*/cuda_cub_gpu_to_gpu_*'
+[ "${ACCUCHECK_GPU_CHECK_ALL:-0}" = 1 ] && skip_known='' skip_known_gtest=''
+export ACCUCHECK_FUZZ_BACKENDS="cuda_*,-cuda_model_*${skip_known:+,$skip_known}"
+seed="${ACCUCHECK_GPU_CHECK_SEED:-$(( $(date +%s) % 1000000 ))}"
 fuzz_dir="$build/fuzz-gpu"
 mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
 set +e
@@ -194,7 +216,7 @@ else
 fi
 fuzz_run=$!
 props="$(bin backend_properties_test)"
-RC_PARAMS="seed=$seed max_success=1000" timeout 110 "$props" --gtest_filter='*/cuda_*:-*/cuda_model_*' \
+RC_PARAMS="seed=$seed max_success=1000" timeout 110 "$props" --gtest_filter="*/cuda_*:-*/cuda_model_*$skip_known_gtest" \
   > "$build/gpu-properties.log" 2>&1
 prc=$?
 wait "$fuzz_run"
@@ -228,6 +250,7 @@ cat "$build/gpu-bench.log"
     grep -E 'tests passed|tests failed|Skipped' "$ctest_log" || true
   fi
   [ -f "$build/nccl-probe.log" ] && grep -E '^nccl' "$build/nccl-probe.log" || true
+  [ -f "$build/known-findings.log" ] && cat "$build/known-findings.log" || true
   for f in "$build"/memcheck-*.log "$build"/racecheck-*.log; do
     [ -f "$f" ] && echo "$(basename "$f" .log): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$f" || echo 'no summary line')"
   done

@@ -3,7 +3,7 @@
 # machine lent for minutes, with CUDA and a driver but without this project's dependencies
 # (Boost, GoogleTest, RapidCheck, MPFR, CLI11) and without a network to install them.
 #   ci/gpu-pack.sh [DIR]            (default DIR: .gpu-pack, ignored by git)
-# writes DIR/pack.tar.xz: the GPU test binaries, the property suite, the GPU benchmark, the replay
+# writes DIR/pack.tar.xz: the GPU test binaries, the property suite, the GPU benchmark, the CLI, the replay
 # and (when clang-14 is here) libFuzzer builds of fuzz_dense_gpu, and nccl_probe where NCCL was
 # found, all stripped, with the shared libraries they need that a CUDA image may lack (lib/).
 # Not packed: the C and C++ runtimes (every image has them), and libcublas/libnccl, which
@@ -20,7 +20,7 @@ fuzz_build="${ACCUCHECK_GPU_FUZZ_BUILD:-build-fuzz-gpu}"
 jobs="${JOBS:-$(nproc)}"
 export PATH="$PATH:/usr/local/cuda/bin"
 
-targets=(cuda_backends_test cuda_exact_device_test backend_properties_test accucheck_gpu_bench fuzz_dense_gpu)
+targets=(cuda_backends_test cuda_exact_device_test backend_properties_test accucheck_gpu_bench fuzz_dense_gpu accucheck)
 [ -f "$build/CMakeCache.txt" ] || cmake --preset cuda -B "$build" -DACCUCHECK_CUDA=ON >/dev/null
 grep -q 'accucheck_cuda' "$build/build.ninja" ||
   { echo "ci/gpu-pack.sh: $build is not configured with CUDA" >&2; exit 2; }

@@ -4,9 +4,12 @@
 // no order model; the bounds hold for any order (docs/bounds.md, "cuBLAS").
 //
 // TF32: cuBLAS truncates or rounds each f32 operand to 10 fraction bits inside the tensor core;
-// for a subnormal operand that is an absolute error, unbounded relative to its product, which no
-// bound of the expression language can state. A step whose A_t or B_t holds a nonzero f32
-// subnormal therefore runs in the default math mode (FP32 FMA), and the backend says so.
+// for a subnormal operand that is an absolute error, unbounded relative to its product, and an
+// operand at or above (2 - 2^-11) 2^127 rounds up to infinity (an H100 returned NaN for a sum of
+// products whose exact value is 0: docs/gpu-results.md). No bound of the expression language can
+// state either (they depend on single operands, not on the products' sums), so a step whose A_t
+// or B_t holds a nonzero f32 subnormal or such a large operand runs in the default math mode
+// (FP32 FMA), and the backend says so.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -86,9 +89,12 @@ cublasHandle_t handle(bool tf32) {
   return tf32 ? tensor : plain;
 }
 
-bool has_subnormal(const std::vector<float>& v, std::size_t begin, std::size_t count) {
+// True when an operand is a nonzero subnormal or rounds to infinity in TF32 (1 + 10 bits: the
+// midpoint between its largest finite value (2 - 2^-10) 2^127 and 2^128).
+bool outside_tf32_range(const std::vector<float>& v, std::size_t begin, std::size_t count) {
+  constexpr float tf32_overflow_midpoint = 0x1.ffep127f;
   for (std::size_t i = begin; i < begin + count; ++i)
-    if (v[i] != 0 && std::fabs(v[i]) < FLT_MIN) return true;
+    if ((v[i] != 0 && std::fabs(v[i]) < FLT_MIN) || std::fabs(v[i]) >= tf32_overflow_midpoint) return true;
   return false;
 }
 
@@ -102,7 +108,8 @@ void sgemm_beta1(const ProductWorkload& w, std::span<double> result, bool tf32) 
   if (!b.empty()) CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
   const float one = 1.0f;
   for (std::size_t t = 0; t < steps && batch > 0; ++t) {
-    const bool tensor = tf32 && !has_subnormal(a, t * rows * batch, rows * batch) && !has_subnormal(b, t * batch * cols, batch * cols);
+    const bool tensor = tf32 && !outside_tf32_range(a, t * rows * batch, rows * batch) &&
+                        !outside_tf32_range(b, t * batch * cols, batch * cols);
     // Row-major C (rows x cols) is column-major C^T: C^T += B_t^T A_t^T, m = cols, n = rows, k = batch.
     CUBLAS_CHECK(cublas().sgemm(handle(tensor), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
                              static_cast<int>(batch), &one, db.get() + t * batch * cols, static_cast<int>(cols),
@@ -126,7 +133,8 @@ void register_cublas_backends(std::vector<std::string>& names) {
       [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, false); });
   Backend tensor = product_backend(
       "cuda_cublas_sgemm_tf32_beta1_f32", Format::f32, Format::f32, "ftz(products(bf16),f32)", Determinism::bitwise_deterministic,
-      "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_TF32_TENSOR_OP_MATH (steps with subnormal operands in FP32)",
+      "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_TF32_TENSOR_OP_MATH (steps with subnormal operands, or operands that round to infinity in TF32, in "
+      "FP32)",
       [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, true); });
   for (Backend* b : {&plain, &tensor}) {
     b->device = accucheck::Device::cuda;
