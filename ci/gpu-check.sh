@@ -160,6 +160,12 @@ if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
     echo "known finding $name: $(awk '$1 == "0" { print "computed", $3, "exact", $2, "verdict", $NF; exit }' "$build/replay-$name.log")"
   done | tee "$build/known-findings.log"
 fi
+# How cuBLAS's TF32 mode rounds its operands (truncation or round to nearest: the bound's input term).
+if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
+  python3 impls/cuda/tests/tf32_rounding_probe.py "$cli" > "$build/tf32-probe.log" 2>&1 ||
+    fail "tf32_rounding_probe.py (see $build/tf32-probe.log)"
+  cat "$build/tf32-probe.log"
+fi
 
 # ---- 3. compute-sanitizer -----------------------------------------------------------------------
 sanitizer="$(command -v compute-sanitizer || true)"
@@ -251,6 +257,7 @@ cat "$build/gpu-bench.log"
   fi
   [ -f "$build/nccl-probe.log" ] && grep -E '^nccl' "$build/nccl-probe.log" || true
   [ -f "$build/known-findings.log" ] && cat "$build/known-findings.log" || true
+  [ -f "$build/tf32-probe.log" ] && grep 'tf32_beta1' "$build/tf32-probe.log" || true
   for f in "$build"/memcheck-*.log "$build"/racecheck-*.log; do
     [ -f "$f" ] && echo "$(basename "$f" .log): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$f" || echo 'no summary line')"
   done
