@@ -4,6 +4,8 @@
 #   1. configure with CUDA (the `cuda` preset) and build what the check runs;
 #   2. ctest -L gpu: every GPU kernel against its CPU order model bit for bit, the exact device
 #      reduction against the host oracle, atomics / CUB / cuBLAS within their bounds;
+#      nccl_probe; replays of the GPU findings (impls/cuda/tests/cases); the TF32 operand-rounding
+#      probe; characterize on three deterministic kernels against their CPU models;
 #   3. compute-sanitizer memcheck and racecheck over the GPU tests (small sizes);
 #   4. two minutes of properties and fuzzing on the GPU backends, side by side: the RapidCheck
 #      suite filtered to the cuda_* backends (at most 110 s), and fuzz_dense_gpu (libFuzzer for
@@ -167,6 +169,25 @@ if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
   cat "$build/tf32-probe.log"
 fi
 
+# characterize, a black box to it, must recover each deterministic kernel's order model from the
+# GPU (impls/cuda/tests/compare_characterizations.py): kernel and model probed side by side.
+if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
+  : > "$build/characterize.log"
+  for kernel in cuda_warp_tree_f32 cuda_block_reduce_f32 cuda_kahan_f32; do
+    model="cuda_model_${kernel#cuda_}"
+    pids=()
+    for b in "$kernel" "$model"; do
+      timeout 90 "$cli" characterize "$b" --quiet --json "$build/characterize-$b.json" --findings "$build/findings" \
+        > "$build/characterize-$b.txt" 2>&1 &
+      pids+=($!)
+    done
+    wait "${pids[@]}" || true  # (not a bare wait: the fuzz build may be running in the background)
+    python3 impls/cuda/tests/compare_characterizations.py "$build/characterize-$kernel.json" "$build/characterize-$model.json" \
+      >> "$build/characterize.log" 2>&1 || fail "characterize $kernel against its model (see $build/characterize.log)"
+  done
+  cat "$build/characterize.log"
+fi
+
 # ---- 3. compute-sanitizer -----------------------------------------------------------------------
 sanitizer="$(command -v compute-sanitizer || true)"
 for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
@@ -258,6 +279,7 @@ cat "$build/gpu-bench.log"
   [ -f "$build/nccl-probe.log" ] && grep -E '^nccl' "$build/nccl-probe.log" || true
   [ -f "$build/known-findings.log" ] && cat "$build/known-findings.log" || true
   [ -f "$build/tf32-probe.log" ] && grep 'tf32_beta1' "$build/tf32-probe.log" || true
+  [ -f "$build/characterize.log" ] && cat "$build/characterize.log" || true
   for f in "$build"/memcheck-*.log "$build"/racecheck-*.log; do
     [ -f "$f" ] && echo "$(basename "$f" .log): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$f" || echo 'no summary line')"
   done
