@@ -99,8 +99,9 @@ void require_storage(const std::string& name, Format storage, Format workload) {
 }
 
 // A registered backend calling backend `index` of plugin `id` through plugin_worker.
-Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b, BoundExpr bound, const std::string& origin,
-                     const PluginOptions& options) {
+// `abi`: the version the plugin answered (its problem structs have addend_format from 3 on).
+Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b, int abi, BoundExpr bound,
+                     const std::string& origin, const PluginOptions& options) {
   Backend backend;
   backend.name = *b.name;
   backend.device = Device::cpu;
@@ -117,17 +118,20 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
   backend.captured_output = [output] { return *output; };
   const bool strided = (b.layouts & ACCUCHECK_ACCEPTS_STRIDES) != 0;
   backend.accepts_strides = strided;
+  // FP8 gradients as FP8 bytes where the backend asks for them; else as storage-format values.
+  const bool fp8_bytes = abi >= 3 && (b.layouts & ACCUCHECK_ACCEPTS_FP8_INPUTS) != 0;
   if (b.dense) {
     backend.run_dense = [=](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
       output->clear();
       require_storage(name, storage, w.format);
       const auto strides = dense_strides(strided ? w.layout : DenseLayout{}, w.elements, w.steps);
-      const auto layout = plugin_worker::dense_layout(w.elements, w.steps, storage_size(storage), strides);
+      const Format input = fp8_bytes ? w.addend_format() : storage;
+      const auto layout = plugin_worker::dense_layout(w.elements, w.steps, storage, input, strides);
       const std::string what = name + ": accumulate_dense";
       auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
         encode_strided(w.initial.data(), 1, w.elements, 0, strides.buffer, strides.buffer_span, storage, kBufferGapByte,
                        base + layout.buffer_offset);
-        encode_strided(w.addends.data(), w.steps, w.elements, strides.step, strides.element, strides.addend_span, storage,
+        encode_strided(w.addends.data(), w.steps, w.elements, strides.step, strides.element, strides.addend_span, input,
                        kInputGapByte, base + layout.inputs_offset);
       });
       *output = std::move(call.output);
@@ -143,7 +147,8 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
       require_storage(name, storage, w.format);
       const std::size_t pairs = w.row_index.size();
       const auto strides = sparse_strides(strided ? w.layout : SparseLayout{}, w.rows, w.dim, pairs);
-      const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, storage_size(storage), strides);
+      const Format input = fp8_bytes ? w.value_format() : storage;
+      const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, storage, input, strides);
       const std::string what = name + ": accumulate_sparse";
       auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
         encode_strided(w.initial.data(), w.rows, w.dim, strides.table_row, 1, strides.table_span, storage, kBufferGapByte,
@@ -154,7 +159,7 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
         }
         if (!w.row_index.empty())
           std::memcpy(base + layout.index_offset, w.row_index.data(), w.row_index.size() * sizeof(std::uint32_t));
-        encode_strided(w.values.data(), pairs, w.dim, strides.value_pair, 1, strides.values_span, storage, kInputGapByte,
+        encode_strided(w.values.data(), pairs, w.dim, strides.value_pair, 1, strides.values_span, input, kInputGapByte,
                        base + layout.values_offset);
       });
       *output = std::move(call.output);
@@ -169,6 +174,10 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
 
 
 std::string format_range_error(const char* field, long long value) {
+  if (value == ACCUCHECK_E4M3 || value == ACCUCHECK_E5M2)
+    return std::string(field) + " is " + std::to_string(value) + " (" + (value == ACCUCHECK_E4M3 ? "E4M3" : "E5M2") +
+           "), an input format only: FP8 gradients reach a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS as addend_format "
+           "(ABI 3); storage and accumulation are 0 f64, 1 f32, 2 f16 or 3 bf16";
   return std::string(field) + " is " + std::to_string(value) + ", not a format (0 f64, 1 f32, 2 f16, 3 bf16)";
 }
 
@@ -183,7 +192,7 @@ std::vector<Backend> validate(PluginId id, const std::string& path, const std::s
       throw PluginError(path + ": does not export accucheck_plugin_backends (the one symbol of accucheck/plugin.h)");
     case Status::abi_refused:
       throw PluginError(path + ": accucheck_plugin_backends returned NULL for ABI versions " +
-                        std::to_string(ACCUCHECK_PLUGIN_ABI) + " and 1: the plugin supports neither");
+                        std::to_string(ACCUCHECK_PLUGIN_ABI) + " to 1: the plugin supports none of them");
     case Status::no_backends: throw PluginError(path + ": accucheck_plugin_backends returned no backends (count 0)");
     case Status::too_many:
       throw PluginError(path + ": accucheck_plugin_backends returned count " + d.detail + " (at most " +
@@ -219,7 +228,7 @@ std::vector<Backend> validate(PluginId id, const std::string& path, const std::s
     if (!bound) throw PluginError(label + ": stated_bound '" + *b.bound + "' is not a bound expression: " + error);
     if (!b.dense && !b.sparse)
       throw PluginError(label + ": accumulate_dense and accumulate_sparse are both NULL (it runs no workload)");
-    backends.push_back(make_backend(id, i, b, std::move(*bound), origin, options));
+    backends.push_back(make_backend(id, i, b, d.abi, std::move(*bound), origin, options));
   }
   return backends;
 }

@@ -172,6 +172,7 @@ struct Request {
   std::uint64_t total = 0, buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0;
   std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0, table_row_stride = 0,
                value_pair_stride = 0;
+  std::uint32_t input_format = 0;   // accucheck_format of the addends or pair values (ABI 3)
   std::uint64_t payload_bytes = 0;  // load: the path follows
 };
 
@@ -352,7 +353,7 @@ PluginDescription open_library(const std::string& absolute, const std::string& a
       list = fn(abi, &count);
       if (list) {
         d.abi = abi;
-        library.entry_size = abi == 1 ? sizeof(BackendAbi1) : sizeof(accucheck_backend);
+        library.entry_size = abi == 1 ? sizeof(BackendAbi1) : sizeof(accucheck_backend);  // ABI 3 adds no field
       }
     }
     library.list = static_cast<const unsigned char*>(list);
@@ -391,7 +392,8 @@ int execute(const Library& library, std::size_t index, const Request& r, unsigne
                                           base + r.buffer_offset,
                                           static_cast<ptrdiff_t>(r.addend_step_stride),
                                           static_cast<ptrdiff_t>(r.addend_element_stride),
-                                          static_cast<ptrdiff_t>(r.buffer_stride)};
+                                          static_cast<ptrdiff_t>(r.buffer_stride),
+                                          static_cast<accucheck_format>(r.input_format)};
     return reinterpret_cast<DenseFunction>(b.accumulate_dense)(&problem);
   }
   if (!b.accumulate_sparse) return -1;
@@ -403,7 +405,8 @@ int execute(const Library& library, std::size_t index, const Request& r, unsigne
                                          base + r.values_offset,
                                          base + r.buffer_offset,
                                          static_cast<ptrdiff_t>(r.table_row_stride),
-                                         static_cast<ptrdiff_t>(r.value_pair_stride)};
+                                         static_cast<ptrdiff_t>(r.value_pair_stride),
+                                         static_cast<accucheck_format>(r.input_format)};
   return reinterpret_cast<SparseFunction>(b.accumulate_sparse)(&problem);
 }
 
@@ -443,6 +446,7 @@ Request request_for(const CallLayout& l) {
   r.buffer_stride = l.buffer_stride;
   r.table_row_stride = l.table_row_stride;
   r.value_pair_stride = l.value_pair_stride;
+  r.input_format = static_cast<std::uint32_t>(l.input_format);
   return r;
 }
 
@@ -785,35 +789,37 @@ std::string output_summary(const std::string& bytes, std::size_t total_bytes, st
   return text;
 }
 
-CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size, const DenseStrides& strides) {
+CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input, const DenseStrides& strides) {
   CallLayout l;
+  l.input_format = input;
   l.elements = elements;
   l.steps = steps;
   l.addend_step_stride = static_cast<std::int64_t>(strides.step);
   l.addend_element_stride = static_cast<std::int64_t>(strides.element);
   l.buffer_stride = static_cast<std::int64_t>(strides.buffer);
   l.buffer_offset = 2 * kAlign;
-  l.buffer_bytes = strides.buffer_span * item_size;
+  l.buffer_bytes = strides.buffer_span * storage_size(storage);
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
-  l.total = aligned(l.inputs_offset + strides.addend_span * item_size) + kAlign;
+  l.total = aligned(l.inputs_offset + strides.addend_span * storage_size(input)) + kAlign;
   return l;
 }
 
-CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size,
-                         const SparseStrides& strides) {
+CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, Format storage,
+                         Format input, const SparseStrides& strides) {
   CallLayout l;
   l.sparse = true;
+  l.input_format = input;
   l.rows = rows;
   l.dim = dim;
   l.steps = steps;
   l.table_row_stride = static_cast<std::int64_t>(strides.table_row);
   l.value_pair_stride = static_cast<std::int64_t>(strides.value_pair);
   l.buffer_offset = 2 * kAlign;
-  l.buffer_bytes = strides.table_span * item_size;
+  l.buffer_bytes = strides.table_span * storage_size(storage);
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
   l.index_offset = aligned(l.inputs_offset + (steps + 1) * sizeof(size_t));
   l.values_offset = aligned(l.index_offset + pairs * sizeof(std::uint32_t));
-  l.total = aligned(l.values_offset + strides.values_span * item_size) + kAlign;
+  l.total = aligned(l.values_offset + strides.values_span * storage_size(input)) + kAlign;
   return l;
 }
 

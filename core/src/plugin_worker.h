@@ -53,7 +53,7 @@ struct PluginDescription {
   Status status = Status::ok;
   std::string detail;  // dlerror()'s text, or the count returned
   std::vector<BackendDescription> backends;
-  int abi = 0;            // the ABI version it accepted (2, or 1 when it returned NULL for 2)
+  int abi = 0;            // the ABI version it accepted (the newest it did not return NULL for)
   std::string fp_change;  // how loading changed the floating-point environment ("" if it did not); restored
   std::string output;     // what it wrote to stdout/stderr while loading, escaped (output_summary)
 };
@@ -80,10 +80,12 @@ struct CallLayout {
   std::uint64_t buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0, total = 0;
   std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0;  // dense
   std::int64_t table_row_stride = 0, value_pair_stride = 0;                          // sparse
+  Format input_format = Format::f32;  // the addends' or pair values' format (ABI 3)
 };
-CallLayout dense_layout(std::size_t elements, std::size_t steps, std::size_t item_size, const DenseStrides& strides);
-CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, std::size_t item_size,
-                         const SparseStrides& strides);
+// `storage` is the buffer's format, `input` the addends' or values' (the storage format, or FP8).
+CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input, const DenseStrides& strides);
+CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, Format storage,
+                         Format input, const SparseStrides& strides);
 
 struct CallResult {
   std::vector<unsigned char> buffer;  // the result buffer's bytes

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "accucheck/check.h"
+#include "accucheck/fp8.h"
 #include "accucheck/fp_environment.h"
 #include "accucheck/plugin_loader.h"
 #include "accucheck/testing/backends.h"
@@ -29,7 +30,7 @@ using test::random_sparse;
 using test::results_of;
 using test::same_bits;
 
-static_assert(ACCUCHECK_PLUGIN_ABI == 2);
+static_assert(ACCUCHECK_PLUGIN_ABI == 3);
 static_assert(sizeof(accucheck_format) == sizeof(int) && sizeof(accucheck_determinism) == sizeof(int));
 static_assert(ACCUCHECK_F64 == 0 && ACCUCHECK_F32 == 1 && ACCUCHECK_F16 == 2 && ACCUCHECK_BF16 == 3);
 static_assert(ACCUCHECK_DETERMINISTIC == 0 && ACCUCHECK_ORDER_INDEPENDENT == 1 && ACCUCHECK_NONDETERMINISTIC == 2);
@@ -41,6 +42,11 @@ static_assert(offsetof(accucheck_sparse_problem, table) == 6 * sizeof(void*));
 static_assert(offsetof(accucheck_backend, layouts) == 6 * sizeof(void*));
 static_assert(offsetof(accucheck_dense_problem, addend_step_stride) == 4 * sizeof(void*));
 static_assert(offsetof(accucheck_sparse_problem, table_row_stride) == 7 * sizeof(void*));
+// ABI v3 appended the input formats; the backend struct is unchanged, the FP8 values match Format's.
+static_assert(offsetof(accucheck_dense_problem, addend_format) == 7 * sizeof(void*));
+static_assert(offsetof(accucheck_sparse_problem, value_format) == 9 * sizeof(void*));
+static_assert(sizeof(accucheck_backend) == 7 * sizeof(void*));
+static_assert(ACCUCHECK_E4M3 == static_cast<int>(Format::e4m3) && ACCUCHECK_E5M2 == static_cast<int>(Format::e5m2));
 
 std::string test_plugin(const std::string& variant) {
   return std::string(ACCUCHECK_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant + ".so";
@@ -275,6 +281,65 @@ TEST(PluginLayouts, AVersion1PluginLoadsAndGetsContiguousMemory) {
   }
 }
 
+// ABI 3: FP8 gradients reach a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS as FP8 bytes, which the
+// test plugin decodes with its own code (a wrong byte, format or offset gives another sum), and
+// a backend without it as the same values in f32. Both sum sequentially in f32, as this test does.
+TEST(PluginLoader, Fp8GradientsReachAnAbi3BackendAsBytesAndOthersAsValues) {
+  Registry registry;
+  load_plugin(test_plugin("fp8_inputs"), registry);
+  load_plugin(test_plugin("good"), registry);
+  const Backend* bytes = registry.find("test.fp8_inputs");
+  const Backend* values = registry.find("test.variant");
+  ASSERT_NE(bytes, nullptr);
+  ASSERT_NE(values, nullptr);
+  for (Format fp8 : {Format::e4m3, Format::e5m2}) {
+    std::vector<double> every;  // every finite value of the format
+    for (int code = 0; code < 256; ++code)
+      if (const double v = fp8_decode(static_cast<std::uint8_t>(code), fp8); std::isfinite(v)) every.push_back(v);
+    DenseWorkload w;
+    w.format = Format::f32;
+    w.input_format = fp8;
+    w.elements = 16;
+    w.steps = (every.size() + w.elements - 1) / w.elements;
+    w.addends.assign(w.steps * w.elements, 0.0);
+    std::copy(every.begin(), every.end(), w.addends.begin());
+    for (std::size_t j = 0; j < w.elements; ++j) w.initial.push_back(0.25 * static_cast<double>(j) - 1.0);
+    std::vector<float> expected(w.initial.begin(), w.initial.end());
+    for (std::size_t t = 0; t < w.steps; ++t)
+      for (std::size_t j = 0; j < w.elements; ++j) expected[j] += static_cast<float>(w.addends[t * w.elements + j]);
+    const auto from_bytes = results_of(*bytes, w);
+    // It was given bytes (a conversion to f32 would sum the same: the format must say FP8).
+    EXPECT_NE(bytes->captured_output().find("addend_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
+        << bytes->captured_output();
+    const auto from_values = results_of(*values, w);
+    for (std::size_t j = 0; j < w.elements; ++j) {
+      EXPECT_TRUE(same_bits(from_bytes[j], expected[j])) << name(fp8) << " element " << j << ": " << from_bytes[j];
+      EXPECT_TRUE(same_bits(from_values[j], expected[j])) << name(fp8) << " element " << j << ": " << from_values[j];
+    }
+    SparseWorkload sp;
+    sp.format = Format::f32;
+    sp.input_format = fp8;
+    sp.rows = 3;
+    sp.dim = 2;
+    sp.steps = 2;
+    sp.initial = {1, 2, 3, 4, 5, 6};
+    sp.step_offsets = {0, 2, 3};
+    sp.row_index = {2, 0, 2};
+    sp.values = {every[3], every[200], every[40], every[120], every[77], every[150]};
+    std::vector<float> table(sp.initial.begin(), sp.initial.end());
+    for (std::size_t q = 0; q < sp.pairs(); ++q)
+      for (std::size_t d = 0; d < sp.dim; ++d) table[sp.row_index[q] * sp.dim + d] += static_cast<float>(sp.values[q * sp.dim + d]);
+    const auto sparse_bytes = results_of(*bytes, sp);
+    EXPECT_NE(bytes->captured_output().find("value_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
+        << bytes->captured_output();
+    const auto sparse_values = results_of(*values, sp);
+    for (std::size_t e = 0; e < table.size(); ++e) {
+      EXPECT_TRUE(same_bits(sparse_bytes[e], table[e])) << name(fp8) << " sparse element " << e;
+      EXPECT_TRUE(same_bits(sparse_values[e], table[e])) << name(fp8) << " sparse element " << e;
+    }
+  }
+}
+
 struct BadPlugin {
   const char* variant;
   const char* message;  // what the error must say besides the file name
@@ -302,7 +367,7 @@ TEST_P(BadPluginTest, IsRefusedNamingTheFileAndTheField) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, BadPluginTest,
     ::testing::Values(BadPlugin{"missing_symbol", "does not export accucheck_plugin_backends"},
-                      BadPlugin{"wrong_abi", "returned NULL for ABI versions 2 and 1"},
+                      BadPlugin{"wrong_abi", "returned NULL for ABI versions 3 to 1"},
                       BadPlugin{"load_crash", "crashed with SIGSEGV"},
                       BadPlugin{"zero_count", "returned no backends"},
                       BadPlugin{"null_functions", "accumulate_dense and accumulate_sparse are both NULL"},
@@ -313,6 +378,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadPlugin{"null_bound", "stated_bound is NULL"},
                       BadPlugin{"storage_range", "storage is 7, not a format"},
                       BadPlugin{"accumulation_range", "accumulation is -1, not a format"},
+                      BadPlugin{"storage_fp8", "storage is 4 (E4M3), an input format only"},
                       BadPlugin{"determinism_range", "determinism is 5, not a class"},
                       BadPlugin{"exit_on_load", "exited the process (status"},
                       BadPlugin{"exit_in_backends", "exited the process (status"}),

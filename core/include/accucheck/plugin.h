@@ -1,4 +1,4 @@
-/* accucheck plugin ABI, version 2 (version 1 plugins still load).
+/* accucheck plugin ABI, version 3 (version 1 and 2 plugins still load).
  *
  * A plugin is a shared library that exports one symbol, accucheck_plugin_backends, returning
  * its backends. accucheck loads it with `--plugin LIB.so` (or the ACCUCHECK_PLUGINS
@@ -8,14 +8,22 @@
  *
  * Compatibility: later ABI versions only append fields to these structs and values to these
  * enums; accucheck passes the version it speaks to accucheck_plugin_backends, and a plugin
- * that does not support it returns NULL. accucheck asks for version 2 first and, given NULL,
- * for version 1, whose backend array it then reads with version 1's struct size (the fields
- * before "ABI 2" below); a version 1 plugin reads only the problem fields it knows.
+ * that does not support it returns NULL. accucheck asks for version 3 first and, given NULL,
+ * for 2, then 1, whose backend array it then reads with version 1's struct size (the fields
+ * before "ABI 2" below); a plugin reads only the problem fields of its version.
  *
  * Version 2 adds strides: a backend that sets ACCUCHECK_ACCEPTS_STRIDES in `layouts` is given
  * non-contiguous inputs and buffers too (element-major, transposed, sliced, padded), because
  * framework kernels take other code paths for them; every other backend is given the
  * contiguous layout of version 1, whose strides the version 2 fields then state.
+ *
+ * Version 3 adds FP8 gradients: workloads whose addends (dense) or pair values (sparse) are OCP
+ * FP8 values, E4M3 or E5M2, accumulated into a buffer of the storage format (FP8 training keeps
+ * its gradients in FP8 and its accumulation buffers in f32 or bf16). A backend that sets
+ * ACCUCHECK_ACCEPTS_FP8_INPUTS in `layouts` is given them as FP8 bytes, addend_format or
+ * value_format saying which; every other backend (and every version 1 or 2 plugin) is given the
+ * same values converted to the storage format, exactly (every FP8 value is an f16, bf16, f32 and
+ * f64 value). Storage and accumulation stay f64, f32, f16 or bf16.
  */
 #ifndef ACCUCHECK_PLUGIN_H
 #define ACCUCHECK_PLUGIN_H
@@ -27,9 +35,17 @@
 extern "C" {
 #endif
 
-#define ACCUCHECK_PLUGIN_ABI 2
+#define ACCUCHECK_PLUGIN_ABI 3
 
-typedef enum { ACCUCHECK_F64 = 0, ACCUCHECK_F32 = 1, ACCUCHECK_F16 = 2, ACCUCHECK_BF16 = 3 } accucheck_format;
+typedef enum {
+  ACCUCHECK_F64 = 0,
+  ACCUCHECK_F32 = 1,
+  ACCUCHECK_F16 = 2,
+  ACCUCHECK_BF16 = 3,
+  /* ABI 3: input formats only (addend_format, value_format), never storage or accumulation. */
+  ACCUCHECK_E4M3 = 4, /* OCP FP8 E4M3: no infinities, NaN = S.1111.111, largest 448 */
+  ACCUCHECK_E5M2 = 5  /* OCP FP8 E5M2: IEEE-like, largest 57344 */
+} accucheck_format;
 
 typedef enum {
   ACCUCHECK_DETERMINISTIC = 0,      /* the same bits on every run */
@@ -37,7 +53,8 @@ typedef enum {
   ACCUCHECK_NONDETERMINISTIC = 2    /* only the bound is promised */
 } accucheck_determinism;
 
-/* Values are raw bit patterns of the storage format: double, float, or uint16_t for f16 and bf16. */
+/* Values are raw bit patterns of their format: double, float, uint16_t for f16 and bf16, uint8_t
+ * for E4M3 and E5M2. */
 
 /* A dense workload: a buffer of D elements and T steps, each adding one addend per element. */
 typedef struct {
@@ -52,6 +69,9 @@ typedef struct {
   ptrdiff_t addend_step_stride;
   ptrdiff_t addend_element_stride;
   ptrdiff_t buffer_stride;
+  /* ABI 3: the format of `addends`: the storage format, or ACCUCHECK_E4M3 / ACCUCHECK_E5M2 (one
+   * byte each) for FP8 gradients given to a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS. */
+  accucheck_format addend_format;
 } accucheck_dense_problem;
 
 /* A sparse (embedding) workload: a table of rows x dim values; each step is a list of
@@ -67,10 +87,13 @@ typedef struct {
    * of the table must be left as they are. */
   ptrdiff_t table_row_stride;
   ptrdiff_t value_pair_stride;
+  /* ABI 3: the format of `row_values`, as addend_format above. */
+  accucheck_format value_format;
 } accucheck_sparse_problem;
 
 /* Bits of accucheck_backend.layouts (ABI 2). */
-#define ACCUCHECK_ACCEPTS_STRIDES 1u /* its functions honour the strides of the problem */
+#define ACCUCHECK_ACCEPTS_STRIDES 1u   /* its functions honour the strides of the problem */
+#define ACCUCHECK_ACCEPTS_FP8_INPUTS 2u /* ABI 3: FP8 gradients come as FP8 bytes (addend_format) */
 
 typedef struct {
   const char *name;                  /* unique; letters, digits, '_', '-', '.' */
@@ -81,7 +104,7 @@ typedef struct {
   int (*accumulate_dense)(const accucheck_dense_problem *);    /* NULL if unsupported; 0 on success */
   int (*accumulate_sparse)(const accucheck_sparse_problem *);  /* NULL if unsupported; 0 on success */
   /* ABI 2 (an initializer that stops before it leaves it 0: contiguous problems only). */
-  unsigned layouts;  /* ACCUCHECK_ACCEPTS_STRIDES, or 0 */
+  unsigned layouts;  /* ACCUCHECK_ACCEPTS_STRIDES | ACCUCHECK_ACCEPTS_FP8_INPUTS (ABI 3), or 0 */
 } accucheck_backend;
 
 /* Keeps the symbol exported when the plugin is built with -fvisibility=hidden. */

@@ -85,7 +85,53 @@ static int naive_f32_sparse(const accucheck_sparse_problem *p) {
   return 0;
 }
 
-#if defined(VARIANT_duplicate_name)
+#if defined(VARIANT_fp8_inputs)
+/* ABI 3: FP8 gradients come as bytes, decoded here independently of accucheck's codec (OCP FP8:
+ * E4M3 bias 7, no infinities, NaN S.1111.111; E5M2 bias 15, IEEE-like), then summed in f32
+ * as naive_f32 does. A format it does not expect is an error (5). */
+static float fp8_value(uint8_t byte, accucheck_format format) {
+  const unsigned e4 = (byte >> 3) & 15u, m3 = byte & 7u, e5 = (byte >> 2) & 31u, m2 = byte & 3u;
+  uint32_t bits = 0;
+  float magnitude;
+  if (format == ACCUCHECK_E4M3 && e4 == 15 && m3 == 7) bits = 0x7fc00000u;
+  else if (format == ACCUCHECK_E5M2 && e5 == 31) bits = m2 ? 0x7fc00000u : 0x7f800000u;
+  else if (format == ACCUCHECK_E4M3 && e4 == 0) return (byte & 0x80 ? -1.0f : 1.0f) * (float)m3 / 512.0f;
+  else if (format == ACCUCHECK_E5M2 && e5 == 0) return (byte & 0x80 ? -1.0f : 1.0f) * (float)m2 / 65536.0f;
+  else if (format == ACCUCHECK_E4M3) bits = ((e4 + 120u) << 23) | (m3 << 20);
+  else bits = ((e5 + 112u) << 23) | (m2 << 21);
+  memcpy(&magnitude, &bits, sizeof magnitude);
+  return byte & 0x80 ? -magnitude : magnitude;
+}
+
+static int fp8_dense(const accucheck_dense_problem *p) {
+  float *buffer = (float *)p->buffer;
+  const uint8_t *g = (const uint8_t *)p->addends;
+  size_t t, j;
+  fprintf(stderr, "addend_format %d\n", (int)p->addend_format); /* the loader's test reads it */
+  if (p->addend_format == ACCUCHECK_F32) return naive_f32(p);
+  if (p->addend_format != ACCUCHECK_E4M3 && p->addend_format != ACCUCHECK_E5M2) return 5;
+  for (t = 0; t < p->steps; ++t)
+    for (j = 0; j < p->elements; ++j) buffer[j] += fp8_value(g[t * p->elements + j], p->addend_format);
+  return 0;
+}
+
+static int fp8_sparse(const accucheck_sparse_problem *p) {
+  float *table = (float *)p->table;
+  const uint8_t *values = (const uint8_t *)p->row_values;
+  size_t q, d;
+  fprintf(stderr, "value_format %d\n", (int)p->value_format);
+  if (p->value_format == ACCUCHECK_F32) return naive_f32_sparse(p);
+  if (p->value_format != ACCUCHECK_E4M3 && p->value_format != ACCUCHECK_E5M2) return 5;
+  for (q = 0; q < p->step_offsets[p->steps]; ++q)
+    for (d = 0; d < p->dim; ++d) table[(size_t)p->row_index[q] * p->dim + d] += fp8_value(values[q * p->dim + d], p->value_format);
+  return 0;
+}
+
+static accucheck_backend backends[] = {
+    {"test.fp8_inputs", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, fp8_dense, fp8_sparse,
+     ACCUCHECK_ACCEPTS_FP8_INPUTS},
+};
+#elif defined(VARIANT_duplicate_name)
 static const accucheck_backend backends[] = {
     {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, NULL, 0},
     {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse, 0},
@@ -140,6 +186,8 @@ const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
 #elif defined(VARIANT_storage_range)
   memset(&backends[0].storage, 0, sizeof backends[0].storage);
   *(int *)&backends[0].storage = 7;
+#elif defined(VARIANT_storage_fp8)
+  *(int *)&backends[0].storage = ACCUCHECK_E4M3;
 #elif defined(VARIANT_accumulation_range)
   *(int *)&backends[0].accumulation = -1;
 #elif defined(VARIANT_determinism_range)
