@@ -286,7 +286,7 @@ cat "$build/gpu-bench.log"
   echo "properties: seed $seed, $(grep -c '\[       OK \]' "$build/gpu-properties.log") passed, $(grep -c '\[  FAILED  \]' "$build/gpu-properties.log") failed"
   echo "fuzz_dense_gpu ($how): exit $frc; $(tail -n 1 "$build/gpu-fuzz.log")"
   grep -E '^(device|f32|f64|RESULT)' "$build/gpu-bench.log" || true
-  grep -hE 'atomicAdd f32|reruns differed|GPU backends on|CCCL 3.5' "$build"/Testing/Temporary/LastTest.log "$ctest_log" 2>/dev/null | sort -u || true
+  grep -hE 'atomicAdd f32|reruns differed|GPU backends on|CCCL 3.5|NCCL backend' "$build"/Testing/Temporary/LastTest.log "$ctest_log" 2>/dev/null | sort -u || true
   echo '```'
   if [ ${#failures[@]} -gt 0 ]; then
     echo

@@ -24,4 +24,9 @@ const std::vector<std::string>& register_gpu_backends();
 // Product backends of cublas.cpp (registered by register_gpu_backends()).
 void register_cublas_backends(std::vector<std::string>& names);
 
+// NCCL all-reduce backends of nccl.cpp (built where the toolkit has NCCL): registered when NCCL
+// loads and there are at least two GPUs; nccl_status() says which, or why none.
+void register_nccl_backends(std::vector<std::string>& names);
+const std::string& nccl_status();
+
 }  // namespace accucheck::cuda

@@ -251,6 +251,9 @@ void register_all() {
                      "per step: radix sort by row, cub::DeviceSegmentedReduce::Sum per row, then G + segment sum",
                      sparse_run(Format::f32, true)));
   register_cublas_backends(names());
+#if ACCUCHECK_HAVE_NCCL
+  register_nccl_backends(names());
+#endif
 }
 
 }  // namespace

@@ -195,6 +195,28 @@ TEST_F(Gpu, AtomicAndLibraryBackendsStayWithinTheirBounds) {
   }
 }
 
+// NCCL's all-reduce (nccl.cpp): one rank per GPU, so a machine with one GPU has no NCCL backend
+// (NCCL refuses two ranks on one device): skipped, saying why.
+TEST_F(Gpu, NcclAllReduceStaysWithinItsBound) {
+#if !ACCUCHECK_HAVE_NCCL
+  GTEST_SKIP() << "GPU test skipped: this build has no NCCL (nccl.h and libnccl beside the CUDA toolkit)";
+#else
+  std::vector<const Backend*> nccl;
+  for (const Backend& b : Registry::global().all())
+    if (b.name.rfind("cuda_nccl_", 0) == 0) nccl.push_back(&b);
+  if (nccl.empty()) GTEST_SKIP() << "GPU test skipped: " << cuda::nccl_status();
+  std::printf("%s\n", cuda::nccl_status().c_str());
+  GenerationLimits limits;
+  for (const Backend* b : nccl)
+    for (int seed = 1; seed <= (small() ? 10 : 100); ++seed) {
+      SeededChoiceStream s(static_cast<std::uint64_t>(seed) * 7919 + 3);
+      const Workload w = generate(s, b->storage, limits, WorkloadKind::dense);
+      const BackendOutcome o = run_and_judge(*b, w);
+      ASSERT_FALSE(o.violated()) << describe_violation(*b, w, o);
+    }
+#endif
+}
+
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
 // cub::DeviceReduce::Sum under gpu_to_gpu against the binned accumulator on the CPU
 // (models/binned_accumulator.h): where CCCL 3.5's code and the design agree on a column, the GPU

@@ -1,0 +1,212 @@
+// NCCL's all-reduce as backends: cuda_nccl_allreduce_npP_F, P the number of GPUs, one rank per GPU.
+// NCCL refuses two ranks on one device since 2.5 ("Duplicate GPU detected", ncclInvalidUsage;
+// measured with NCCL 2.28.3 on an H100 by nccl_probe: docs/gpu-results.md "NCCL"), so a machine
+// with one GPU registers none and nccl_status() says why.
+//
+// As mpi_allreduce_npP_F (impls/thirdparty/openmpi.cpp): element j's n terms are dealt to the P
+// ranks in contiguous shares (rank r: terms [r n / P, (r+1) n / P)), each share summed in order
+// in F on the host (the gradient each GPU accumulated itself), then one ncclAllReduce with
+// ncclSum over the P partial buffers, in F (NCCL adds 16-bit values in their own format). Bound
+// tree(ranks:P,F): a chain of ceil(n/P) terms per share, then whatever tree NCCL's ring, tree or
+// NVLS algorithm makes of the P partials. Determinism: NCCL fixes its order by algorithm,
+// channels and chunk size for a given size and topology: bitwise-deterministic on one machine
+// and NCCL version (claimed, checked by the determinism property).
+//
+// libnccl.so.2 is opened with dlopen, like cuBLAS (cublas.cpp), and only on a machine with two GPUs
+// or more: a one-GPU process does not load its 200 MB, and a build needs only NCCL's header.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <nccl.h>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "accucheck/backend.h"
+#include "accucheck/format.h"
+#include "accucheck/soft_float.h"
+#include "cuda/common/cuda_check.h"
+#include "cuda/device.h"
+
+namespace accucheck::cuda {
+namespace {
+
+struct Nccl {
+  std::string error;  // why it is not usable ("" when it is)
+  int version = 0;
+  decltype(&ncclGetVersion) get_version = nullptr;
+  decltype(&ncclCommInitAll) comm_init_all = nullptr;
+  decltype(&ncclCommDestroy) comm_destroy = nullptr;
+  decltype(&ncclAllReduce) all_reduce = nullptr;
+  decltype(&ncclGroupStart) group_start = nullptr;
+  decltype(&ncclGroupEnd) group_end = nullptr;
+  decltype(&ncclGetErrorString) error_string = nullptr;
+};
+
+const Nccl& nccl() {
+  static const Nccl library = [] {
+    Nccl n;
+    void* lib = nullptr;
+    for (const std::string& path : {std::string("libnccl.so.2"), std::string(ACCUCHECK_NCCL_LIBRARY_DIR) + "/libnccl.so.2"})
+      if ((lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+      const char* why = dlerror();
+      n.error = std::string("cannot open libnccl.so.2: ") + (why ? why : "dlopen failed");
+      return n;
+    }
+    auto find = [&](auto& fn, const char* symbol) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+      if (!fn && n.error.empty()) n.error = std::string("libnccl.so.2 has no ") + symbol;
+    };
+    find(n.get_version, "ncclGetVersion");
+    find(n.comm_init_all, "ncclCommInitAll");
+    find(n.comm_destroy, "ncclCommDestroy");
+    find(n.all_reduce, "ncclAllReduce");
+    find(n.group_start, "ncclGroupStart");
+    find(n.group_end, "ncclGroupEnd");
+    find(n.error_string, "ncclGetErrorString");
+    if (n.error.empty()) n.get_version(&n.version);
+    return n;
+  }();
+  return library;
+}
+
+std::string& status_text() {
+  static std::string text = "NCCL backends not probed yet";
+  return text;
+}
+
+void nccl_check(ncclResult_t r, const char* call) {
+  if (r != ncclSuccess) throw BackendFailure(std::string(call) + ": " + nccl().error_string(r));
+}
+
+ncclDataType_t nccl_type(Format f) {
+  switch (f) {
+    case Format::f64: return ncclDouble;
+    case Format::f32: return ncclFloat;
+    case Format::f16: return ncclHalf;
+    default: return ncclBfloat16;
+  }
+}
+
+// One communicator per GPU, made at the first workload and kept (ncclCommInitAll costs about a
+// second), destroyed at exit.
+class World {
+ public:
+  explicit World(int ranks) : comms_(static_cast<std::size_t>(ranks)) {}
+  ~World() {
+    if (ready_)
+      for (ncclComm_t c : comms_) nccl().comm_destroy(c);
+  }
+  const std::vector<ncclComm_t>& comms() {
+    if (!ready_) {
+      std::vector<int> devices(comms_.size());
+      for (std::size_t r = 0; r < devices.size(); ++r) devices[r] = static_cast<int>(r);
+      nccl_check(nccl().comm_init_all(comms_.data(), static_cast<int>(comms_.size()), devices.data()), "ncclCommInitAll");
+      ready_ = true;
+    }
+    return comms_;
+  }
+
+ private:
+  std::vector<ncclComm_t> comms_;
+  bool ready_ = false;
+};
+
+// The P partial buffers of a dense workload: rank r's share of element j's terms, summed in order in T.
+template <class T>
+std::vector<std::vector<unsigned char>> partial_sums(const DenseWorkload& w, std::size_t ranks) {
+  const std::size_t n = w.steps + 1;
+  const auto term = [&](std::size_t i, std::size_t j) { return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]; };
+  const std::size_t size = storage_size(w.format);
+  std::vector<std::vector<unsigned char>> out(ranks, std::vector<unsigned char>(w.elements * size));
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const std::size_t begin = n * r / ranks, end = n * (r + 1) / ranks;
+    for (std::size_t j = 0; j < w.elements; ++j) {
+      T sum = from_value<T>(-0.0);  // an empty share adds -0: exact
+      for (std::size_t i = begin; i < end; ++i) sum = i == begin ? from_value<T>(term(i, j)) : sum + from_value<T>(term(i, j));
+      store_value(to_value(sum), w.format, out[r].data() + j * size);
+    }
+  }
+  return out;
+}
+
+template <class T>
+DenseRun nccl_run(int ranks) {
+  auto world = std::make_shared<World>(ranks);
+  return [world, ranks](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+    const std::size_t P = static_cast<std::size_t>(ranks), size = storage_size(w.format), bytes = w.elements * size;
+    if (w.elements == 0) return;
+    const auto partials = partial_sums<T>(w, P);
+    const auto& comms = world->comms();
+    std::vector<void*> buffers(P, nullptr);
+    std::vector<unsigned char> back(bytes);
+    try {
+      for (std::size_t r = 0; r < P; ++r) {
+        CUDA_CHECK(cudaSetDevice(static_cast<int>(r)));
+        CUDA_CHECK(cudaMalloc(&buffers[r], bytes));
+        CUDA_CHECK(cudaMemcpy(buffers[r], partials[r].data(), bytes, cudaMemcpyHostToDevice));
+      }
+      nccl_check(nccl().group_start(), "ncclGroupStart");
+      for (std::size_t r = 0; r < P; ++r)
+        nccl_check(nccl().all_reduce(buffers[r], buffers[r], w.elements, nccl_type(w.format), ncclSum, comms[r], nullptr),
+                   "ncclAllReduce");
+      nccl_check(nccl().group_end(), "ncclGroupEnd");
+      for (std::size_t r = 0; r < P; ++r) {
+        CUDA_CHECK(cudaSetDevice(static_cast<int>(r)));
+        CUDA_CHECK(cudaDeviceSynchronize());
+      }
+      // Every rank ends with the same bits (all-reduce); rank 0's stand for all.
+      CUDA_CHECK(cudaSetDevice(0));
+      CUDA_CHECK(cudaMemcpy(back.data(), buffers[0], bytes, cudaMemcpyDeviceToHost));
+    } catch (...) {
+      for (std::size_t r = 0; r < P; ++r)
+        if (buffers[r]) cudaSetDevice(static_cast<int>(r)), cudaFree(buffers[r]);
+      cudaSetDevice(0);
+      throw;
+    }
+    for (std::size_t r = 0; r < P; ++r) cudaSetDevice(static_cast<int>(r)), cudaFree(buffers[r]);
+    cudaSetDevice(0);
+    for (std::size_t j = 0; j < w.elements; ++j) result[j] = load_value(back.data() + j * size, w.format);
+  };
+}
+
+template <class T>
+Backend nccl_backend(int ranks) {
+  constexpr Format f = storage_format_v<T>;
+  const std::string F(name(f)), P = std::to_string(ranks);
+  return dense_backend("cuda_nccl_allreduce_np" + P + "_" + F, f, f, "tree(ranks:" + P + "," + F + ")",
+                       Determinism::bitwise_deterministic,
+                       "ncclAllReduce (NCCL " + std::to_string(nccl().version) + ", ncclSum) over " + P +
+                           " GPUs, one rank each: each rank sums its share of the terms in order, then the algorithm "
+                           "NCCL picks",
+                       nccl_run<T>(ranks));
+}
+
+}  // namespace
+
+const std::string& nccl_status() { return status_text(); }
+
+void register_nccl_backends(std::vector<std::string>& names) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  if (devices < 2) {  // decided before loading NCCL (200 MB) into every GPU process
+    status_text() = "no NCCL backend: NCCL needs one GPU per rank and this machine has " + std::to_string(devices) +
+                    " (NCCL refuses two ranks on one device: ncclInvalidUsage, docs/gpu-results.md \"NCCL\")";
+    return;
+  }
+  if (!nccl().error.empty()) {
+    status_text() = "no NCCL backend: " + nccl().error;
+    return;
+  }
+  for (Backend b : {nccl_backend<double>(devices), nccl_backend<float>(devices), nccl_backend<Half>(devices),
+                    nccl_backend<BFloat16>(devices)}) {
+    b.device = Device::cuda;
+    names.push_back(b.name);
+    Registry::global().add(std::move(b));
+  }
+  status_text() = "4 NCCL backends over " + std::to_string(devices) + " GPUs";
+}
+
+}  // namespace accucheck::cuda
