@@ -63,11 +63,13 @@ if [ "$device" = "none" ] && [ $dry_run -eq 0 ]; then
   exit 2
 fi
 stamp "device: $device$([ $dry_run -eq 1 ] && echo ' (dry run)')"
-command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "ci/gpu-check.sh: nvcc not found" >&2; exit 2; }
+[ -n "$prebuilt" ] || command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] ||
+  { echo "ci/gpu-check.sh: nvcc not found" >&2; exit 2; }
 export PATH="$PATH:/usr/local/cuda/bin"
 
 # ---- 1. configure and build (or unpack what ci/gpu-pack.sh built) ------------------------------
 fuzz_pid="" libfuzzer_bin="$fuzz_build/fuzzers/fuzz_dense_gpu"
+binaries_commit="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 bin() { find "$build" -name "$1" -type f -perm -u+x | head -1; }
 if [ -n "$prebuilt" ]; then
   [ $dry_run -eq 0 ] || { echo "ci/gpu-check.sh: --prebuilt and --dry-run do not go together" >&2; exit 64; }
@@ -81,7 +83,11 @@ if [ -n "$prebuilt" ]; then
   done
   export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   libfuzzer_bin="$build/bin/fuzz_dense_gpu_libfuzzer"
-  stamp "unpacked the binaries of commit $(cat "$build/commit") (this checkout: $(git rev-parse HEAD 2>/dev/null || echo 'no git')); LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  binaries_commit="$(cat "$build/commit")"
+  checkout="$(git describe --always --dirty 2>/dev/null || echo 'no git')"
+  stamp "unpacked the binaries of commit $binaries_commit (this checkout: $checkout); LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  [ "$checkout" = "$binaries_commit" ] || [ "$checkout" = "no git" ] ||
+    stamp "WARNING: the case files and scripts come from checkout $checkout, the binaries from $binaries_commit"
 else
 targets=(cuda_backends_test cuda_exact_device_test cuda_check_test superacc_test cuda_tree_height_test
          backend_properties_test accucheck_gpu_bench fuzz_dense_gpu accucheck)
@@ -159,7 +165,8 @@ if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
   for case_file in impls/cuda/tests/cases/*.json; do
     name="$(basename "$case_file" .json)"
     "$cli" replay "$case_file" > "$build/replay-$name.log" 2>&1 || true
-    echo "known finding $name: $(awk '$1 == "0" { print "computed", $3, "exact", $2, "verdict", $NF; exit }' "$build/replay-$name.log")"
+    line="$(awk '$1 == "0" { print "computed", $3, "exact", $2, "verdict", $NF; exit }' "$build/replay-$name.log")"
+    echo "known finding $name: ${line:-NOT REPLAYED: $(head -c 200 "$build/replay-$name.log")}"
   done | tee "$build/known-findings.log"
 fi
 # How cuBLAS's TF32 mode rounds its operands (truncation or round to nearest: the bound's input term).
@@ -237,7 +244,7 @@ if { [ -n "$prebuilt" ] || { [ -n "$fuzz_pid" ] && wait "$fuzz_pid"; }; } && [ -
   ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 timeout 130 "$libfuzzer_bin" -max_total_time=100 \
     -artifact_prefix="$fuzz_dir/artifacts/" "$fuzz_dir/corpus" corpora/fuzz_dense/seed > "$build/gpu-fuzz.log" 2>&1 &
 else
-  how="replay of corpora/fuzz_dense (no libFuzzer build: see $build/fuzz-gpu-build.log)"
+  how="replay of corpora/fuzz_dense (no libFuzzer build$([ -n "$prebuilt" ] && echo ' in the pack' || echo ": see $build/fuzz-gpu-build.log"))"
   timeout 100 "$(bin fuzz_dense_gpu)" corpora/fuzz_dense/seed corpora/fuzz_dense/regressions \
     > "$build/gpu-fuzz.log" 2>&1 &
 fi
@@ -266,7 +273,7 @@ cat "$build/gpu-bench.log"
 
 # ---- summary ------------------------------------------------------------------------------------
 {
-  echo "## ci/gpu-check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "## ci/gpu-check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $binaries_commit"
   echo
   echo "Device: $device. Wall time: $(( $(date +%s) - start )) s."
   echo

@@ -26,9 +26,10 @@ grep -q 'accucheck_cuda' "$build/build.ninja" ||
   { echo "ci/gpu-pack.sh: $build is not configured with CUDA" >&2; exit 2; }
 grep -q 'nccl_probe' "$build/build.ninja" && targets+=(nccl_probe)
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+libfuzzer_built=0
 if command -v clang++-14 >/dev/null 2>&1; then
   [ -f "$fuzz_build/CMakeCache.txt" ] || cmake --preset fuzz -B "$fuzz_build" -DACCUCHECK_CUDA=ON >/dev/null
-  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_dense_gpu
+  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_dense_gpu && libfuzzer_built=1
 fi
 
 rm -rf "$pack" && mkdir -p "$pack/bin" "$pack/lib"
@@ -36,7 +37,8 @@ for t in "${targets[@]}"; do
   strip -o "$pack/bin/$t" "$(find "$build" -name "$t" -type f -perm -u+x | head -1)"
 done
 libfuzzer_build="$fuzz_build/fuzzers/fuzz_dense_gpu"
-[ -x "$libfuzzer_build" ] && strip -o "$pack/bin/fuzz_dense_gpu_libfuzzer" "$libfuzzer_build"
+# Only one built just now from this tree (an older one in $fuzz_build would carry the wrong commit).
+[ $libfuzzer_built -eq 1 ] && strip -o "$pack/bin/fuzz_dense_gpu_libfuzzer" "$libfuzzer_build"
 
 # Shared libraries outside the C/C++ runtime, as this machine resolves them.
 system_libs='^(libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|ld-linux-x86-64|linux-vdso|libcuda|libcublas|libcublasLt|libnccl)\.so'
@@ -46,7 +48,7 @@ done | sort -u | while read -r soname path; do
   [[ "$soname" =~ $system_libs ]] || cp -L "$path" "$pack/lib/$soname"
 done
 
-git rev-parse HEAD > "$pack/commit"
+git describe --always --dirty > "$pack/commit"  # "-dirty": built from uncommitted changes
 tar -C "$pack" -cJf "$pack/pack.tar.xz" bin lib commit
 rm -rf "$pack/bin" "$pack/lib"
 echo "ci/gpu-pack.sh: $pack/pack.tar.xz ($(du -h "$pack/pack.tar.xz" | cut -f1)) for commit $(cat "$pack/commit")"

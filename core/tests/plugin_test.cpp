@@ -281,17 +281,22 @@ TEST(PluginLayouts, AVersion1PluginLoadsAndGetsContiguousMemory) {
   }
 }
 
-// ABI 3: FP8 gradients reach a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS as FP8 bytes, which the
-// test plugin decodes with its own code (a wrong byte, format or offset gives another sum), and
-// a backend without it as the same values in f32. Both sum sequentially in f32, as this test does.
+// ABI 3: FP8 gradients reach a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS as FP8 bytes (in every
+// layout: it accepts strides too), which the test plugin decodes with its own code (a wrong byte,
+// format or offset gives another sum), and a backend without it, or a version 2 plugin (asked
+// for 3, it answers 2), as the same values in f32. All sum sequentially in f32, as this test does.
 TEST(PluginLoader, Fp8GradientsReachAnAbi3BackendAsBytesAndOthersAsValues) {
-  Registry registry;
+  Registry registry, version2;
   load_plugin(test_plugin("fp8_inputs"), registry);
   load_plugin(test_plugin("good"), registry);
+  load_plugin(test_plugin("abi2"), version2);
   const Backend* bytes = registry.find("test.fp8_inputs");
   const Backend* values = registry.find("test.variant");
+  const Backend* abi2 = version2.find("test.variant");
   ASSERT_NE(bytes, nullptr);
   ASSERT_NE(values, nullptr);
+  ASSERT_NE(abi2, nullptr);
+  EXPECT_TRUE(bytes->accepts_strides);
   for (Format fp8 : {Format::e4m3, Format::e5m2}) {
     std::vector<double> every;  // every finite value of the format
     for (int code = 0; code < 256; ++code)
@@ -307,14 +312,18 @@ TEST(PluginLoader, Fp8GradientsReachAnAbi3BackendAsBytesAndOthersAsValues) {
     std::vector<float> expected(w.initial.begin(), w.initial.end());
     for (std::size_t t = 0; t < w.steps; ++t)
       for (std::size_t j = 0; j < w.elements; ++j) expected[j] += static_cast<float>(w.addends[t * w.elements + j]);
-    const auto from_bytes = results_of(*bytes, w);
-    // It was given bytes (a conversion to f32 would sum the same: the format must say FP8).
-    EXPECT_NE(bytes->captured_output().find("addend_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
-        << bytes->captured_output();
-    const auto from_values = results_of(*values, w);
-    for (std::size_t j = 0; j < w.elements; ++j) {
-      EXPECT_TRUE(same_bits(from_bytes[j], expected[j])) << name(fp8) << " element " << j << ": " << from_bytes[j];
-      EXPECT_TRUE(same_bits(from_values[j], expected[j])) << name(fp8) << " element " << j << ": " << from_values[j];
+    for (const DenseLayout& layout : dense_layouts()) {
+      w.layout = layout;
+      const auto from_bytes = results_of(*bytes, w);
+      // It was given bytes (a conversion to f32 would sum the same: the format must say FP8).
+      EXPECT_NE(bytes->captured_output().find("addend_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
+          << bytes->captured_output();
+      const auto from_values = results_of(*values, w), from_abi2 = results_of(*abi2, w);
+      for (std::size_t j = 0; j < w.elements; ++j) {
+        EXPECT_TRUE(same_bits(from_bytes[j], expected[j])) << name(fp8) << " " << describe(layout) << " element " << j;
+        EXPECT_TRUE(same_bits(from_values[j], expected[j])) << name(fp8) << " element " << j << ": " << from_values[j];
+        EXPECT_TRUE(same_bits(from_abi2[j], expected[j])) << name(fp8) << " element " << j << ": " << from_abi2[j];
+      }
     }
     SparseWorkload sp;
     sp.format = Format::f32;
@@ -329,6 +338,7 @@ TEST(PluginLoader, Fp8GradientsReachAnAbi3BackendAsBytesAndOthersAsValues) {
     std::vector<float> table(sp.initial.begin(), sp.initial.end());
     for (std::size_t q = 0; q < sp.pairs(); ++q)
       for (std::size_t d = 0; d < sp.dim; ++d) table[sp.row_index[q] * sp.dim + d] += static_cast<float>(sp.values[q * sp.dim + d]);
+    sp.layout = SparseLayout{.table_padding = 2, .value_padding = 3};
     const auto sparse_bytes = results_of(*bytes, sp);
     EXPECT_NE(bytes->captured_output().find("value_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
         << bytes->captured_output();

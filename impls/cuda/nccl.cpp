@@ -37,7 +37,7 @@ struct Nccl {
   int version = 0;
   decltype(&ncclGetVersion) get_version = nullptr;
   decltype(&ncclCommInitAll) comm_init_all = nullptr;
-  decltype(&ncclCommDestroy) comm_destroy = nullptr;
+  decltype(&ncclCommAbort) comm_abort = nullptr;
   decltype(&ncclAllReduce) all_reduce = nullptr;
   decltype(&ncclGroupStart) group_start = nullptr;
   decltype(&ncclGroupEnd) group_end = nullptr;
@@ -61,7 +61,7 @@ const Nccl& nccl() {
     };
     find(n.get_version, "ncclGetVersion");
     find(n.comm_init_all, "ncclCommInitAll");
-    find(n.comm_destroy, "ncclCommDestroy");
+    find(n.comm_abort, "ncclCommAbort");
     find(n.all_reduce, "ncclAllReduce");
     find(n.group_start, "ncclGroupStart");
     find(n.group_end, "ncclGroupEnd");
@@ -90,27 +90,37 @@ ncclDataType_t nccl_type(Format f) {
   }
 }
 
-// One communicator per GPU, made at the first workload and kept (ncclCommInitAll costs about a
-// second), destroyed at exit.
+// One communicator and one stream per GPU, made at the first workload and kept (ncclCommInitAll
+// costs about a second). Not destroyed at exit: this object lives in the registry, destroyed
+// after NCCL's and the CUDA runtime's statics may be, where ncclCommDestroy can hang; the process
+// end releases them. After a failure the communicators are aborted and made anew.
 class World {
  public:
-  explicit World(int ranks) : comms_(static_cast<std::size_t>(ranks)) {}
-  ~World() {
-    if (ready_)
-      for (ncclComm_t c : comms_) nccl().comm_destroy(c);
-  }
-  const std::vector<ncclComm_t>& comms() {
-    if (!ready_) {
-      std::vector<int> devices(comms_.size());
-      for (std::size_t r = 0; r < devices.size(); ++r) devices[r] = static_cast<int>(r);
-      nccl_check(nccl().comm_init_all(comms_.data(), static_cast<int>(comms_.size()), devices.data()), "ncclCommInitAll");
-      ready_ = true;
+  explicit World(int ranks) : comms_(static_cast<std::size_t>(ranks)), streams_(comms_.size()) {}
+  void make() {
+    if (ready_) return;
+    std::vector<int> devices(comms_.size());
+    for (std::size_t r = 0; r < devices.size(); ++r) {
+      devices[r] = static_cast<int>(r);
+      if (!streams_[r]) {
+        CUDA_CHECK(cudaSetDevice(devices[r]));
+        CUDA_CHECK(cudaStreamCreate(&streams_[r]));
+      }
     }
-    return comms_;
+    nccl_check(nccl().comm_init_all(comms_.data(), static_cast<int>(comms_.size()), devices.data()), "ncclCommInitAll");
+    ready_ = true;
   }
+  void abort() {
+    if (ready_)
+      for (ncclComm_t c : comms_) nccl().comm_abort(c);
+    ready_ = false;
+  }
+  ncclComm_t comm(std::size_t r) const { return comms_[r]; }
+  cudaStream_t stream(std::size_t r) const { return streams_[r]; }
 
  private:
   std::vector<ncclComm_t> comms_;
+  std::vector<cudaStream_t> streams_;
   bool ready_ = false;
 };
 
@@ -139,28 +149,34 @@ DenseRun nccl_run(int ranks) {
     const std::size_t P = static_cast<std::size_t>(ranks), size = storage_size(w.format), bytes = w.elements * size;
     if (w.elements == 0) return;
     const auto partials = partial_sums<T>(w, P);
-    const auto& comms = world->comms();
     std::vector<void*> buffers(P, nullptr);
     std::vector<unsigned char> back(bytes);
     try {
+      world->make();
       for (std::size_t r = 0; r < P; ++r) {
         CUDA_CHECK(cudaSetDevice(static_cast<int>(r)));
         CUDA_CHECK(cudaMalloc(&buffers[r], bytes));
         CUDA_CHECK(cudaMemcpy(buffers[r], partials[r].data(), bytes, cudaMemcpyHostToDevice));
       }
+      // As nccl_probe ran it on the H100: one grouped in-place ncclAllReduce per rank, each on
+      // its GPU's stream. The group is closed whatever a call inside it returned.
       nccl_check(nccl().group_start(), "ncclGroupStart");
-      for (std::size_t r = 0; r < P; ++r)
-        nccl_check(nccl().all_reduce(buffers[r], buffers[r], w.elements, nccl_type(w.format), ncclSum, comms[r], nullptr),
-                   "ncclAllReduce");
-      nccl_check(nccl().group_end(), "ncclGroupEnd");
+      ncclResult_t status = ncclSuccess;
+      for (std::size_t r = 0; r < P && status == ncclSuccess; ++r)
+        status = nccl().all_reduce(buffers[r], buffers[r], w.elements, nccl_type(w.format), ncclSum, world->comm(r),
+                                   world->stream(r));
+      const ncclResult_t end = nccl().group_end();
+      nccl_check(status, "ncclAllReduce");
+      nccl_check(end, "ncclGroupEnd");
       for (std::size_t r = 0; r < P; ++r) {
         CUDA_CHECK(cudaSetDevice(static_cast<int>(r)));
-        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaStreamSynchronize(world->stream(r)));
       }
       // Every rank ends with the same bits (all-reduce); rank 0's stand for all.
       CUDA_CHECK(cudaSetDevice(0));
       CUDA_CHECK(cudaMemcpy(back.data(), buffers[0], bytes, cudaMemcpyDeviceToHost));
     } catch (...) {
+      world->abort();  // the next workload starts new communicators
       for (std::size_t r = 0; r < P; ++r)
         if (buffers[r]) cudaSetDevice(static_cast<int>(r)), cudaFree(buffers[r]);
       cudaSetDevice(0);

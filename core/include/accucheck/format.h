@@ -17,8 +17,9 @@ namespace accucheck {
 enum class Format : std::uint8_t { f64 = 0, f32 = 1, f16 = 2, bf16 = 3, e4m3 = 4, e5m2 = 5 };
 
 // The formats backends store and accumulate in, and campaigns, generators, case files and
-// plugins take. The fp8 formats are not among them yet: the exact oracle and `accucheck exact`
-// take them (parse_any_format), workloads do not.
+// plugins take. The fp8 formats are not among them: the exact oracle and `accucheck exact` take
+// them (parse_any_format), and workloads as input formats (FP8 addends, values and GEMM operands
+// into a buffer of one of these), never as storage.
 inline constexpr Format all_formats[] = {Format::f64, Format::f32, Format::f16, Format::bf16};
 inline constexpr Format fp8_formats[] = {Format::e4m3, Format::e5m2};
 inline constexpr bool is_fp8(Format f) { return f == Format::e4m3 || f == Format::e5m2; }

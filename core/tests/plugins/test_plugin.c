@@ -31,7 +31,7 @@ __attribute__((constructor)) static void greet_on_load(void) { printf("test plug
 /* Bytes to allocate in the allocate variant: 3 GiB, more than the tests' memory limit. */
 volatile size_t test_plugin_allocation = (size_t)3 << 30;
 
-static int naive_f32(const accucheck_dense_problem *p) {
+__attribute__((unused)) static int naive_f32(const accucheck_dense_problem *p) {
   const float *g = (const float *)p->addends;
   float *buffer = (float *)p->buffer;
   size_t t, j;
@@ -76,7 +76,7 @@ static int naive_f32(const accucheck_dense_problem *p) {
   return 0;
 }
 
-static int naive_f32_sparse(const accucheck_sparse_problem *p) {
+__attribute__((unused)) static int naive_f32_sparse(const accucheck_sparse_problem *p) {
   const float *values = (const float *)p->row_values;
   float *table = (float *)p->table;
   size_t q, d;
@@ -103,33 +103,40 @@ static float fp8_value(uint8_t byte, accucheck_format format) {
   return byte & 0x80 ? -magnitude : magnitude;
 }
 
+/* Value i of an input array in `format`: f32, or an FP8 byte. */
+static float input_value(const void *values, ptrdiff_t i, accucheck_format format) {
+  if (format == ACCUCHECK_F32) return ((const float *)values)[i];
+  return fp8_value(((const uint8_t *)values)[i], format);
+}
+
+/* Both honour their strides (the variant sets ACCUCHECK_ACCEPTS_STRIDES too). */
 static int fp8_dense(const accucheck_dense_problem *p) {
   float *buffer = (float *)p->buffer;
-  const uint8_t *g = (const uint8_t *)p->addends;
   size_t t, j;
   fprintf(stderr, "addend_format %d\n", (int)p->addend_format); /* the loader's test reads it */
-  if (p->addend_format == ACCUCHECK_F32) return naive_f32(p);
-  if (p->addend_format != ACCUCHECK_E4M3 && p->addend_format != ACCUCHECK_E5M2) return 5;
+  if (p->addend_format != ACCUCHECK_F32 && p->addend_format != ACCUCHECK_E4M3 && p->addend_format != ACCUCHECK_E5M2) return 5;
   for (t = 0; t < p->steps; ++t)
-    for (j = 0; j < p->elements; ++j) buffer[j] += fp8_value(g[t * p->elements + j], p->addend_format);
+    for (j = 0; j < p->elements; ++j)
+      buffer[(ptrdiff_t)j * p->buffer_stride] +=
+          input_value(p->addends, (ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride, p->addend_format);
   return 0;
 }
 
 static int fp8_sparse(const accucheck_sparse_problem *p) {
   float *table = (float *)p->table;
-  const uint8_t *values = (const uint8_t *)p->row_values;
   size_t q, d;
   fprintf(stderr, "value_format %d\n", (int)p->value_format);
-  if (p->value_format == ACCUCHECK_F32) return naive_f32_sparse(p);
-  if (p->value_format != ACCUCHECK_E4M3 && p->value_format != ACCUCHECK_E5M2) return 5;
+  if (p->value_format != ACCUCHECK_F32 && p->value_format != ACCUCHECK_E4M3 && p->value_format != ACCUCHECK_E5M2) return 5;
   for (q = 0; q < p->step_offsets[p->steps]; ++q)
-    for (d = 0; d < p->dim; ++d) table[(size_t)p->row_index[q] * p->dim + d] += fp8_value(values[q * p->dim + d], p->value_format);
+    for (d = 0; d < p->dim; ++d)
+      table[(ptrdiff_t)p->row_index[q] * p->table_row_stride + (ptrdiff_t)d] +=
+          input_value(p->row_values, (ptrdiff_t)q * p->value_pair_stride + (ptrdiff_t)d, p->value_format);
   return 0;
 }
 
 static accucheck_backend backends[] = {
     {"test.fp8_inputs", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, fp8_dense, fp8_sparse,
-     ACCUCHECK_ACCEPTS_FP8_INPUTS},
+     ACCUCHECK_ACCEPTS_FP8_INPUTS | ACCUCHECK_ACCEPTS_STRIDES},
 };
 #elif defined(VARIANT_duplicate_name)
 static const accucheck_backend backends[] = {
@@ -162,6 +169,11 @@ const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
   (void)backends;
   *count = *(volatile size_t *)test_plugin_bad_address;
   return NULL;
+#elif defined(VARIANT_abi2)
+  /* A plugin built against version 2 answers only 2 (accucheck asks for 3 first). */
+  if (abi != 2) return NULL;
+  *count = sizeof backends / sizeof backends[0];
+  return backends;
 #else
   if (abi != ACCUCHECK_PLUGIN_ABI) return NULL;
   *count = sizeof backends / sizeof backends[0];
