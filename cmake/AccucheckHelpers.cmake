@@ -82,7 +82,7 @@ macro(_accucheck_test_arguments multi_value)
   if(NOT ACCUCHECK_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "LABELS;ENV;${multi_value}" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT;PASS_REGEX" "LABELS;ENV;${multi_value}" ${ARGN})
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
@@ -119,13 +119,17 @@ function(accucheck_test)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${properties_script}")
 endfunction()
 
-# accucheck_script_test(NAME <name> COMMAND ... [LABELS ...] [ENV ...] [TIMEOUT s])
-#   A test that runs a command (a Python cross-check, a CLI run).
+# accucheck_script_test(NAME <name> COMMAND ... [LABELS ...] [ENV ...] [TIMEOUT s] [PASS_REGEX re])
+#   A test that runs a command (a Python cross-check, a CLI run); with PASS_REGEX it passes when
+#   its output matches (ctest's PASS_REGULAR_EXPRESSION), whatever its exit status.
 function(accucheck_script_test)
   _accucheck_test_arguments("COMMAND" ${ARGN})
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_COMMAND})
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        ENVIRONMENT "${ARG_ENV}")
+  if(ARG_PASS_REGEX)
+    set_tests_properties(${ARG_NAME} PROPERTIES PASS_REGULAR_EXPRESSION "${ARG_PASS_REGEX}")
+  endif()
 endfunction()
 
 # accucheck_pytest(NAME <name> FILE <test_file.py> [LABELS ...] [ENV ...] [TIMEOUT s])
