@@ -23,6 +23,7 @@
 
 #include "accucheck/backend.h"
 #include "cuda/common/cuda_check.h"
+#include "cuda/common/runtime_library.h"
 #include "cuda/device.h"
 
 namespace accucheck::cuda {
@@ -58,13 +59,8 @@ const Cublas& cublas() {
   static const Cublas loaded = [] {
     Cublas c;
     const std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* lib = nullptr;
-    for (const std::string& path : {soname, std::string(ACCUCHECK_CUDA_LIBRARY_DIR) + "/" + soname})
-      if ((lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
-    if (!lib) {
-      c.error = "cannot load " + soname + ": " + dlerror();
-      return c;
-    }
+    void* lib = open_runtime_library(soname, ACCUCHECK_CUDA_LIBRARY_DIR, c.error);
+    if (!lib) return c;
     c.create = reinterpret_cast<decltype(c.create)>(dlsym(lib, "cublasCreate_v2"));
     c.set_math_mode = reinterpret_cast<decltype(c.set_math_mode)>(dlsym(lib, "cublasSetMathMode"));
     c.sgemm = reinterpret_cast<decltype(c.sgemm)>(dlsym(lib, "cublasSgemm_v2"));

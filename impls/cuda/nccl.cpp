@@ -27,6 +27,7 @@
 #include "accucheck/format.h"
 #include "accucheck/soft_float.h"
 #include "cuda/common/cuda_check.h"
+#include "cuda/common/runtime_library.h"
 #include "cuda/device.h"
 
 namespace accucheck::cuda {
@@ -47,14 +48,8 @@ struct Nccl {
 const Nccl& nccl() {
   static const Nccl library = [] {
     Nccl n;
-    void* lib = nullptr;
-    for (const std::string& path : {std::string("libnccl.so.2"), std::string(ACCUCHECK_NCCL_LIBRARY_DIR) + "/libnccl.so.2"})
-      if ((lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
-    if (!lib) {
-      const char* why = dlerror();
-      n.error = std::string("cannot open libnccl.so.2: ") + (why ? why : "dlopen failed");
-      return n;
-    }
+    void* lib = open_runtime_library("libnccl.so.2", ACCUCHECK_NCCL_LIBRARY_DIR, n.error);
+    if (!lib) return n;
     auto find = [&](auto& fn, const char* symbol) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
       if (!fn && n.error.empty()) n.error = std::string("libnccl.so.2 has no ") + symbol;
