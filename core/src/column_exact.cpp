@@ -258,6 +258,10 @@ double grid_constant(int q) {
   return std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51));
 }
 
+// Remainders of a column up to this many are added as fixed-point integers (to_fixed), more
+// through FastExactAccumulator.
+constexpr std::size_t kFewRemainders = 4;
+
 ColumnGrids grids_for(double max_abs, double min_nonzero, Format f) {
   ColumnGrids c;
   const int top = exponent_of(max_abs);
@@ -331,9 +335,25 @@ ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::
     }
     for (int l = v * W; l < std::min(lanes, (v + 1) * W); ++l) {
       if (grids[l].grids == 0 || sums.left[l] == 0) continue;
+      const auto lane = static_cast<std::size_t>(l - v * W);
+      std::size_t nonzero = 0;
+      for (std::size_t i = 0; i < count; ++i) nonzero += remainder[i * W + lane] != 0;
+      if (nonzero <= kFewRemainders) {
+        // A few (a subnormal among normal values): added as fixed-point integers, cheaper than
+        // clearing and folding two accumulators.
+        rest_sums[l] = 0;
+        signed_rest_sums[l] = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::size_t at = i * W + lane;
+          if (remainder[at] == 0) continue;
+          rest_sums[l] += to_fixed(remainder[at]);
+          signed_rest_sums[l] += to_fixed(signed_remainder[at]);
+        }
+        continue;
+      }
       FastExactAccumulator rest, signed_rest;
       for (std::size_t i = 0; i < count; ++i) {
-        const std::size_t at = i * W + static_cast<std::size_t>(l - v * W);
+        const std::size_t at = i * W + lane;
         if (remainder[at] == 0) continue;
         rest.add(remainder[at]);
         signed_rest.add(signed_remainder[at]);
