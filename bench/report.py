@@ -23,6 +23,7 @@ SUM_METHODS = [
     ("lanes", "8 interleaved partial sums, then a tree"),
     ("kahan", "Kahan compensated sum, storage format"),
     ("fast_exact", "FastExactAccumulator -> ExactSum (S, A, n, flags)"),
+    ("exact_of_values", "exact_sum_of_values(x, format): f16 in 64-bit fixed point (SIMD), else as fast_exact"),
     ("fast_exact_rounded", "FastExactAccumulator -> rounded(format)"),
     ("fast_exact_direct", "FastExactAccumulator, direct path forced"),
     ("boost_exact", "BoostExactAccumulator (reference oracle)"),
@@ -36,7 +37,7 @@ PYTHON_PEERS = [("math_fsum", "CPython math.fsum (exact, rounded once) over a li
                 ("numpy_sum", "numpy.sum over the float64 array (pairwise, not exact)")]
 VERDICT_METHODS = [
     ("naive_backend", "Registry naive_<f>: run_dense"),
-    ("exact_element", "exact_element for every element: column gathered, FastExactAccumulator"),
+    ("exact_element", "exact_element for every element: column gathered, exact_sum_of_values"),
     ("exact_elements", "exact_elements: columns side by side (widest SIMD path), the rest as exact_element"),
     ("exact_elements_portable", "exact_elements on the portable (SSE2) path"),
     ("judge", "judge() for every element (exact sums given)"),

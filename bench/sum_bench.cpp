@@ -8,6 +8,8 @@
 //   lanes               8 interleaved partial sums (vectorizable for f64/f32), then a tree
 //   kahan               Kahan's compensated sum in the storage format (as kahan_<f>)
 //   fast_exact          fast_exact_sum(): FastExactAccumulator + its ExactSum (S, A, n, flags)
+//   exact_of_values     exact_sum_of_values(x, format): f16 through 64-bit fixed point
+//                       (column_exact.h), the other formats as fast_exact
 //   fast_exact_rounded  FastExactAccumulator + rounded(format) from the limbs (no ExactSum)
 //   fast_exact_direct   FastExactAccumulator forced onto the direct path (no chunk tables)
 //   boost_exact         boost_exact_sum(): the Boost.Multiprecision reference oracle
@@ -19,7 +21,7 @@
 //   verdict             naive_backend + exact_elements + judge() per element (L = 1024 terms):
 //                       what the campaign does (ExactSumRanges)
 //   exact_element       exact_element for every element only: its column gathered and summed
-//                       by FastExactAccumulator (L = 1024)
+//                       by exact_sum_of_values (L = 1024)
 //   exact_elements      exact_elements over the workload: the columns side by side
 //                       (column_exact.h, the CPU's widest SIMD path), exact_element for those
 //                       it leaves; counter side_by_side: the fraction of columns it summed
@@ -260,6 +262,10 @@ void bench_fast_exact(benchmark::State& state, Format f, std::size_t n) {
   time_over_input(state, f, n, [](const std::vector<double>& x) { return fast_exact_sum(x); });
 }
 
+void bench_exact_of_values(benchmark::State& state, Format f, std::size_t n) {
+  time_over_input(state, f, n, [f](const std::vector<double>& x) { return exact_sum_of_values(x, f); });
+}
+
 void bench_fast_exact_rounded(benchmark::State& state, Format f, std::size_t n) {
   time_over_input(state, f, n, [f](const std::vector<double>& x) {
     FastExactAccumulator acc;
@@ -474,6 +480,7 @@ void register_all() {
       add("lanes", [=](benchmark::State& s) { bench_sum(s, kLanes, f, n); });
       add("kahan", [=](benchmark::State& s) { bench_sum(s, kKahan, f, n); });
       add("fast_exact", [=](benchmark::State& s) { bench_fast_exact(s, f, n); });
+      add("exact_of_values", [=](benchmark::State& s) { bench_exact_of_values(s, f, n); });
       add("fast_exact_rounded", [=](benchmark::State& s) { bench_fast_exact_rounded(s, f, n); });
       add("fast_exact_direct", [=](benchmark::State& s) { bench_fast_exact_direct(s, f, n); });
       if (n <= kBoostMax) add("boost_exact", [=](benchmark::State& s) { bench_boost_exact(s, f, n); });

@@ -9,7 +9,8 @@
 //     of drawn sizes, with drawn direct limits (direct path only, large path only, default),
 //     and asked for partial results mid-way (it must stay usable);
 //   * the side-by-side column sums (column_exact.h) on every SIMD path this CPU has: the
-//     addends as one column, and as the D columns of a step-major matrix (D drawn).
+//     addends as one column, and as the D columns of a step-major matrix (D drawn); and the f16
+//     grid's 64-bit fixed point (f16_grid_exact_sum) on the whole list, where it accepts it.
 //
 // Compared: S, A = sum |x|, n, the all-(-0) flag, max |x|, the special value, and RNE(S) in
 // f64, f32, f16 and bf16 (zero sign and overflow included). Any disagreement aborts with the
@@ -181,6 +182,10 @@ void check_columns(const std::vector<double>& addends, Format f, std::size_t col
       column_exact_sums(addends.data(), addends.data() + 1, 1, addends.size() - 1, 1, f, &one, &summed, path);
       if (summed) compare_summaries((who + ", one column").c_str(), one, boost, addends, tiled_from);
     }
+    // The f16 grid (64-bit fixed point) on the whole list, whatever its format: a list it
+    // accepts must agree; what it refuses goes to FastExactAccumulator, compared above.
+    if (ExactSum grid; f16_grid_exact_sum(addends, grid, path))
+      compare_summaries(("f16_grid_exact_sum (" + std::string(name(path)) + ")").c_str(), grid, boost, addends, tiled_from);
     if (reference.empty()) continue;
     std::vector<ExactSum> out(columns);
     std::vector<std::uint8_t> summed(columns);

@@ -417,6 +417,112 @@ void sum_columns_portable(const double* initial, const double* rows, std::size_t
   sum_columns<2>(initial, rows, row_stride, steps, columns, f, out, summed);
 }
 
+// One list on the f16 grid: every f16 value (and every FP8 value) is k * 2^-24 with an integer
+// |k| < 2^40, so a 64-bit integer sums 2^23 of them exactly (fixed point, SIMD across the list).
+// k comes from t = |x| * 2^24 (exact: a power of two) with the round-to-integer constant
+// 1.5 * 2^52: bits(t + C) - bits(C) = t for an integer t < 2^51, and (t + C) - C == t says that t
+// was one. A NaN, an infinity, |x| >= 2^16 or a value off the grid marks the list `off_grid`.
+struct GridListSums {
+  std::int64_t sum = 0, abs_sum = 0;
+  double max_abs = 0;
+  std::uint64_t and_bits = ~std::uint64_t{0};
+  bool off_grid = false;
+};
+constexpr double kF16GridScale = 0x1p24;  // 1 / the f16 grid's unit
+constexpr double kF16GridLimit = 0x1p40;  // 2^16 on the grid
+constexpr std::size_t kF16GridBlock = std::size_t{1} << 23;  // 2^23 * 2^40 = 2^63
+
+template <int W>
+ACCUCHECK_INLINE GridListSums f16_grid_block(const double* x, std::size_t n) {
+  using D = typename Vectors<W>::D;
+  using I = typename Vectors<W>::I;
+  using U = typename Vectors<W>::U;
+  // No lane comparisons but the maximum (they compile to scalar code on some paths): the grid
+  // check is the bits of (t + C - C) - t, zero exactly for an integer t (NaN and infinity give
+  // NaN), and |x| < 2^16 is checked on the block's maximum. Off the grid the lane sums are
+  // garbage, and unsigned so that they wrap harmlessly; the block is refused then.
+  const U abs_mask = splat<U>(std::uint64_t{0x7fff'ffff'ffff'ffff});
+  const D scale = splat<D>(kF16GridScale), round = splat<D>(0x1.8p52);
+  const U round_bits = std::bit_cast<U>(round);
+  U sum = splat<U>(std::uint64_t{0}), abs_sum = sum, off_grid = sum, and_bits = ~sum;
+  D max_abs = splat<D>(0.0);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const D v = load<D>(x + i);
+    const U bits = std::bit_cast<U>(v);
+    const D a = std::bit_cast<D>(bits & abs_mask);
+    const D t = a * scale;
+    const D rounded = t + round;
+    off_grid |= std::bit_cast<U>((rounded - round) - t);
+    const U k = std::bit_cast<U>(rounded) - round_bits;
+    const U negative = std::bit_cast<U>(std::bit_cast<I>(bits) >> 63);  // all ones for a set sign bit
+    sum += (k ^ negative) - negative;
+    abs_sum += k;
+    max_abs = a > max_abs ? a : max_abs;
+    and_bits &= bits;
+  }
+  GridListSums out;
+  std::uint64_t sum_bits = 0, abs_sum_bits = 0;
+  for (int l = 0; l < W; ++l) {
+    sum_bits += sum[l];
+    abs_sum_bits += abs_sum[l];
+    out.max_abs = std::max(out.max_abs, max_abs[l]);
+    out.and_bits &= and_bits[l];
+    out.off_grid = out.off_grid || off_grid[l] != 0;
+  }
+  out.sum = static_cast<std::int64_t>(sum_bits);  // |sum| < 2^63 on the grid
+  out.abs_sum = static_cast<std::int64_t>(abs_sum_bits);
+  for (; i < n; ++i) {
+    const double a = std::fabs(x[i]), t = a * kF16GridScale;
+    if (!(t < kF16GridLimit) || (t + 0x1.8p52) - 0x1.8p52 != t) {
+      out.off_grid = true;
+      return out;
+    }
+    const auto k = static_cast<std::int64_t>(t);
+    out.sum += std::signbit(x[i]) ? -k : k;
+    out.abs_sum += k;
+    out.max_abs = std::max(out.max_abs, a);
+    out.and_bits &= std::bit_cast<std::uint64_t>(x[i]);
+  }
+  out.off_grid = out.off_grid || !(out.max_abs < kF16GridLimit / kF16GridScale);
+  return out;
+}
+
+template <int W>
+ACCUCHECK_INLINE bool f16_grid_sum(std::span<const double> addends, ExactSum& e) {
+  __int128 sum = 0, abs_sum = 0;
+  double max_abs = 0;
+  std::uint64_t and_bits = ~std::uint64_t{0};
+  for (std::size_t begin = 0; begin < addends.size(); begin += kF16GridBlock) {
+    const GridListSums block =
+        f16_grid_block<W>(addends.data() + begin, std::min(kF16GridBlock, addends.size() - begin));
+    if (block.off_grid) return false;
+    sum += block.sum;
+    abs_sum += block.abs_sum;
+    max_abs = std::max(max_abs, block.max_abs);
+    and_bits &= block.and_bits;
+  }
+  // Two's complement words for store_fixed, at the grid's unit 2^-24.
+  const auto words = [](__int128 value, std::uint64_t (&acc)[kWords]) {
+    const std::uint64_t fill = value < 0 ? ~std::uint64_t{0} : 0;
+    acc[0] = static_cast<std::uint64_t>(value);
+    acc[1] = static_cast<std::uint64_t>(static_cast<u128>(value) >> 64);
+    for (int w = 2; w < kWords; ++w) acc[w] = fill;
+  };
+  std::uint64_t s[kWords], a[kWords];
+  words(sum, s);
+  words(abs_sum, a);
+  e.special = Special::none;
+  store_fixed(e.sum, s, -24);
+  store_fixed(e.abs_sum, a, -24);
+  e.count = addends.size();
+  e.max_abs = max_abs;
+  e.all_negative_zero = max_abs == 0 && (and_bits >> 63) != 0;
+  return true;
+}
+
+bool f16_grid_sum_portable(std::span<const double> addends, ExactSum& e) { return f16_grid_sum<2>(addends, e); }
+
 #if defined(__x86_64__)
 #define ACCUCHECK_X86_DISPATCH 1
 __attribute__((target("avx2"))) void sum_columns_avx2(const double* initial, const double* rows,
@@ -431,6 +537,12 @@ __attribute__((target("avx512f"))) void sum_columns_avx512(const double* initial
                                                            std::uint8_t* summed) {
   sum_columns<8>(initial, rows, row_stride, steps, columns, f, out, summed);
 }
+__attribute__((target("avx2"))) bool f16_grid_sum_avx2(std::span<const double> addends, ExactSum& e) {
+  return f16_grid_sum<4>(addends, e);
+}
+__attribute__((target("avx512f"))) bool f16_grid_sum_avx512(std::span<const double> addends, ExactSum& e) {
+  return f16_grid_sum<8>(addends, e);
+}
 #endif
 
 ColumnKernel kernel(SimdPath path) {
@@ -440,6 +552,17 @@ ColumnKernel kernel(SimdPath path) {
 #endif
   (void)path;
   return sum_columns_portable;
+}
+
+using GridListKernel = bool (*)(std::span<const double>, ExactSum&);
+
+GridListKernel f16_grid_kernel(SimdPath path) {
+#ifdef ACCUCHECK_X86_DISPATCH
+  if (path == SimdPath::avx512) return f16_grid_sum_avx512;
+  if (path == SimdPath::avx2) return f16_grid_sum_avx2;
+#endif
+  (void)path;
+  return f16_grid_sum_portable;
 }
 
 }  // namespace
@@ -481,6 +604,21 @@ void column_exact_sums(const double* initial, const double* rows, std::size_t ro
   const auto supported = supported_simd_paths();
   if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
   kernel(path)(initial, rows, row_stride, steps, columns, f, out, summed);
+}
+
+bool f16_grid_exact_sum(std::span<const double> addends, ExactSum& out, SimdPath path) {
+  if (addends.empty()) return false;
+  const auto supported = supported_simd_paths();
+  if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
+  return f16_grid_kernel(path)(addends, out);
+}
+
+ExactSum exact_sum_of_values(std::span<const double> addends, Format f) {
+  if (f == Format::f16) {
+    ExactSum e;
+    if (f16_grid_exact_sum(addends, e)) return e;
+  }
+  return fast_exact_sum(addends);
 }
 
 }  // namespace accucheck

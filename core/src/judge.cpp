@@ -7,6 +7,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "accucheck/column_exact.h"
 #include "accucheck/fast_exact.h"
 
 namespace accucheck {
@@ -41,7 +42,7 @@ void ExactSumRanges::sums(std::size_t begin, std::size_t end, std::vector<ExactS
       terms.clear();
       terms.push_back(s->initial[e]);
       for (std::size_t k = row_start_[r]; k < row_start_[r + 1]; ++k) terms.push_back(s->values[pairs_by_row_[k] * s->dim + d]);
-      out.push_back(fast_exact_sum(terms));
+      out.push_back(exact_sum_of_values(terms, s->format));
     }
     return;
   }

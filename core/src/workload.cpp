@@ -82,7 +82,7 @@ std::string DenseWorkload::validate() const {
 ExactSum exact_element(const DenseWorkload& workload, std::size_t element) {
   thread_local std::vector<double> column;
   workload.column(element, column);
-  return fast_exact_sum(column);
+  return exact_sum_of_values(column, workload.format);
 }
 
 // Step-major: the columns side by side (column_exact.h); a column it leaves (a NaN or an

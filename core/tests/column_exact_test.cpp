@@ -2,7 +2,8 @@
 // field, on every SIMD path this CPU runs: widths that leave tails of every size and span blocks
 // of 64 columns, columns up to the length limit, every format, the columns the method hands
 // back (NaN, infinities, magnitudes near overflow) and those whose remainders below its grids it
-// sums apart (spreads wider than its grids, values off the format's grid).
+// sums apart (spreads wider than its grids, values off the format's grid); and the f16 grid
+// path for one list (f16_grid_exact_sum, exact_sum_of_values).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -201,6 +202,75 @@ TEST_P(ColumnExact, RemaindersBelowTheLastGridAreSummedExactly) {
       sub.addends[i] = (i % 2 ? -1 : 1) * std::ldexp(1.0 + std::ldexp(static_cast<double>(i), -40), -1060 - static_cast<int>(i % 14));
     EXPECT_EQ(check_workload(sub, path, "subnormals among values near 1, D=" + std::to_string(elements)), elements);
   }
+}
+
+// f16_grid_exact_sum: lists of every length around the vector widths, over f16's whole range
+// (subnormals, the largest value, zeros of either sign) and FP8 values, against the Boost
+// reference field for field.
+TEST_P(ColumnExact, F16GridListsAgainstBoost) {
+  const SimdPath path = GetParam();
+  std::mt19937_64 rng(test_seed(0xF16u));
+  const Shape shapes[] = {{"f16 range", -24, 15, 0.05}, {"near 1", -2, 2, 0.0}, {"subnormals", -24, -15, 0.3},
+                          {"mostly zeros", -24, 15, 0.9}};
+  for (Format f : {Format::f16, Format::e4m3, Format::e5m2})
+    for (const Shape& shape : shapes)
+      for (std::size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 100u, 1000u, 5000u}) {
+        std::vector<double> list(n);
+        // Within f's range, below its largest binade (e4m3 rounds beyond its largest value to NaN).
+        Shape below_overflow = shape;
+        below_overflow.low = std::max(shape.low, traits(f).emin - traits(f).precision + 1);
+        below_overflow.high = std::max(below_overflow.low, std::min(shape.high, traits(f).emax - 1));
+        DenseWorkload w = random_workload(rng, f, 1, n - 1, below_overflow);  // n values of f
+        list[0] = w.initial[0];
+        for (std::size_t i = 1; i < n; ++i) list[i] = w.addends[i - 1];
+        ExactSum fast;
+        const std::string context = std::string(name(f)) + " " + shape.name + ", n = " + std::to_string(n);
+        ASSERT_TRUE(f16_grid_exact_sum(list, fast, path)) << context;
+        expect_same(fast, boost_exact_sum(list), context);
+        expect_same(exact_sum_of_values(list, Format::f16), boost_exact_sum(list), context + " (exact_sum_of_values)");
+      }
+  for (const std::vector<double>& zeros : {std::vector<double>(19, -0.0), std::vector<double>{-0.0, 0.0, -0.0},
+                                           std::vector<double>(9, 0.0), std::vector<double>{65504.0, -65504.0, -0.0}}) {
+    ExactSum fast;
+    ASSERT_TRUE(f16_grid_exact_sum(zeros, fast, path));
+    expect_same(fast, boost_exact_sum(zeros), "zeros, n = " + std::to_string(zeros.size()));
+  }
+}
+
+// A value the grid does not hold, at every place of a list (vector body and tail), is refused
+// and leaves the result alone; exact_sum_of_values then sums it another way, still exactly.
+TEST_P(ColumnExact, F16GridRefusesWhatItCannotHold) {
+  const SimdPath path = GetParam();
+  const double refused[] = {std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY, 65536.0, -1e300,
+                            0x1p-25, 0x1.000001p-3, 0.1};
+  for (double bad : refused)
+    for (std::size_t at = 0; at < 37; ++at) {
+      std::vector<double> list(37, 1.5);
+      list[at] = bad;
+      ExactSum untouched;
+      untouched.count = 12345;
+      EXPECT_FALSE(f16_grid_exact_sum(list, untouched, path)) << bad << " at " << at;
+      EXPECT_EQ(untouched.count, 12345u);
+      expect_same(exact_sum_of_values(list, Format::f16), boost_exact_sum(list), "refused " + std::to_string(bad));
+    }
+  ExactSum empty;
+  EXPECT_FALSE(f16_grid_exact_sum({}, empty, path));
+}
+
+// 2^23 + 2^14 addends of the largest f16 value (65504 = 0x1.ffcp15) sum beyond 2^63 units of
+// 2^-24: one 64-bit sum would wrap, so the list goes in blocks. Expected sums by Boost
+// multiplication.
+TEST_P(ColumnExact, F16GridLongListsCrossTheBlockLimit) {
+  const std::size_t n = (std::size_t{1} << 23) + (std::size_t{1} << 14);
+  std::vector<double> list(n, 65504.0);
+  list[3] = -65504.0;  // S = (n - 2) * 65504, A = n * 65504
+  ExactSum fast;
+  ASSERT_TRUE(f16_grid_exact_sum(list, fast, GetParam()));
+  EXPECT_TRUE(fast.sum == to_fixed(65504.0) * FixedInt(n - 2)) << fixed_hex(fast.sum);
+  EXPECT_TRUE(fast.abs_sum == to_fixed(65504.0) * FixedInt(n)) << fixed_hex(fast.abs_sum);
+  EXPECT_EQ(fast.count, n);
+  EXPECT_EQ(fast.max_abs, 65504.0);
+  EXPECT_FALSE(fast.all_negative_zero);
 }
 
 std::string path_name(const ::testing::TestParamInfo<SimdPath>& info) { return std::string(name(info.param)); }

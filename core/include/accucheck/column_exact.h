@@ -60,4 +60,15 @@ void column_exact_sums(const double* initial, const double* rows, std::size_t ro
                        std::size_t columns, Format f, ExactSum* out, std::uint8_t* summed,
                        SimdPath path = best_simd_path());
 
+// One list of f16 values through 64-bit fixed point: every f16 (and FP8) value is k * 2^-24 with
+// |k| < 2^40, so int64 lanes sum 2^23 of them exactly, SIMD across the list. False (out
+// untouched) for an empty list or one holding a NaN, an infinity, a magnitude of 2^16 or more or
+// a value off that grid: the caller sums those otherwise. The ExactSum is the same, field for field.
+bool f16_grid_exact_sum(std::span<const double> addends, ExactSum& out, SimdPath path = best_simd_path());
+
+// The exact sum of a list of values of format f: f16 through f16_grid_exact_sum, the rest (and a
+// list it refuses) through fast_exact_sum. The format only chooses the path: the result is exact
+// whatever the values are.
+ExactSum exact_sum_of_values(std::span<const double> addends, Format f);
+
 }  // namespace accucheck
