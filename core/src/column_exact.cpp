@@ -317,8 +317,8 @@ ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::
     default: split_columns<W, 4>(initial, rows, row_stride, steps, vectors, constant, sums); break;
   }
   // Remainders below the last grid (a spread wider than the grids, a value off the format's
-  // grid): taken again, vector by vector, and summed exactly by FastExactAccumulator, which is
-  // cheap for the few non-zero ones (a subnormal among normal values, say).
+  // grid): taken again, vector by vector, and summed exactly: a column's few non-zero ones (a
+  // subnormal among normal values, say) as fixed-point integers, more by FastExactAccumulator.
   thread_local std::vector<double> remainder, signed_remainder;
   for (int v = 0; v < vectors; ++v) {
     bool any = false;
@@ -470,21 +470,22 @@ ACCUCHECK_INLINE GridListSums f16_grid_block(const double* x, std::size_t n) {
     out.and_bits &= and_bits[l];
     out.off_grid = out.off_grid || off_grid[l] != 0;
   }
-  out.sum = static_cast<std::int64_t>(sum_bits);  // |sum| < 2^63 on the grid
-  out.abs_sum = static_cast<std::int64_t>(abs_sum_bits);
+  if (out.off_grid) return out;  // the lane sums may be anything: not added to
   for (; i < n; ++i) {
     const double a = std::fabs(x[i]), t = a * kF16GridScale;
     if (!(t < kF16GridLimit) || (t + 0x1.8p52) - 0x1.8p52 != t) {
       out.off_grid = true;
       return out;
     }
-    const auto k = static_cast<std::int64_t>(t);
-    out.sum += std::signbit(x[i]) ? -k : k;
-    out.abs_sum += k;
+    const auto k = static_cast<std::uint64_t>(t);
+    sum_bits += std::signbit(x[i]) ? -k : k;  // unsigned: wraps as the lanes do
+    abs_sum_bits += k;
     out.max_abs = std::max(out.max_abs, a);
     out.and_bits &= std::bit_cast<std::uint64_t>(x[i]);
   }
-  out.off_grid = out.off_grid || !(out.max_abs < kF16GridLimit / kF16GridScale);
+  out.off_grid = !(out.max_abs < kF16GridLimit / kF16GridScale);
+  out.sum = static_cast<std::int64_t>(sum_bits);  // |sum| < 2^63 on the grid
+  out.abs_sum = static_cast<std::int64_t>(abs_sum_bits);
   return out;
 }
 
@@ -608,13 +609,14 @@ void column_exact_sums(const double* initial, const double* rows, std::size_t ro
 
 bool f16_grid_exact_sum(std::span<const double> addends, ExactSum& out, SimdPath path) {
   if (addends.empty()) return false;
-  const auto supported = supported_simd_paths();
+  // Called once per element: the CPU's paths are looked up once, not per call.
+  static const std::vector<SimdPath> supported = supported_simd_paths();
   if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
   return f16_grid_kernel(path)(addends, out);
 }
 
 ExactSum exact_sum_of_values(std::span<const double> addends, Format f) {
-  if (f == Format::f16) {
+  if (f == Format::f16 || is_fp8(f)) {
     ExactSum e;
     if (f16_grid_exact_sum(addends, e)) return e;
   }

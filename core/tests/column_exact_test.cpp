@@ -6,6 +6,7 @@
 // path for one list (f16_grid_exact_sum, exact_sum_of_values).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -204,8 +205,8 @@ TEST_P(ColumnExact, RemaindersBelowTheLastGridAreSummedExactly) {
   }
 }
 
-// f16_grid_exact_sum: lists of every length around the vector widths, over f16's whole range
-// (subnormals, the largest value, zeros of either sign) and FP8 values, against the Boost
+// f16_grid_exact_sum: lists of every length around the vector widths, over f16's range
+// (subnormals, the top binade, zeros of either sign) and FP8 values, against the Boost
 // reference field for field.
 TEST_P(ColumnExact, F16GridListsAgainstBoost) {
   const SimdPath path = GetParam();
@@ -235,6 +236,16 @@ TEST_P(ColumnExact, F16GridListsAgainstBoost) {
     ASSERT_TRUE(f16_grid_exact_sum(zeros, fast, path));
     expect_same(fast, boost_exact_sum(zeros), "zeros, n = " + std::to_string(zeros.size()));
   }
+  // f16's top binade [2^15, 65504] (the random lists stay below it: rounding there can overflow),
+  // and the largest value below 2^16 on the grid, either sign.
+  for (std::size_t n : {5u, 64u, 1001u}) {
+    std::vector<double> top(n);
+    for (auto& x : top) x = ((rng() & 1) ? -1.0 : 1.0) * (32768.0 + 32.0 * static_cast<double>(rng() % 1024));
+    top[n / 2] = ((rng() & 1) ? -1.0 : 1.0) * (65536.0 - 0x1p-24);
+    ExactSum fast;
+    ASSERT_TRUE(f16_grid_exact_sum(top, fast, path));
+    expect_same(fast, boost_exact_sum(top), "top binade, n = " + std::to_string(n));
+  }
 }
 
 // A value the grid does not hold, at every place of a list (vector body and tail), is refused
@@ -242,7 +253,7 @@ TEST_P(ColumnExact, F16GridListsAgainstBoost) {
 TEST_P(ColumnExact, F16GridRefusesWhatItCannotHold) {
   const SimdPath path = GetParam();
   const double refused[] = {std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY, 65536.0, -1e300,
-                            0x1p-25, 0x1.000001p-3, 0.1};
+                            0x1p-25, -0x1p-25, 0x1.000001p-3, 0.1, 0x1p-1074, -0x1p-1060};
   for (double bad : refused)
     for (std::size_t at = 0; at < 37; ++at) {
       std::vector<double> list(37, 1.5);
@@ -255,6 +266,17 @@ TEST_P(ColumnExact, F16GridRefusesWhatItCannotHold) {
     }
   ExactSum empty;
   EXPECT_FALSE(f16_grid_exact_sum({}, empty, path));
+  // Lane sums made of infinities and huge values, then a tail: refused, and no overflow on the
+  // way (UBSan in the asan preset).
+  std::vector<double> garbage(4065, 0.0);
+  for (std::size_t i = 0; i < 2009; ++i) garbage[i] = INFINITY;
+  for (std::size_t i = 2009; i < 4058; ++i) garbage[i] = 65504.0;
+  garbage.back() = 65504.0;
+  ExactSum refused_sum;
+  EXPECT_FALSE(f16_grid_exact_sum(garbage, refused_sum, path));
+  const double huge = std::bit_cast<double>(std::uint64_t{0x6C62AAAAAAAAAAAA});
+  std::vector<double> huge_then_tail{huge, huge, std::nextafter(huge, INFINITY), 0, 0, 0, 0, 0, 1.0};
+  EXPECT_FALSE(f16_grid_exact_sum(huge_then_tail, refused_sum, path));
 }
 
 // 2^23 + 2^14 addends of the largest f16 value (65504 = 0x1.ffcp15) sum beyond 2^63 units of
@@ -262,15 +284,18 @@ TEST_P(ColumnExact, F16GridRefusesWhatItCannotHold) {
 // multiplication.
 TEST_P(ColumnExact, F16GridLongListsCrossTheBlockLimit) {
   const std::size_t n = (std::size_t{1} << 23) + (std::size_t{1} << 14);
-  std::vector<double> list(n, 65504.0);
-  list[3] = -65504.0;  // S = (n - 2) * 65504, A = n * 65504
-  ExactSum fast;
-  ASSERT_TRUE(f16_grid_exact_sum(list, fast, GetParam()));
-  EXPECT_TRUE(fast.sum == to_fixed(65504.0) * FixedInt(n - 2)) << fixed_hex(fast.sum);
-  EXPECT_TRUE(fast.abs_sum == to_fixed(65504.0) * FixedInt(n)) << fixed_hex(fast.abs_sum);
-  EXPECT_EQ(fast.count, n);
-  EXPECT_EQ(fast.max_abs, 65504.0);
-  EXPECT_FALSE(fast.all_negative_zero);
+  for (const double sign : {1.0, -1.0}) {  // a total beyond 64 bits of either sign
+    std::vector<double> list(n, sign * 65504.0);
+    list[3] = -sign * 65504.0;  // S = sign (n - 2) 65504, A = n 65504
+    ExactSum fast;
+    ASSERT_TRUE(f16_grid_exact_sum(list, fast, GetParam()));
+    const FixedInt expected = to_fixed(65504.0) * FixedInt(n - 2);
+    EXPECT_TRUE(fast.sum == (sign > 0 ? expected : FixedInt(-expected))) << fixed_hex(fast.sum);
+    EXPECT_TRUE(fast.abs_sum == to_fixed(65504.0) * FixedInt(n)) << fixed_hex(fast.abs_sum);
+    EXPECT_EQ(fast.count, n);
+    EXPECT_EQ(fast.max_abs, 65504.0);
+    EXPECT_FALSE(fast.all_negative_zero);
+  }
 }
 
 std::string path_name(const ::testing::TestParamInfo<SimdPath>& info) { return std::string(name(info.param)); }

@@ -20,8 +20,8 @@
 // the format's precision, at most kMaxGrids of them; where a remainder is left after the last
 // (a spread of exponents wider than the grids cover, such as a subnormal among normal values,
 // or a value with more bits than its format has), that vector of columns is split again with
-// the remainders kept, and the non-zero ones are summed by FastExactAccumulator (S, and with
-// their addends' signs, A). A column with a NaN or an infinity, a largest magnitude of 2^1021
+// the remainders kept, and the non-zero ones are summed exactly (S, and with their addends'
+// signs, A): as fixed-point integers when a column has at most four, else by FastExactAccumulator. A column with a NaN or an infinity, a largest magnitude of 2^1021
 // or more, or more than kMaxColumnLength addends is not summed here: the caller sums it with
 // FastExactAccumulator. The result is the same ExactSum, field for field
 // (core/tests/column_exact_test.cpp checks every path against the Boost reference).
@@ -66,8 +66,8 @@ void column_exact_sums(const double* initial, const double* rows, std::size_t ro
 // a value off that grid: the caller sums those otherwise. The ExactSum is the same, field for field.
 bool f16_grid_exact_sum(std::span<const double> addends, ExactSum& out, SimdPath path = best_simd_path());
 
-// The exact sum of a list of values of format f: f16 through f16_grid_exact_sum, the rest (and a
-// list it refuses) through fast_exact_sum. The format only chooses the path: the result is exact
+// The exact sum of a list of values of format f: f16 and FP8 through f16_grid_exact_sum, the rest
+// (and a list it refuses) through fast_exact_sum. The format only chooses the path: the result is exact
 // whatever the values are.
 ExactSum exact_sum_of_values(std::span<const double> addends, Format f);
 
