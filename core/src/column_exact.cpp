@@ -587,6 +587,16 @@ std::vector<SimdPath> supported_simd_paths() {
   return paths;
 }
 
+namespace {
+
+// `path` where this CPU runs it, else the portable path; the CPU is asked once per process.
+SimdPath runnable(SimdPath path) {
+  static const std::vector<SimdPath> supported = supported_simd_paths();
+  return std::find(supported.begin(), supported.end(), path) != supported.end() ? path : SimdPath::portable;
+}
+
+}  // namespace
+
 SimdPath best_simd_path() {
   static const SimdPath best = supported_simd_paths().back();
   return best;
@@ -602,17 +612,12 @@ void column_exact_sums(const double* initial, const double* rows, std::size_t ro
   // With no steps, `rows` (an empty vector's data(), maybe null) is never read, but the kernels
   // still offset it (clang's UBSan: offset applied to a null pointer): point it at `initial`.
   if (steps == 0) rows = initial;
-  const auto supported = supported_simd_paths();
-  if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
-  kernel(path)(initial, rows, row_stride, steps, columns, f, out, summed);
+  kernel(runnable(path))(initial, rows, row_stride, steps, columns, f, out, summed);
 }
 
 bool f16_grid_exact_sum(std::span<const double> addends, ExactSum& out, SimdPath path) {
   if (addends.empty()) return false;
-  // Called once per element: the CPU's paths are looked up once, not per call.
-  static const std::vector<SimdPath> supported = supported_simd_paths();
-  if (std::find(supported.begin(), supported.end(), path) == supported.end()) path = SimdPath::portable;
-  return f16_grid_kernel(path)(addends, out);
+  return f16_grid_kernel(runnable(path))(addends, out);
 }
 
 ExactSum exact_sum_of_values(std::span<const double> addends, Format f) {
