@@ -134,7 +134,8 @@ endfunction()
 
 # accucheck_pytest(NAME <name> FILE <test_file.py> [LABELS ...] [ENV ...] [TIMEOUT s])
 #   One pytest file as one ctest test (label python by default), run by the project's interpreter
-#   with the build tree's package first on the path and its pytest plugin loaded.
+#   with the build tree's package first on the path and its pytest plugin loaded; the CLI's Python
+#   workers run that interpreter too (ACCUCHECK_PYTHON) unless a test says otherwise.
 function(accucheck_pytest)
   _accucheck_test_arguments("FILE" ${ARGN})
   if(ARG_LABELS STREQUAL "unit")
@@ -144,7 +145,7 @@ function(accucheck_pytest)
            COMMAND ${Python3_EXECUTABLE} -m pytest -q -p accucheck.pytest_plugin -p no:cacheprovider
                    ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_FILE})
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-                       ENVIRONMENT "PYTHONPATH=${ACCUCHECK_PYTHON_PACKAGE_DIR};ACCUCHECK_CLI=$<TARGET_FILE:accucheck>;PYTHONDONTWRITEBYTECODE=1;${ARG_ENV}")
+                       ENVIRONMENT "PYTHONPATH=${ACCUCHECK_PYTHON_PACKAGE_DIR};ACCUCHECK_CLI=$<TARGET_FILE:accucheck>;ACCUCHECK_PYTHON=${Python3_EXECUTABLE};PYTHONDONTWRITEBYTECODE=1;${ARG_ENV}")
 endfunction()
 
 # accucheck_test_plugins(FAMILY <name> SOURCE <file.c> VARIANTS <v>... [OPTIONS ...])

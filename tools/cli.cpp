@@ -335,18 +335,6 @@ std::string CommandLine::usage_message(const std::exception& error) const {
   return what;
 }
 
-// The Python loader library (python/'s accucheck_python_loader): ACCUCHECK_PYTHON_LOADER, else
-// the one built beside this program.
-std::string python_loader_library() {
-  if (const char* path = std::getenv("ACCUCHECK_PYTHON_LOADER"); path && *path) return path;
-#ifdef ACCUCHECK_PYTHON_LOADER
-  return ACCUCHECK_PYTHON_LOADER;
-#else
-  throw UsageError("--python: this accucheck was built without Python (ACCUCHECK_BUILD_PYTHON=OFF); set "
-                   "ACCUCHECK_PYTHON_LOADER to a built libaccucheck_python_loader.so");
-#endif
-}
-
 void load_plugins(const BackendSources& sources) {
   try {
     load_plugins_from_environment();
@@ -355,10 +343,8 @@ void load_plugins(const BackendSources& sources) {
     throw UsageError(std::string("plugin ") + e.what());
   }
   if (!sources.python_files.empty()) {
-    const std::string loader = python_loader_library();
     try {
-      for (const auto& file : sources.python_files)
-        load_served_backends(loader, file, plugin_options_from_environment());
+      for (const auto& file : sources.python_files) load_python_file(file, plugin_options_from_environment());
     } catch (const PluginError& e) {
       throw UsageError(std::string("python ") + e.what());
     }

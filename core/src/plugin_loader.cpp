@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,6 +16,7 @@
 
 #include "accucheck/plugin.h"
 #include "plugin_worker.h"
+#include "python_worker.h"
 
 namespace accucheck {
 namespace {
@@ -98,10 +101,15 @@ void require_storage(const std::string& name, Format storage, Format workload) {
                          std::string(accucheck::name(workload)));
 }
 
-// A registered backend calling backend `index` of plugin `id` through plugin_worker.
-// `abi`: the version the plugin answered (its problem structs have addend_format from 3 on).
-Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b, int abi, BoundExpr bound,
-                     const std::string& origin, const PluginOptions& options) {
+// Runs one call of a guest's backend where its code runs (plugin_worker::call_plugin,
+// python_worker::call_backend): `what` names it in failures.
+using GuestCall = std::function<plugin_worker::CallResult(const std::string& what, const plugin_worker::CallLayout& layout,
+                                                          const std::function<void(unsigned char* base)>& fill)>;
+
+// A registered backend whose calls go through `call`. `abi`: the version the plugin answered (its
+// problem structs have addend_format from 3 on).
+Backend make_backend(const GuestCall& call, const BackendDescription& b, int abi, BoundExpr bound,
+                     const std::string& origin) {
   Backend backend;
   backend.name = *b.name;
   backend.device = Device::cpu;
@@ -128,17 +136,17 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
       const Format input = fp8_bytes ? w.addend_format() : storage;
       const auto layout = plugin_worker::dense_layout(w.elements, w.steps, storage, input, strides);
       const std::string what = name + ": accumulate_dense";
-      auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
+      auto answer = call(what, layout, [&](unsigned char* base) {
         encode_strided(w.initial.data(), 1, w.elements, 0, strides.buffer, strides.buffer_span, storage, kBufferGapByte,
                        base + layout.buffer_offset);
         encode_strided(w.addends.data(), w.steps, w.elements, strides.step, strides.element, strides.addend_span, input,
                        kInputGapByte, base + layout.inputs_offset);
       });
-      *output = std::move(call.output);
+      *output = std::move(answer.output);
       if (strides.buffer != 1)
-        if (auto damage = buffer_gap_damage(call.buffer, 1, w.elements, 0, strides.buffer, storage); !damage.empty())
+        if (auto damage = buffer_gap_damage(answer.buffer, 1, w.elements, 0, strides.buffer, storage); !damage.empty())
           throw BackendFailure(what + " " + damage, FailureKind::overrun);
-      decode_strided(call.buffer.data(), 1, w.elements, 0, strides.buffer, storage, result);
+      decode_strided(answer.buffer.data(), 1, w.elements, 0, strides.buffer, storage, result);
     };
   }
   if (b.sparse) {
@@ -150,7 +158,7 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
       const Format input = fp8_bytes ? w.value_format() : storage;
       const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, storage, input, strides);
       const std::string what = name + ": accumulate_sparse";
-      auto call = plugin_worker::call_plugin(id, index, what, options, layout, [&](unsigned char* base) {
+      auto answer = call(what, layout, [&](unsigned char* base) {
         encode_strided(w.initial.data(), w.rows, w.dim, strides.table_row, 1, strides.table_span, storage, kBufferGapByte,
                        base + layout.buffer_offset);
         for (std::size_t t = 0; t < w.step_offsets.size(); ++t) {
@@ -162,11 +170,27 @@ Backend make_backend(PluginId id, std::size_t index, const BackendDescription& b
         encode_strided(w.values.data(), pairs, w.dim, strides.value_pair, 1, strides.values_span, input, kInputGapByte,
                        base + layout.values_offset);
       });
-      *output = std::move(call.output);
+      *output = std::move(answer.output);
       if (strides.table_row != w.dim)
-        if (auto damage = buffer_gap_damage(call.buffer, w.rows, w.dim, strides.table_row, 1, storage); !damage.empty())
+        if (auto damage = buffer_gap_damage(answer.buffer, w.rows, w.dim, strides.table_row, 1, storage); !damage.empty())
           throw BackendFailure(what + " " + damage, FailureKind::overrun);
-      decode_strided(call.buffer.data(), w.rows, w.dim, strides.table_row, 1, storage, result);
+      decode_strided(answer.buffer.data(), w.rows, w.dim, strides.table_row, 1, storage, result);
+    };
+  }
+  if (b.product) {
+    backend.run_product = [=](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
+      output->clear();
+      require_storage(name, storage, w.format);
+      const Format a_input = fp8_bytes ? w.a_inputs() : storage, b_input = fp8_bytes ? w.b_inputs() : storage;
+      const auto layout = plugin_worker::product_layout(w.rows, w.cols, w.batch, w.steps, storage, a_input, b_input);
+      const std::string what = name + ": accumulate_product";
+      auto answer = call(what, layout, [&](unsigned char* base) {
+        encode_strided(w.initial.data(), 1, w.elements(), 0, 1, w.elements(), storage, 0, base + layout.buffer_offset);
+        encode_strided(w.a.data(), 1, w.a.size(), 0, 1, w.a.size(), a_input, 0, base + layout.inputs_offset);
+        encode_strided(w.b.data(), 1, w.b.size(), 0, 1, w.b.size(), b_input, 0, base + layout.b_offset);
+      });
+      *output = std::move(answer.output);
+      decode_strided(answer.buffer.data(), 1, w.elements(), 0, 1, storage, result);
     };
   }
   return backend;
@@ -181,9 +205,10 @@ std::string format_range_error(const char* field, long long value) {
   return std::string(field) + " is " + std::to_string(value) + ", not a format (0 f64, 1 f32, 2 f16, 3 bf16)";
 }
 
-// Checks every backend the plugin described; returns them ready to register.
-std::vector<Backend> validate(PluginId id, const std::string& path, const std::string& origin, const PluginDescription& d,
-                              const Registry& registry, const PluginOptions& options) {
+// Checks every backend the plugin (or Python file) described; returns them ready to register, each
+// calling `call_of(its index)`.
+std::vector<Backend> validate(const std::function<GuestCall(std::size_t index)>& call_of, const std::string& path,
+                              const std::string& origin, const PluginDescription& d, const Registry& registry) {
   using Status = PluginDescription::Status;
   switch (d.status) {
     case Status::ok: break;
@@ -226,9 +251,9 @@ std::vector<Backend> validate(PluginId id, const std::string& path, const std::s
     std::string error;
     auto bound = parse_bound(*b.bound, &error);
     if (!bound) throw PluginError(label + ": stated_bound '" + *b.bound + "' is not a bound expression: " + error);
-    if (!b.dense && !b.sparse)
-      throw PluginError(label + ": accumulate_dense and accumulate_sparse are both NULL (it runs no workload)");
-    backends.push_back(make_backend(id, i, b, d.abi, std::move(*bound), origin, options));
+    if (!b.dense && !b.sparse && !b.product)
+      throw PluginError(label + ": accumulate_dense, accumulate_sparse and accumulate_product are all NULL (it runs no workload)");
+    backends.push_back(make_backend(call_of(i), b, d.abi, std::move(*bound), origin));
   }
   return backends;
 }
@@ -241,39 +266,27 @@ std::vector<std::string> load_plugin(const std::string& path, Registry& registry
 
 namespace {
 
-// What load_plugin and load_served_backends share: `library` is dlopened (with `argument` in the
-// environment while it loads); `display` names it in every message and `origin` is what its
-// backends record (the library itself, or the file it serves).
-std::vector<std::string> load_library(const std::string& library, const std::string& display, const std::string& origin,
-                                      const std::string& argument, const PluginOptions& options, Registry& registry) {
-  namespace fs = std::filesystem;
-  std::lock_guard lock(loader_mutex());
-  // Loaded before into this registry: its backends are there, with this origin.
+bool loaded_before(const Registry& registry, const std::string& origin) {
   for (const auto& b : registry.all())
-    if (b.origin == origin) return {};
+    if (b.origin == origin) return true;
+  return false;
+}
 
-  auto [id, description] = plugin_worker::open_plugin(display, library, options, argument);
-  std::vector<Backend> backends;
-  try {
-    backends = validate(id, display, origin, description, registry, options);
-  } catch (const PluginError& e) {
-    plugin_worker::discard_plugin(id);
-    // What it wrote while loading often says why (a served Python file's traceback).
-    if (description.output.empty()) throw;
-    throw PluginError(std::string(e.what()) + "; it wrote: " + description.output);
-  } catch (...) {
-    plugin_worker::discard_plugin(id);
-    throw;
-  }
-  plugin_worker::keep_plugin(id);  // from here on the registered backends call it
-  const std::string file = fs::path(origin).filename().string();
-  if (!description.fp_change.empty())
-    warning_list().push_back("plugin " + file + " changed the floating-point environment while loading: " +
-                             description.fp_change +
-                             " (built with -ffast-math?); accucheck restored it, its backends run in IEEE's default "
-                             "environment");
-  if (!description.output.empty())
-    warning_list().push_back("plugin " + file + " wrote to its output while loading: " + description.output);
+// Registers a loaded guest's validated backends, with the notes its loading earned: a changed
+// floating-point environment (`in_worker`: its calls run in it, as in its users' processes) and
+// what it wrote.
+std::vector<std::string> register_loaded(std::vector<Backend> backends, const std::string& display, const std::string& origin,
+                                         const char* kind, const std::string& fp_change, const std::string& output,
+                                         bool in_worker, Registry& registry) {
+  const std::string file = std::filesystem::path(origin).filename().string();
+  if (!fp_change.empty())
+    warning_list().push_back(
+        std::string(kind) + " " + file + " changed the floating-point environment while loading: " + fp_change +
+        (in_worker ? " (built with -ffast-math?); its backends run in that environment, as in the processes of its "
+                     "users, while accucheck's own arithmetic (another process) stays IEEE's: the verdicts say what it costs"
+                   : " (built with -ffast-math?); accucheck restored it (ACCUCHECK_PLUGIN_ISOLATION=none), its "
+                     "backends run in IEEE's default environment"));
+  if (!output.empty()) warning_list().push_back(std::string(kind) + " " + file + " wrote to its output while loading: " + output);
   std::vector<std::string> names;
   for (auto& b : backends) {
     names.push_back(b.name);
@@ -286,6 +299,61 @@ std::vector<std::string> load_library(const std::string& library, const std::str
   if (std::find(loaded_list().begin(), loaded_list().end(), origin) == loaded_list().end())
     loaded_list().push_back(origin);
   return names;
+}
+
+// `library` is dlopened; `display` names it in every message and its backends record `library`.
+std::vector<std::string> load_library(const std::string& library, const std::string& display,
+                                      const PluginOptions& options, Registry& registry) {
+  std::lock_guard lock(loader_mutex());
+  if (loaded_before(registry, library)) return {};
+  auto [id, description] = plugin_worker::open_plugin(display, library, options);
+  const auto call_of = [id = id, options](std::size_t index) -> GuestCall {
+    return [=](const std::string& what, const plugin_worker::CallLayout& layout,
+               const std::function<void(unsigned char*)>& fill) {
+      return plugin_worker::call_plugin(id, index, what, options, layout, fill);
+    };
+  };
+  std::vector<Backend> backends;
+  try {
+    backends = validate(call_of, display, library, description, registry);
+  } catch (...) {
+    plugin_worker::discard_plugin(id);
+    throw;
+  }
+  plugin_worker::keep_plugin(id);  // from here on the registered backends call it
+  return register_loaded(std::move(backends), display, library, "plugin", description.fp_change, description.output,
+                         options.isolation != PluginIsolation::in_process, registry);
+}
+
+// A Python file's backends as a plugin's description (the decorator checked their fields).
+PluginDescription as_plugin_description(const python_worker::FileDescription& file) {
+  static const std::map<std::string, int> formats = {{"f64", ACCUCHECK_F64}, {"f32", ACCUCHECK_F32},
+                                                     {"f16", ACCUCHECK_F16}, {"bf16", ACCUCHECK_BF16}};
+  static const std::map<std::string, int> classes = {{"deterministic", ACCUCHECK_DETERMINISTIC},
+                                                     {"order_independent", ACCUCHECK_ORDER_INDEPENDENT},
+                                                     {"nondeterministic", ACCUCHECK_NONDETERMINISTIC}};
+  const auto code = [](const std::map<std::string, int>& codes, const std::string& key) {
+    const auto it = codes.find(key);
+    return it == codes.end() ? -1 : it->second;
+  };
+  PluginDescription d;
+  d.abi = ACCUCHECK_PLUGIN_ABI;
+  d.fp_change = file.fp_change;
+  d.output = file.output;
+  for (const auto& served : file.backends) {
+    BackendDescription b;
+    b.name = served.name;
+    b.bound = served.bound;
+    b.storage = code(formats, served.storage);
+    b.accumulation = code(formats, served.accumulation);
+    b.determinism = code(classes, served.determinism);
+    b.dense = served.kind == "dense";
+    b.sparse = served.kind == "sparse";
+    b.product = served.kind == "product";
+    b.layouts = served.fp8_inputs ? ACCUCHECK_ACCEPTS_FP8_INPUTS : 0;
+    d.backends.push_back(std::move(b));
+  }
+  return d;
 }
 
 // The absolute path of an existing file, or a PluginError naming it.
@@ -303,14 +371,34 @@ std::string existing_file(const std::string& path, const char* expected) {
 
 std::vector<std::string> load_plugin(const std::string& path, const PluginOptions& options, Registry& registry) {
   const std::string absolute = existing_file(path, "shared library");
-  return load_library(absolute, path, absolute, "", options, registry);
+  return load_library(absolute, path, options, registry);
 }
 
-std::vector<std::string> load_served_backends(const std::string& loader_library, const std::string& served_file,
-                                              const PluginOptions& options, Registry& registry) {
-  const std::string served = existing_file(served_file, "file");
-  const std::string library = existing_file(loader_library, "loader library");
-  return load_library(library, served_file, served, served, options, registry);
+std::vector<std::string> load_python_file(const std::string& path, const PluginOptions& options, Registry& registry) {
+  const std::string file = existing_file(path, "Python file");
+  std::lock_guard lock(loader_mutex());
+  if (loaded_before(registry, file)) return {};
+  auto [id, served] = python_worker::open_file(path, file, options);
+  if (served.backends.empty())
+    throw PluginError(path + ": registered no backends (decorate a function with @accucheck.backend)" +
+                      (served.output.empty() ? "" : "; it wrote: " + served.output));
+  const auto call_of = [id = id, options](std::size_t index) -> GuestCall {
+    return [=](const std::string& what, const plugin_worker::CallLayout& layout,
+               const std::function<void(unsigned char*)>& fill) {
+      return python_worker::call_backend(id, index, what, options, layout, fill);
+    };
+  };
+  std::vector<Backend> backends;
+  try {
+    backends = validate(call_of, path, file, as_plugin_description(served), registry);
+  } catch (const PluginError& e) {
+    // What it wrote while loading often says why.
+    if (served.output.empty()) throw;
+    throw PluginError(std::string(e.what()) + "; it wrote: " + served.output);
+  }
+  const std::string versions = " (Python " + served.python + ", numpy " + served.numpy + ": " + served.executable + ")";
+  for (auto& b : backends) b.summary += versions;
+  return register_loaded(std::move(backends), path, file, "Python file", served.fp_change, served.output, true, registry);
 }
 
 std::size_t load_plugins_from_environment() {

@@ -1,5 +1,7 @@
 #include "plugin_worker.h"
 
+#include "guest_process.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -46,10 +48,20 @@ std::optional<std::chrono::steady_clock::time_point> plugin_call_deadline() {
 namespace plugin_worker {
 namespace {
 
+using guest::address_space_bytes;
+using guest::Capture;
+using guest::limit_address_space;
+using guest::output_suffix;
+using guest::receive_all;
+using guest::seconds_text;
+using guest::send_all;
+using guest::unlimit_address_space;
+
 using Clock = std::chrono::steady_clock;
 using BackendsFunction = const accucheck_backend* (*)(int, size_t*);
 using DenseFunction = int (*)(const accucheck_dense_problem*);
 using SparseFunction = int (*)(const accucheck_sparse_problem*);
+using ProductFunction = int (*)(const accucheck_product_problem*);
 
 constexpr std::size_t kAlign = 64;
 constexpr std::size_t kGuardBytes = 64;
@@ -62,6 +74,10 @@ std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; 
 
 struct Library {  // what dlopen and accucheck_plugin_backends gave, where the code runs
   void* handle = nullptr;
+  // The floating-point environment its loading left (a -ffast-math library's constructor switches
+  // on flush-to-zero for every process that loads it): a worker runs its calls in it, as its
+  // users' processes do.
+  FpEnvironment environment = default_fp_environment();
   const unsigned char* list = nullptr;  // `count` entries of `entry_size` bytes
   std::size_t count = 0, entry_size = 0;
 };
@@ -81,7 +97,15 @@ static_assert(offsetof(BackendAbi1, accumulate_sparse) == offsetof(accucheck_bac
                   sizeof(BackendAbi1) <= offsetof(accucheck_backend, layouts),
               "ABI 2 only appends to accucheck_backend");
 
-// Entry i of the plugin's array, ABI 2's fields zero for a version 1 plugin. Copied, so that
+// The size of an entry of a plugin's array at ABI version `abi`: version 1's struct; versions 2
+// and 3's end before ABI 4's accumulate_product (3 adds no field).
+std::size_t entry_size(int abi) {
+  if (abi == 1) return sizeof(BackendAbi1);
+  if (abi < 4) return offsetof(accucheck_backend, accumulate_product);
+  return sizeof(accucheck_backend);
+}
+
+// Entry i of the plugin's array, the later ABIs' fields zero for an older plugin. Copied, so that
 // nothing past a version 1 entry is read.
 accucheck_backend entry(const Library& library, std::size_t i) {
   accucheck_backend b{};
@@ -91,7 +115,6 @@ accucheck_backend entry(const Library& library, std::size_t i) {
 
 struct Record {
   std::string display_path, absolute_path;
-  std::string argument;  // ACCUCHECK_PLUGIN_ARGUMENT while it loads (open_plugin)
   PluginIsolation isolation = PluginIsolation::worker;
   bool kept = false, discarded = false;
   std::size_t backend_count = 0;  // what it described: a new worker must find the same
@@ -114,51 +137,6 @@ std::vector<Library>& worker_libraries() {
   return list;
 }
 
-std::string signal_text(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  const char* description = strsignal(sig);
-  std::string text = abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
-  if (description) text += std::string(" (") + description + ")";
-  return text;
-}
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
-
-std::string bytes_text(std::uint64_t bytes) {
-  char text[48];
-  if (bytes >= (1ull << 30)) std::snprintf(text, sizeof text, "%.3g GiB", static_cast<double>(bytes) / (1ull << 30));
-  else std::snprintf(text, sizeof text, "%.3g MiB", static_cast<double>(bytes) / (1ull << 20));
-  return text;
-}
-
-std::uint64_t address_space_bytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long long pages = 0;
-  const int read = std::fscanf(f, "%llu", &pages);
-  std::fclose(f);
-  return read == 1 ? pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
-}
-
-// Address space beyond `ceiling` fails to allocate (ENOMEM): a soft limit, the hard one kept.
-void limit_address_space(std::uint64_t ceiling) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) != 0) return;
-  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? ceiling : std::min<rlim_t>(ceiling, limit.rlim_max);
-  setrlimit(RLIMIT_AS, &limit);
-}
-
-void unlimit_address_space() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) != 0) return;
-  limit.rlim_cur = limit.rlim_max;
-  setrlimit(RLIMIT_AS, &limit);
-}
-
 // ---- messages between the parent and a worker ------------------------------------------------
 
 enum class Op : std::uint32_t { load, call };
@@ -172,7 +150,10 @@ struct Request {
   std::uint64_t total = 0, buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0;
   std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0, table_row_stride = 0,
                value_pair_stride = 0;
-  std::uint32_t input_format = 0;   // accucheck_format of the addends or pair values (ABI 3)
+  std::uint32_t input_format = 0;   // accucheck_format of the addends or pair values (ABI 3); A's (ABI 4)
+  std::uint32_t product = 0;        // ABI 4: C += sum of A_t B_t
+  std::uint32_t b_input_format = 0;
+  std::uint64_t cols = 0, batch = 0, b_offset = 0;
   std::uint64_t payload_bytes = 0;  // load: the path follows
 };
 
@@ -184,30 +165,6 @@ struct Response {
   Status status = Status::ok;
   std::uint64_t payload_bytes = 0;
 };
-
-bool send_all(int fd, const void* data, std::size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<std::size_t>(k);
-  }
-  return true;
-}
-
-bool receive_all(int fd, void* data, std::size_t n) {
-  char* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t k = recv(fd, p, n, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<std::size_t>(k);
-  }
-  return true;
-}
 
 bool send_message(int fd, const Response& header, const std::string& payload) {
   Response r = header;
@@ -277,6 +234,7 @@ std::string serialize(const PluginDescription& d) {
     w.u32(static_cast<std::uint32_t>(b.determinism));
     w.u32(b.dense);
     w.u32(b.sparse);
+    w.u32(b.product);
     w.u32(b.layouts);
   }
   return w.bytes();
@@ -302,6 +260,7 @@ PluginDescription deserialize(const std::string& bytes) {
     b.determinism = static_cast<std::int32_t>(r.u32());
     b.dense = r.u32() != 0;
     b.sparse = r.u32() != 0;
+    b.product = r.u32() != 0;
     b.layouts = r.u32();
     d.backends.push_back(std::move(b));
   }
@@ -329,13 +288,10 @@ void bounded_string(const char* s, std::size_t limit, std::optional<std::string>
 }
 
 // dlopen and accucheck_plugin_backends, with the floating-point environment compared and
-// restored around both (constructors run inside dlopen). `argument` is ACCUCHECK_PLUGIN_ARGUMENT
-// meanwhile (a loader plugin's file to serve; "" unsets it), in the process the code runs in.
-PluginDescription open_library(const std::string& absolute, const std::string& argument, Library& library) {
+// restored around both (constructors run inside dlopen), in the process the code runs in.
+PluginDescription open_library(const std::string& absolute, Library& library) {
   PluginDescription d;
   const FpEnvironmentGuard environment;
-  if (argument.empty()) unsetenv("ACCUCHECK_PLUGIN_ARGUMENT");
-  else setenv("ACCUCHECK_PLUGIN_ARGUMENT", argument.c_str(), 1);
   dlerror();
   library.handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library.handle) {
@@ -353,7 +309,7 @@ PluginDescription open_library(const std::string& absolute, const std::string& a
       list = fn(abi, &count);
       if (list) {
         d.abi = abi;
-        library.entry_size = abi == 1 ? sizeof(BackendAbi1) : sizeof(accucheck_backend);  // ABI 3 adds no field
+        library.entry_size = entry_size(abi);
       }
     }
     library.list = static_cast<const unsigned char*>(list);
@@ -373,10 +329,12 @@ PluginDescription open_library(const std::string& absolute, const std::string& a
         out.determinism = raw_enum(b.determinism);
         out.dense = b.accumulate_dense != nullptr;
         out.sparse = b.accumulate_sparse != nullptr;
+        out.product = b.accumulate_product != nullptr;
         out.layouts = b.layouts;
         d.backends.push_back(std::move(out));
       }
   }
+  library.environment = current_fp_environment();
   d.fp_change = environment.check_and_restore();
   return d;
 }
@@ -384,6 +342,19 @@ PluginDescription open_library(const std::string& absolute, const std::string& a
 int execute(const Library& library, std::size_t index, const Request& r, unsigned char* base) {
   if (!library.list || index >= library.count) return -1;
   const accucheck_backend b = entry(library, index);
+  if (r.product) {
+    if (!b.accumulate_product) return -1;
+    const accucheck_product_problem problem{r.rows,
+                                            r.cols,
+                                            r.batch,
+                                            r.steps,
+                                            base + r.inputs_offset,
+                                            base + r.b_offset,
+                                            base + r.buffer_offset,
+                                            static_cast<accucheck_format>(r.input_format),
+                                            static_cast<accucheck_format>(r.b_input_format)};
+    return reinterpret_cast<ProductFunction>(b.accumulate_product)(&problem);
+  }
   if (!r.sparse) {
     if (!b.accumulate_dense) return -1;
     const accucheck_dense_problem problem{r.elements,
@@ -410,23 +381,6 @@ int execute(const Library& library, std::size_t index, const Request& r, unsigne
   return reinterpret_cast<SparseFunction>(b.accumulate_sparse)(&problem);
 }
 
-void set_guards(const CallLayout& l, unsigned char* base) {
-  std::memset(base + l.buffer_offset - kGuardBytes, kGuardByte, kGuardBytes);
-  std::memset(base + l.buffer_offset + l.buffer_bytes, kGuardByte, kGuardBytes);
-}
-
-// "" when both guards are intact, else where the plugin wrote out of bounds.
-std::string guard_damage(const CallLayout& l, const unsigned char* base) {
-  const unsigned char* before = base + l.buffer_offset - kGuardBytes;
-  const unsigned char* after = base + l.buffer_offset + l.buffer_bytes;
-  const bool front = std::any_of(before, before + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
-  const bool back = std::any_of(after, after + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
-  if (front && back) return "wrote outside its result buffer (before its start and past its end)";
-  if (front) return "wrote before the start of its result buffer";
-  if (back) return "wrote past the end of its result buffer";
-  return "";
-}
-
 Request request_for(const CallLayout& l) {
   Request r;
   r.op = Op::call;
@@ -447,257 +401,83 @@ Request request_for(const CallLayout& l) {
   r.table_row_stride = l.table_row_stride;
   r.value_pair_stride = l.value_pair_stride;
   r.input_format = static_cast<std::uint32_t>(l.input_format);
+  r.product = l.product;
+  r.b_input_format = static_cast<std::uint32_t>(l.b_input_format);
+  r.cols = l.cols;
+  r.batch = l.batch;
+  r.b_offset = l.b_offset;
   return r;
 }
 
 // ---- the worker process ----------------------------------------------------------------------
 
-// Set by a worker's crash handler: errno when plugin code died (ENOMEM says an allocation failed,
-// e.g. at the memory limit). A page shared with the parent, made before the fork.
-struct CrashNote {
-  std::atomic<int> signal_errno;
-};
-CrashNote* g_crash_note = nullptr;  // in a worker: its page
-
-extern "C" void note_crash(int sig) {
-  const int saved = errno;
-  if (g_crash_note) g_crash_note->signal_errno.store(saved);
-  raise(sig);  // SA_RESETHAND: the default action now, so the parent sees the signal
-}
-
-// Crashes end the worker with their signal whatever handlers the parent installed (sanitizers,
-// libFuzzer), after noting errno.
-void crash_signals_noted() {
-  struct sigaction action {};
-  action.sa_handler = note_crash;
-  action.sa_flags = SA_RESETHAND | SA_NODEFER;
-  sigemptyset(&action.sa_mask);
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
-    sigaction(sig, &action, nullptr);
-    sigaddset(&set, sig);
-  }
-  std::signal(SIGPIPE, SIG_DFL);
-  sigprocmask(SIG_UNBLOCK, &set, nullptr);
-}
-
-struct Capture {  // a worker's output during one load or call
-  std::string head;
-  std::size_t total = 0;
-  void add(const char* p, std::size_t n) {
-    total += n;
-    if (head.size() < kCapturedBytes) head.append(p, std::min(n, kCapturedBytes - head.size()));
-  }
-  std::string summary() const { return total ? output_summary(head, total) : ""; }
-};
-
-std::string output_suffix(const std::string& summary) {
-  return summary.empty() ? "" : "; it wrote to its output: " + summary;
-}
-
+// The plugin worker: a forked guest process that loads every kept plugin of worker isolation and
+// answers "ready", then serves one request at a time until the parent closes the socket.
 class Worker {
  public:
-  enum class End { answered, died, timed_out, deadline };
+  using End = guest::GuestProcess::End;
 
-  ~Worker() { stop(true); }
-  bool running() const { return pid_ > 0; }
+  bool running() const { return process_.running(); }
 
-  // Forks a worker that loads every kept plugin of worker isolation and answers "ready".
-  // Throws BackendFailure starting with `what` when it cannot.
+  // Throws BackendFailure starting with `what` when it cannot start or load the plugins.
   void start(const PluginOptions& options, const std::string& what) {
-    memory_limit_ = options.memory_limit_bytes;
-    memfd_ = memfd_create("accucheck-plugin-call", MFD_CLOEXEC);
-    if (memfd_ < 0) fail(what, "cannot create the shared region");
-    void* note = mmap(nullptr, sizeof(CrashNote), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (note == MAP_FAILED) fail(what, "cannot map the crash note");
-    note_ = new (note) CrashNote{};
-    int sockets[2], output[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) fail(what, "cannot create a socket pair");
-    if (pipe2(output, O_CLOEXEC) != 0) {
-      close(sockets[0]);
-      close(sockets[1]);
-      fail(what, "cannot create the output pipe");
-    }
-    std::fflush(nullptr);  // no buffered output duplicated into the worker
-    const pid_t pid = fork();
-    if (pid < 0) {
-      for (int fd : {sockets[0], sockets[1], output[0], output[1]}) close(fd);
-      fail(what, "cannot fork a plugin worker");
-    }
-    if (pid == 0) {
-      close(sockets[0]);
-      close(output[0]);
-      serve(sockets[1], memfd_, output[1]);
-    }
-    close(sockets[1]);
-    close(output[1]);
-    socket_ = sockets[0];
-    output_ = output[0];
-    fcntl(output_, F_SETFL, fcntl(output_, F_GETFL) | O_NONBLOCK);
-    pid_ = pid;
+    const std::uint64_t limit = options.memory_limit_bytes;
+    process_.launch(what, "plugin worker", limit, [this, limit](int socket, int memfd) {
+      guest::prepare_forked_guest(process_.crash_note());
+      serve(socket, memfd, limit);
+    });
     Response ready;
     std::string reply;
-    Capture capture;
+    guest::Capture capture;
     const End end = exchange(nullptr, "", options.timeout_seconds, false, ready, reply, capture);
     if (end == End::answered && ready.sequence == 0 && ready.status == Status::ok) return;
     std::string why;
     if (end == End::answered) why = reply;
     else if (end == End::died) why = death_text();
-    else why = "did not finish loading the plugins within " + seconds_text(options.timeout_seconds) + " s";
+    else why = "did not finish loading the plugins within " + guest::seconds_text(options.timeout_seconds) + " s";
     stop(true);
-    throw BackendFailure(what + ": a new plugin worker could not load the plugins: " + why + output_suffix(capture.summary()));
+    throw BackendFailure(what + ": a new plugin worker could not load the plugins: " + why +
+                         guest::output_suffix(capture.summary()));
   }
 
-  void stop(bool kill_it) {
-    if (base_) munmap(base_, mapped_);
-    base_ = nullptr;
-    mapped_ = 0;
-    for (int* fd : {&memfd_, &socket_, &output_}) {
-      if (*fd >= 0) close(*fd);  // the worker reads end of file and exits
-      *fd = -1;
-    }
-    if (pid_ > 0) {
-      if (kill_it) kill(pid_, SIGKILL);
-      reap();
-    }
-    if (note_) munmap(note_, sizeof(CrashNote));
-    note_ = nullptr;
-  }
-
-  // Maps at least `total` bytes of the shared region and returns its base.
-  unsigned char* region(std::size_t total, const std::string& what) {
-    if (total > mapped_) {
-      const std::size_t size = std::max(total, 2 * mapped_);
-      if (ftruncate(memfd_, static_cast<off_t>(size)) != 0) fail(what, "cannot grow the shared region");
-      if (base_) munmap(base_, mapped_);
-      void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
-      if (p == MAP_FAILED) {
-        base_ = nullptr;
-        mapped_ = 0;
-        fail(what, "cannot map the shared region");
-      }
-      base_ = static_cast<unsigned char*>(p);
-      mapped_ = size;
-    }
-    return base_;
+  void stop(bool kill_it) { process_.stop(kill_it); }
+  guest::GuestProcess& process() { return process_; }
+  unsigned char* region(std::size_t total, const std::string& what) { return process_.region(total, what); }
+  std::string death_text(const std::string& after_exit = "", FailureKind* kind = nullptr) {
+    return process_.death_text(after_exit, kind);
   }
 
   // Sends `r` (when given) and waits for the answer, reading the worker's output meanwhile,
   // until `timeout_seconds` pass or, when `deadline_applies`, the campaign's deadline.
   End exchange(Request* r, const std::string& payload, double timeout_seconds, bool deadline_applies,
-               Response& response, std::string& reply, Capture& capture) {
+               Response& response, std::string& reply, guest::Capture& capture) {
+    std::string request;
     if (r) {
       r->sequence = ++sequence_;
       r->payload_bytes = payload.size();
-      if (!send_all(socket_, r, sizeof *r) || (!payload.empty() && !send_all(socket_, payload.data(), payload.size()))) {
-        drain(capture);
-        return End::died;
-      }
+      request.assign(reinterpret_cast<const char*>(r), sizeof *r);
+      request += payload;
     }
-    auto limit = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
-    End on_expiry = End::timed_out;
-    if (deadline_applies)
-      if (const auto deadline = plugin_call_deadline(); deadline && *deadline < limit) {
-        limit = *deadline;
-        on_expiry = End::deadline;
-      }
-    pollfd fds[2] = {{socket_, POLLIN, 0}, {output_, POLLIN, 0}};
-    for (;;) {
-      const auto left = std::chrono::duration<double, std::milli>(limit - Clock::now()).count();
-      if (left <= 0) return on_expiry;
-      const int ready = poll(fds, 2, static_cast<int>(std::min(std::ceil(left), 2.0e9)));
-      if (ready < 0 && errno != EINTR) return End::died;
-      if (ready <= 0) continue;
-      if (fds[1].revents && !drain(capture)) fds[1].fd = -1;  // the worker closed its output
-      if (fds[0].revents) {
-        const bool ok = receive_all(socket_, &response, sizeof response) && response.payload_bytes <= kMaxReply &&
-                        (reply.resize(response.payload_bytes), receive_all(socket_, reply.data(), reply.size())) &&
-                        (!r || response.sequence == r->sequence);
-        drain(capture);  // everything it wrote before answering (or dying)
-        return ok ? End::answered : End::died;
-      }
-    }
-  }
-
-  // After End::died: why, in words (reaps the worker); `after_exit` follows an exit's status.
-  // `kind`, when given, receives crash or exit.
-  std::string death_text(const std::string& after_exit = "", FailureKind* kind = nullptr) {
-    const int status = reap();
-    std::string text;
-    FailureKind how = FailureKind::crash;
-    if (status >= 0 && WIFSIGNALED(status)) text = "crashed with " + signal_text(WTERMSIG(status));
-    else if (status >= 0 && WIFEXITED(status)) {
-      text = "exited the process (status " + std::to_string(WEXITSTATUS(status)) + ")" + after_exit;
-      how = FailureKind::exit;
-    } else text = "ended without answering (the plugin worker is gone)";
-    if (kind) *kind = how;
-    if (note_ && note_->signal_errno.load() == ENOMEM)
-      text = "ran out of memory and " + text +
-             (memory_limit_ ? " (a plugin worker may grow by at most " + bytes_text(memory_limit_) +
-                                  ": ACCUCHECK_PLUGIN_MEMORY sets the limit)"
-                            : "");
-    stop(false);
-    return text;
+    return process_.exchange(request, timeout_seconds, deadline_applies, [&](int socket) {
+      return guest::receive_all(socket, &response, sizeof response) && response.payload_bytes <= kMaxReply &&
+             (reply.resize(response.payload_bytes), guest::receive_all(socket, reply.data(), reply.size())) &&
+             (!r || response.sequence == r->sequence);
+    }, capture);
   }
 
  private:
-  [[noreturn]] static void fail(const std::string& what, const char* doing) {
-    throw BackendFailure(what + ": " + doing + ": " + std::strerror(errno));
-  }
-
-  int reap() {
-    int status = -1;
-    if (pid_ > 0) {
-      while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    pid_ = -1;
-    return status;
-  }
-
-  // Reads what the worker wrote so far; false at end of file.
-  bool drain(Capture& capture) {
-    if (output_ < 0) return false;
-    char buffer[4096];
-    for (;;) {
-      const ssize_t n = read(output_, buffer, sizeof buffer);
-      if (n > 0) {
-        capture.add(buffer, static_cast<std::size_t>(n));
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-    }
-  }
-
-  // The worker: loads the kept plugins, then one request at a time until the parent closes
+  // In the worker: loads the kept plugins, then one request at a time until the parent closes
   // the socket. Never returns.
-  [[noreturn]] void serve(int socket, int memfd, int output) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the parent
-    g_crash_note = note_;
-    crash_signals_noted();
-    // Ctrl-C reaches the whole process group: the campaign stops after its case (campaign.h) and
-    // then ends this worker; dying of it here would be a backend failure nobody caused.
-    std::signal(SIGINT, SIG_IGN);
-    std::signal(SIGTERM, SIG_IGN);
-    const int null_input = open("/dev/null", O_RDONLY);
-    if (null_input >= 0) dup2(null_input, STDIN_FILENO);
-    dup2(output, STDOUT_FILENO);
-    dup2(output, STDERR_FILENO);
-    close(output);
+  [[noreturn]] static void serve(int socket, int memfd, std::uint64_t limit) {
     setvbuf(stdout, nullptr, _IOLBF, 0);  // lines of stdout and stderr stay in the order written
     set_fp_environment(default_fp_environment());
-    const FpEnvironment environment = current_fp_environment();
-    const std::uint64_t limit = memory_limit_;
     auto& libraries = worker_libraries();
     libraries.assign(records().size(), Library{});
-
     for (std::size_t id = 0; id < records().size(); ++id) {
       const Record& record = records()[id];
       if (!record.kept || record.isolation == PluginIsolation::in_process) continue;
       if (limit) limit_address_space(address_space_bytes() + limit);
-      const PluginDescription d = open_library(record.absolute_path, record.argument, libraries[id]);
+      const PluginDescription d = open_library(record.absolute_path, libraries[id]);
       std::fflush(nullptr);
       if (d.status != PluginDescription::Status::ok || d.backends.size() != record.backend_count) {
         send_message(socket, Response{0, 1, Status::failed, 0},
@@ -718,10 +498,7 @@ class Worker {
       if (r.op == Op::load) {
         if (r.plugin >= libraries.size()) libraries.resize(r.plugin + 1);
         if (limit) limit_address_space(address_space_bytes() + limit);
-        // The payload: the library's path, then a NUL and the argument when it has one.
-        const std::size_t nul = payload.find('\0');
-        const std::string argument = nul == std::string::npos ? std::string() : payload.substr(nul + 1);
-        const PluginDescription d = open_library(payload.substr(0, nul), argument, libraries[r.plugin]);
+        const PluginDescription d = open_library(payload, libraries[r.plugin]);  // the payload: the library's path
         std::fflush(nullptr);
         if (!send_message(socket, Response{r.sequence, 0, Status::ok, 0}, serialize(d))) _exit(0);
         continue;
@@ -735,26 +512,23 @@ class Worker {
         mapped = r.total;
       }
       if (limit) limit_address_space(address_space_bytes() + limit);
+      const bool known = r.plugin < libraries.size();
+      // The environment the plugin's own loading left (its users' processes have it too).
+      const FpEnvironment environment = known ? libraries[r.plugin].environment : default_fp_environment();
       set_fp_environment(environment);
-      const int rc = r.plugin < libraries.size() ? execute(libraries[r.plugin], r.backend, r, base) : -1;
+      const int rc = known ? execute(libraries[r.plugin], r.backend, r, base) : -1;
       std::fflush(nullptr);
       const FpEnvironment after = current_fp_environment();
       std::string change;
-      if (!(after == environment)) {
-        change = describe_fp_change(environment, after);
-        set_fp_environment(environment);
-      }
+      if (!(after == environment)) change = describe_fp_change(environment, after);
+      set_fp_environment(default_fp_environment());
       if (!send_message(socket, Response{r.sequence, rc, change.empty() ? Status::ok : Status::fp_changed, 0}, change))
         _exit(0);
     }
   }
 
-  pid_t pid_ = -1;
-  int socket_ = -1, memfd_ = -1, output_ = -1;
-  unsigned char* base_ = nullptr;
-  std::size_t mapped_ = 0;
-  std::uint64_t sequence_ = 0, memory_limit_ = 0;
-  CrashNote* note_ = nullptr;
+  guest::GuestProcess process_;
+  std::uint64_t sequence_ = 0;
 };
 
 Worker& worker() {
@@ -768,25 +542,21 @@ void ensure_worker(const PluginOptions& options, const std::string& what) {
 
 }  // namespace
 
-std::string output_summary(const std::string& bytes, std::size_t total_bytes, std::size_t limit) {
-  std::string text = "'";
-  std::size_t shown = 0;
-  for (; shown < bytes.size() && text.size() < limit; ++shown) {
-    const unsigned char c = static_cast<unsigned char>(bytes[shown]);
-    if (c == '\n') text += "\\n";
-    else if (c == '\t') text += "\\t";
-    else if (c == '\\') text += "\\\\";
-    else if (c == '\'') text += "\\'";
-    else if (c >= 0x20 && c < 0x7f) text += static_cast<char>(c);
-    else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      text += escaped;
-    }
-  }
-  text += "'";
-  if (shown < total_bytes) text += "... (" + std::to_string(total_bytes) + " bytes in all)";
-  return text;
+void set_guards(const CallLayout& l, unsigned char* base) {
+  std::memset(base + l.buffer_offset - kGuardBytes, kGuardByte, kGuardBytes);
+  std::memset(base + l.buffer_offset + l.buffer_bytes, kGuardByte, kGuardBytes);
+}
+
+// "" when both guards are intact, else where the plugin wrote out of bounds.
+std::string guard_damage(const CallLayout& l, const unsigned char* base) {
+  const unsigned char* before = base + l.buffer_offset - kGuardBytes;
+  const unsigned char* after = base + l.buffer_offset + l.buffer_bytes;
+  const bool front = std::any_of(before, before + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
+  const bool back = std::any_of(after, after + kGuardBytes, [](unsigned char c) { return c != kGuardByte; });
+  if (front && back) return "wrote outside its result buffer (before its start and past its end)";
+  if (front) return "wrote before the start of its result buffer";
+  if (back) return "wrote past the end of its result buffer";
+  return "";
 }
 
 CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input, const DenseStrides& strides) {
@@ -819,18 +589,38 @@ CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, s
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
   l.index_offset = aligned(l.inputs_offset + (steps + 1) * sizeof(size_t));
   l.values_offset = aligned(l.index_offset + pairs * sizeof(std::uint32_t));
+  l.pairs = pairs;
   l.total = aligned(l.values_offset + strides.values_span * storage_size(input)) + kAlign;
   return l;
 }
 
+CallLayout product_layout(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, Format storage,
+                          Format a_input, Format b_input) {
+  CallLayout l;
+  l.product = true;
+  l.input_format = a_input;
+  l.b_input_format = b_input;
+  l.rows = rows;
+  l.cols = cols;
+  l.batch = batch;
+  l.steps = steps;
+  l.elements = rows * cols;
+  l.buffer_offset = 2 * kAlign;
+  l.buffer_bytes = rows * cols * storage_size(storage);
+  l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
+  l.b_offset = aligned(l.inputs_offset + steps * rows * batch * storage_size(a_input));
+  l.total = aligned(l.b_offset + steps * batch * cols * storage_size(b_input)) + kAlign;
+  return l;
+}
+
 std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_path, const std::string& absolute_path,
-                                                   const PluginOptions& options, const std::string& argument) {
+                                                   const PluginOptions& options) {
   std::lock_guard lock(module_mutex());
   const PluginId id = records().size();
-  records().push_back(Record{display_path, absolute_path, argument, options.isolation, false, false, 0, {}});
+  records().push_back(Record{display_path, absolute_path, options.isolation, false, false, 0, {}});
   Record& record = records().back();
   if (options.isolation == PluginIsolation::in_process) {
-    PluginDescription d = open_library(absolute_path, argument, record.in_process);
+    PluginDescription d = open_library(absolute_path, record.in_process);
     record.backend_count = d.backends.size();
     return {id, std::move(d)};
   }
@@ -847,7 +637,7 @@ std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_pa
   std::string reply;
   Capture capture;
   Worker& w = worker();
-  const std::string payload = argument.empty() ? absolute_path : absolute_path + std::string(1, '\0') + argument;
+  const std::string& payload = absolute_path;
   const auto end = w.exchange(&r, payload, options.timeout_seconds, false, response, reply, capture);
   const std::string output = output_suffix(capture.summary());
   if (end == Worker::End::died)
@@ -924,22 +714,7 @@ CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, 
   const auto end = w.exchange(&r, "", options.timeout_seconds, true, response, reply, capture);
   result.output = capture.summary();
   const std::string output = output_suffix(result.output);
-  switch (end) {
-    case Worker::End::answered: break;
-    case Worker::End::died: {
-      FailureKind kind;
-      std::string why = w.death_text(" instead of returning", &kind);
-      throw BackendFailure(what + " " + why + output, kind);
-    }
-    case Worker::End::timed_out:
-      w.stop(true);
-      throw BackendFailure(what + " timed out after " + seconds_text(options.timeout_seconds) +
-                               " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)" + output,
-                           FailureKind::timeout);
-    case Worker::End::deadline:
-      w.stop(true);
-      throw PluginDeadlineReached{what, std::chrono::duration<double>(Clock::now() - started).count()};
-  }
+  if (end != Worker::End::answered) w.process().fail_call(end, what, options.timeout_seconds, started, output);
   if (auto damage = guard_damage(layout, base); !damage.empty()) {
     w.stop(true);  // its memory may be damaged too: the next call starts a fresh worker
     throw BackendFailure(what + " " + damage + output, FailureKind::overrun);

@@ -11,9 +11,10 @@
 //    plugins again;
 //  * its address space may grow by at most PluginOptions::memory_limit_bytes beyond what it had
 //    once its plugins were loaded and the call's region mapped (RLIMIT_AS, soft);
-//  * the floating-point environment is IEEE's default before every load and call, and a plugin
-//    that changes it is named: while loading, a note for the user (its backends then run in the
-//    default environment); during a call, that call's failure.
+//  * the floating-point environment is IEEE's default before every load; a plugin whose loading
+//    changes it is named in a note for the user, and its calls run in the environment its loading
+//    left (flush-to-zero from a -ffast-math constructor is what its users' processes get too);
+//    a call that changes it further is that call's failure.
 // PluginIsolation::in_process loads into accucheck's own process instead (for debuggers), with
 // the environment saved and restored around the load; nothing else is contained.
 #pragma once
@@ -27,13 +28,15 @@
 
 #include "accucheck/plugin_loader.h"
 #include "accucheck/workload.h"
+#include "guest_process.h"
 
 namespace accucheck::plugin_worker {
 
 inline constexpr std::size_t kMaxBackendsPerPlugin = 4096;
 inline constexpr std::size_t kMaxNameLength = 128;
 inline constexpr std::size_t kMaxBoundLength = 1024;
-inline constexpr std::size_t kCapturedBytes = 4096;
+using guest::kCapturedBytes;
+using guest::output_summary;
 
 // One entry of the array accucheck_plugin_backends returned, read where the plugin's code runs
 // (a garbage pointer crashes the worker, not accucheck). Strings are bounded: longer ones are
@@ -44,7 +47,7 @@ struct BackendDescription {
   std::optional<std::string> bound;  // stated_bound; nullopt: NULL
   bool bound_too_long = false;
   std::int32_t storage = 0, accumulation = 0, determinism = 0;  // as the plugin stored them
-  bool dense = false, sparse = false;                           // which functions are non-NULL
+  bool dense = false, sparse = false, product = false;          // which functions are non-NULL (product: ABI 4)
   std::uint32_t layouts = 0;  // ABI 2's layouts bits (0 for a version 1 plugin)
 };
 
@@ -63,29 +66,41 @@ using PluginId = std::size_t;
 
 // Loads the library where its code will run (a worker, or this process for in_process) and
 // describes it. Throws PluginError naming `display_path` when it crashes, exits or hangs while
-// loading. The plugin stays provisional until keep_plugin or discard_plugin. A non-empty
-// `argument` is the environment variable ACCUCHECK_PLUGIN_ARGUMENT while it loads (and while a new
-// worker loads it again): a loader plugin serving another file's backends reads it there.
+// loading. The plugin stays provisional until keep_plugin or discard_plugin.
 std::pair<PluginId, PluginDescription> open_plugin(const std::string& display_path, const std::string& absolute_path,
-                                                   const PluginOptions& options, const std::string& argument = "");
+                                                   const PluginOptions& options);
 void keep_plugin(PluginId id);
 void discard_plugin(PluginId id);
 
 // The memory of one call: [header][guard][result buffer][guard][inputs...], parts 64-byte
-// aligned. Dense inputs: the addends. Sparse: step offsets, row indices, values. The buffer and
-// the values span what their strides (ABI 2, in values) make them span.
+// aligned. Dense inputs: the addends. Sparse: step offsets, row indices, values. Product: A at
+// inputs_offset, B at b_offset (the result buffer is C). The buffer and the values span what their
+// strides (ABI 2, in values) make them span.
 struct CallLayout {
   bool sparse = false;
-  std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0;
+  bool product = false;
+  std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0, pairs = 0;
+  std::uint64_t cols = 0, batch = 0;  // product: C is rows x cols, A_t rows x batch, B_t batch x cols
   std::uint64_t buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0, total = 0;
+  std::uint64_t b_offset = 0;  // product
   std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0;  // dense
   std::int64_t table_row_stride = 0, value_pair_stride = 0;                          // sparse
-  Format input_format = Format::f32;  // the addends' or pair values' format (ABI 3)
+  Format input_format = Format::f32;    // the addends' or pair values' format (ABI 3); A's for a product
+  Format b_input_format = Format::f32;  // product: B's format
 };
 // `storage` is the buffer's format, `input` the addends' or values' (the storage format, or FP8).
 CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input, const DenseStrides& strides);
 CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, Format storage,
                          Format input, const SparseStrides& strides);
+// C (rows x cols, row-major) += sum over t of A_t B_t: A as steps*rows*batch values of `a_input`,
+// B as steps*batch*cols of `b_input` (ProductWorkload's order), both contiguous.
+CallLayout product_layout(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, Format storage,
+                          Format a_input, Format b_input);
+
+// The guards around the result buffer: set before a call; "" after it when both are intact, else
+// where the guest wrote out of bounds.
+void set_guards(const CallLayout& layout, unsigned char* base);
+std::string guard_damage(const CallLayout& layout, const unsigned char* base);
 
 struct CallResult {
   std::vector<unsigned char> buffer;  // the result buffer's bytes
@@ -97,9 +112,5 @@ struct CallResult {
 // starts with `what`; a call cut short by the deadline throws PluginDeadlineReached.
 CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, const PluginOptions& options,
                        const CallLayout& layout, const std::function<void(unsigned char* base)>& fill);
-
-// Bytes a program wrote, for a one-line message: printable ASCII kept, everything else escaped
-// (\n, \t, \xNN), at most `limit` characters, then "... (N bytes in all)".
-std::string output_summary(const std::string& bytes, std::size_t total_bytes, std::size_t limit = 300);
 
 }  // namespace accucheck::plugin_worker

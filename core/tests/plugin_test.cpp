@@ -16,6 +16,8 @@
 #include <string>
 
 #include "accucheck/check.h"
+#include "accucheck/choice.h"
+#include "accucheck/families.h"
 #include "accucheck/fp8.h"
 #include "accucheck/fp_environment.h"
 #include "accucheck/plugin_loader.h"
@@ -30,7 +32,7 @@ using test::random_sparse;
 using test::results_of;
 using test::same_bits;
 
-static_assert(ACCUCHECK_PLUGIN_ABI == 3);
+static_assert(ACCUCHECK_PLUGIN_ABI == 4);
 static_assert(sizeof(accucheck_format) == sizeof(int) && sizeof(accucheck_determinism) == sizeof(int));
 static_assert(ACCUCHECK_F64 == 0 && ACCUCHECK_F32 == 1 && ACCUCHECK_F16 == 2 && ACCUCHECK_BF16 == 3);
 static_assert(ACCUCHECK_DETERMINISTIC == 0 && ACCUCHECK_ORDER_INDEPENDENT == 1 && ACCUCHECK_NONDETERMINISTIC == 2);
@@ -45,7 +47,10 @@ static_assert(offsetof(accucheck_sparse_problem, table_row_stride) == 7 * sizeof
 // ABI v3 appended the input formats; the backend struct is unchanged, the FP8 values match Format's.
 static_assert(offsetof(accucheck_dense_problem, addend_format) == 7 * sizeof(void*));
 static_assert(offsetof(accucheck_sparse_problem, value_format) == 9 * sizeof(void*));
-static_assert(sizeof(accucheck_backend) == 7 * sizeof(void*));
+// ABI v4 appended accumulate_product to the backend (versions 2 and 3 end before it) and a problem.
+static_assert(offsetof(accucheck_backend, accumulate_product) == 7 * sizeof(void*));
+static_assert(sizeof(accucheck_backend) == 8 * sizeof(void*));
+static_assert(offsetof(accucheck_product_problem, a_format) == 7 * sizeof(void*));
 static_assert(ACCUCHECK_E4M3 == static_cast<int>(Format::e4m3) && ACCUCHECK_E5M2 == static_cast<int>(Format::e5m2));
 
 std::string test_plugin(const std::string& variant) {
@@ -377,10 +382,10 @@ TEST_P(BadPluginTest, IsRefusedNamingTheFileAndTheField) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, BadPluginTest,
     ::testing::Values(BadPlugin{"missing_symbol", "does not export accucheck_plugin_backends"},
-                      BadPlugin{"wrong_abi", "returned NULL for ABI versions 3 to 1"},
+                      BadPlugin{"wrong_abi", "returned NULL for ABI versions 4 to 1"},
                       BadPlugin{"load_crash", "crashed with SIGSEGV"},
                       BadPlugin{"zero_count", "returned no backends"},
-                      BadPlugin{"null_functions", "accumulate_dense and accumulate_sparse are both NULL"},
+                      BadPlugin{"null_functions", "accumulate_dense, accumulate_sparse and accumulate_product are all NULL"},
                       BadPlugin{"duplicate_name", "backend 'test.same': name is used by two backends"},
                       BadPlugin{"invalid_name", "backend #0: name 'bad name!' is invalid"},
                       BadPlugin{"null_name", "backend #0: name is NULL"},
@@ -567,12 +572,17 @@ TEST(PluginLoader, HangingWhileLoadingTimesOut) {
 // A library built with -ffast-math switches on flush-to-zero and denormals-are-zero when it is
 // loaded. accucheck's own environment stays IEEE's default, the change is reported, and its
 // backends run (and are judged) in the default environment: subnormals survive.
-TEST(PluginLoader, FastMathPluginsDoNotChangeTheEnvironment) {
+// A -ffast-math plugin switches on FTZ and DAZ for every process that loads it. accucheck's own
+// environment never changes; in a worker the plugin's calls run as its users' processes run them
+// (subnormals flushed, and the verdict says what that costs); loaded in-process (isolation none),
+// accucheck must restore IEEE's environment, so its calls run there.
+TEST(PluginLoader, FastMathPluginsRunAsTheirUsersRunThemAndAccucheckStaysIeee) {
   ASSERT_EQ(current_fp_environment(), default_fp_environment());
   for (PluginIsolation isolation : {PluginIsolation::worker, PluginIsolation::in_process}) {
     Registry registry;
     PluginOptions options;
     options.isolation = isolation;
+    const bool worker = isolation == PluginIsolation::worker;
     const std::size_t warnings = plugin_warnings().size();
     load_plugin(test_plugin("fast_math"), options, registry);
     EXPECT_EQ(current_fp_environment(), default_fp_environment()) << "loading changed accucheck's environment";
@@ -581,14 +591,25 @@ TEST(PluginLoader, FastMathPluginsDoNotChangeTheEnvironment) {
                                             "loading: flush-to-zero and denormals-are-zero switched on"),
               std::string::npos)
         << plugin_warnings().back();
+    EXPECT_NE(plugin_warnings().back().find(worker ? "its backends run in that environment" : "accucheck restored it"),
+              std::string::npos)
+        << plugin_warnings().back();
     DenseWorkload w;
     w.format = Format::f32;
     w.elements = 1;
     w.steps = 2;
     w.initial = {0x1p-140};
     w.addends = {0x1p-140, 0x1p-149};
-    const auto result = results_of(*registry.find("test.variant"), w);
-    EXPECT_EQ(result[0], 0x1p-139 + 0x1p-149) << "subnormals flushed";
+    const Backend& b = *registry.find("test.variant");
+    const auto result = results_of(b, w);
+    EXPECT_EQ(current_fp_environment(), default_fp_environment()) << "a call changed accucheck's environment";
+    if (worker) {
+      EXPECT_EQ(result[0], 0.0) << "denormals-are-zero: the subnormal addends read as 0 where the plugin's users run it";
+      EXPECT_TRUE(run_and_judge(b, w).violated());
+    } else {
+      EXPECT_EQ(result[0], 0x1p-139 + 0x1p-149) << "subnormals flushed";
+      EXPECT_FALSE(run_and_judge(b, w).violated());
+    }
   }
 }
 
@@ -652,6 +673,85 @@ TEST(PluginLoader, TheDeadlineEndsCallsEarly) {
   }
   EXPECT_FALSE(plugin_call_deadline().has_value());
   EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 2, 3, 1)).violated()) << "no deadline any more";
+}
+
+
+// ABI 4: product workloads (GEMM with beta = 1). The gemm_fma plugin computes what this test
+// computes, one std::fma chain from C per element; gemm_drops_step loses the last step and is caught.
+std::vector<float> fma_chain(const ProductWorkload& w) {
+  std::vector<float> c(w.initial.begin(), w.initial.end());
+  for (std::size_t m = 0; m < w.rows; ++m)
+    for (std::size_t n = 0; n < w.cols; ++n)
+      for (std::size_t t = 0; t < w.steps; ++t)
+        for (std::size_t k = 0; k < w.batch; ++k)
+          c[m * w.cols + n] = std::fma(static_cast<float>(w.a_at(t, m, k)), static_cast<float>(w.b_at(t, k, n)), c[m * w.cols + n]);
+  return c;
+}
+
+TEST(PluginProducts, AnAbi4ProductBackendGetsRealOperandsAndIsJudged) {
+  Registry registry;
+  load_plugin(test_plugin("gemm_fma"), registry);
+  const Backend* b = registry.find("product_test.gemm_f32");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->supports(WorkloadKind::product));
+  EXPECT_FALSE(b->supports(WorkloadKind::dense));
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const ProductWorkload w = test::random_product(3, 5, 7, 4, seed, seed % 2 == 0);
+    const auto computed = results_of(*b, w);
+    const auto expected = fma_chain(w);
+    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same_bits(computed[i], expected[i])) << "seed " << seed << " element " << i;
+    EXPECT_FALSE(run_and_judge(*b, w).violated()) << "seed " << seed;
+  }
+  // The generated product families, FP8 inputs among them, as a campaign gives them.
+  SeededChoiceStream stream(7);
+  for (int i = 0; i < 40; ++i) {
+    const Workload w = generate(stream, Format::f32, GenerationLimits{}, WorkloadKind::product);
+    if (!b->runs(w)) continue;
+    EXPECT_FALSE(run_and_judge(*b, w).violated()) << "case " << i;
+  }
+}
+
+TEST(PluginProducts, AProductBackendThatDropsAStepIsCaught) {
+  Registry registry;
+  load_plugin(test_plugin("gemm_drops_step"), registry);
+  const Backend* b = registry.find("product_test.gemm_f32");
+  ASSERT_NE(b, nullptr);
+  const auto outcome = run_and_judge(*b, test::random_product(2, 2, 3, 3, 5, false));
+  EXPECT_TRUE(outcome.violated());
+  EXPECT_EQ(outcome.worst, Verdict::bound_exceeded);
+}
+
+// FP8 A and B reach a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS as bytes that it decodes itself:
+// its results equal the chain over the values (a backend given f32 values would read garbage).
+TEST(PluginProducts, Fp8OperandsReachABackendThatAsksForThemAsBytes) {
+  Registry registry;
+  load_plugin(test_plugin("gemm_fp8_inputs"), registry);
+  const Backend* b = registry.find("product_test.gemm_f32");
+  ASSERT_NE(b, nullptr);
+  for (Format fp8 : {Format::e4m3, Format::e5m2}) {
+    ProductWorkload w = test::random_product(2, 3, 4, 2, 9, false);
+    w.input_format = fp8;
+    w.b_input_format = fp8 == Format::e4m3 ? std::optional<Format>(Format::e5m2) : std::nullopt;
+    for (double& v : w.a) v = fp8_decode(static_cast<std::uint8_t>(std::llround(std::fabs(v) * 100)) & 0x7e, fp8);
+    for (double& v : w.b) v = fp8_decode(static_cast<std::uint8_t>(std::llround(std::fabs(v) * 90)) & 0x6f, w.b_inputs());
+    ASSERT_EQ(w.validate(), "");
+    const auto computed = results_of(*b, w);
+    const auto expected = fma_chain(w);
+    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same_bits(computed[i], expected[i])) << name(fp8) << " " << i;
+  }
+}
+
+// A plugin built against version 3's header: two entries of version 3's size, no product field.
+// Read with version 4's size, the second entry would be garbage.
+TEST(PluginProducts, AVersion3PluginOfTwoBackendsLoadsAsBefore) {
+  Registry registry;
+  const auto names = load_plugin(test_plugin("abi3"), registry);
+  ASSERT_EQ(names, (std::vector<std::string>{"product_test.v3_first", "product_test.v3_second"}));
+  for (const auto& n : names) {
+    const Backend* b = registry.find(n);
+    EXPECT_FALSE(b->supports(WorkloadKind::product));
+    EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 3, 5, 2)).violated());
+  }
 }
 
 }  // namespace

@@ -171,15 +171,15 @@ static int widened_f16_sparse(const accucheck_sparse_problem *p) {
 }
 
 static const accucheck_backend backends[] = {
-    /* name, storage, accumulation, stated bound, determinism, dense, sparse, layouts (ABI 2) */
+    /* name, storage, accumulation, stated bound, determinism, dense, sparse, layouts (ABI 2), product (ABI 4) */
     {"example.naive_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, naive_f64_dense,
-     naive_f64_sparse, ACCUCHECK_ACCEPTS_STRIDES},
+     naive_f64_sparse, ACCUCHECK_ACCEPTS_STRIDES, NULL},
     {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, kahan_f32_sparse,
-     ACCUCHECK_ACCEPTS_STRIDES},
+     ACCUCHECK_ACCEPTS_STRIDES, NULL},
     {"example.widened_bf16", ACCUCHECK_BF16, ACCUCHECK_F32, "widened(recursive(f32),bf16)", ACCUCHECK_DETERMINISTIC,
-     widened_bf16_dense, widened_bf16_sparse, 0},
+     widened_bf16_dense, widened_bf16_sparse, 0, NULL},
     {"example.widened_f16", ACCUCHECK_F16, ACCUCHECK_F64, "widened(recursive(f64),f16)", ACCUCHECK_DETERMINISTIC,
-     widened_f16_dense, widened_f16_sparse, 0},
+     widened_f16_dense, widened_f16_sparse, 0, NULL},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

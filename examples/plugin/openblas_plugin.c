@@ -84,10 +84,10 @@ AXPY_DENSE(saxpy_dense, float, cblas_saxpy)
 AXPY_DENSE(daxpy_dense, double, cblas_daxpy)
 
 static const accucheck_backend backends[] = {
-    {"openblas.sdot_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC, sdot_dense, NULL, 0},
-    {"openblas.ddot_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, ddot_dense, NULL, 0},
-    {"openblas.saxpy_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, saxpy_dense, NULL, 0},
-    {"openblas.daxpy_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, daxpy_dense, NULL, 0},
+    {"openblas.sdot_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC, sdot_dense, NULL, 0, NULL},
+    {"openblas.ddot_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, ddot_dense, NULL, 0, NULL},
+    {"openblas.saxpy_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, saxpy_dense, NULL, 0, NULL},
+    {"openblas.daxpy_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, daxpy_dense, NULL, 0, NULL},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

@@ -41,11 +41,11 @@ static int naive_f32_dense(const accucheck_dense_problem *p) {
 
 static const accucheck_backend backends[] = {
     {"example_wrong.elemwise_sum_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC,
-     elemwise_sum_dense, NULL, 0},
+     elemwise_sum_dense, NULL, 0, NULL},
     {"example_wrong.claims_kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, naive_f32_dense,
-     NULL, 0},
+     NULL, 0, NULL},
     {"example_wrong.ignores_strides_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC,
-     naive_f32_dense, NULL, ACCUCHECK_ACCEPTS_STRIDES},
+     naive_f32_dense, NULL, ACCUCHECK_ACCEPTS_STRIDES, NULL},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

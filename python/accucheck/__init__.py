@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence, Union
 
@@ -39,17 +40,23 @@ def _core():
 
 def _refuse_inside_the_loader(what: str) -> None:
     # A file given to `accucheck --python` whose top level calls accucheck.check would start a
-    # campaign inside the plugin worker: say how to keep it for `python FILE.py` only.
+    # campaign inside the Python worker: say how to keep it for `python FILE.py` only.
     if os.environ.get("ACCUCHECK_IN_LOADER") == "1":
         raise RuntimeError(f"accucheck.{what}() called while the file is loaded by `accucheck --python`: "
                            "put it under `if __name__ == \"__main__\":`")
 
 
 def _validate(b) -> None:
-    _core().validate_backend(b.name, b.bound, b.origin)
+    try:
+        core = _core()
+    except ImportError:
+        # An interpreter the extension was not built for (`accucheck --python` runs a backend file
+        # in any CPython): the decorator still registers; the CLI validates when it loads the file.
+        return
+    core.validate_backend(b.name, b.bound, b.origin)
 
 
-if os.environ.get("ACCUCHECK_IN_LOADER") != "1":  # the CLI's loader validates through core's plugin loader
+if os.environ.get("ACCUCHECK_IN_LOADER") != "1":  # the CLI's Python worker validates through core's plugin loader
     _backends.validate = _validate
 
 
@@ -211,6 +218,7 @@ def _check_in_the_cli(globs, format, families, cases, seconds, seed, findings, m
     if jobs is not None:
         args += ["--jobs", str(jobs)]
     env = dict(os.environ)
+    env.setdefault("ACCUCHECK_PYTHON", sys.executable)  # the CLI's Python workers run this interpreter
     if timeout is not None:
         env["ACCUCHECK_PLUGIN_TIMEOUT"] = repr(float(timeout))
     with tempfile.TemporaryDirectory() as scratch:

@@ -1,9 +1,10 @@
 """Python backends: the @accucheck.backend decorator, the table of registered backends, and the
 one conversion between accucheck's raw values and the NumPy arrays a backend function sees.
 
-Pure Python (no extension needed): the CLI's loader library (python/src/loader.cpp) imports this
-module inside the plugin worker, and the extension (accucheck._accucheck) calls the same
-_call_dense/_call_sparse in-process, so both paths hand a backend the same arrays and judge its
+Pure Python (no extension needed): the CLI's Python worker (accucheck._worker, in whatever
+interpreter the user runs) calls run_dense/run_sparse/run_product on arrays in shared memory, and
+the extension (accucheck._accucheck) calls the same functions in-process through
+_call_dense/_call_sparse/_call_product, so both paths hand a backend the same arrays and judge its
 result by the same rules.
 """
 from __future__ import annotations
@@ -29,11 +30,15 @@ except ImportError:  # bf16 backends then see uint16 bit patterns only
 
 # The plugin ABI's codes (accucheck/plugin.h).
 FORMAT_CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3}
-DETERMINISM_CODES = {
-    "deterministic": 0, "bitwise_deterministic": 0,
-    "order_independent": 1,
-    "nondeterministic": 2, "run_to_run_nondeterministic": 2,
-}
+# Every spelling of a determinism class -> its canonical name: the short ones, and the names that
+# `accucheck list` prints and DESIGN.md speaks (with '-' or '_').
+DETERMINISM_NAMES = {}
+for _canonical, _spellings in (("deterministic", ("deterministic", "bitwise-deterministic")),
+                               ("order_independent", ("order-independent",)),
+                               ("nondeterministic", ("nondeterministic", "run-to-run-nondeterministic"))):
+    for _spelling in _spellings + (_canonical,):
+        DETERMINISM_NAMES[_spelling] = DETERMINISM_NAMES[_spelling.replace("-", "_")] = _canonical
+DETERMINISM_CODES = {"deterministic": 0, "order_independent": 1, "nondeterministic": 2}
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 
 
@@ -60,15 +65,17 @@ class PythonBackend:
     accumulation: str
     bound: str
     determinism: str
-    kind: str  # "dense" or "sparse"
+    kind: str  # "dense", "sparse" or "product"
     fn: Callable
     summary: str
     origin: str  # the file that defined it ("" when unknown)
     bits: bool = False
+    fp8_inputs: bool = False  # FP8 gradients as FP8 arrays (else as values of the storage dtype)
     index: int = field(default=-1)
 
     def metadata(self):
-        return (self.name, self.storage, self.accumulation, self.bound, self.determinism, self.kind, self.bits)
+        return (self.name, self.storage, self.accumulation, self.bound, self.determinism, self.kind, self.bits,
+                self.fp8_inputs)
 
 
 _registered: list[PythonBackend] = []
@@ -91,22 +98,25 @@ def _origin_of(fn) -> str:
     return os.path.abspath(path) if path and os.path.exists(path) else ""
 
 
+_KIND_BY_ARITY = {2: "dense", 3: "product", 4: "sparse"}
+
+
 def _kind_of(fn) -> str:
     try:
         count = len([p for p in inspect.signature(fn).parameters.values()
                      if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
     except (TypeError, ValueError):
         count = 2
-    if count == 2:
-        return "dense"
-    if count == 4:
-        return "sparse"
-    raise ValueError(f"{getattr(fn, '__name__', fn)}: a backend function takes (addends, buffer) for dense workloads or "
-                     f"(table, step_offsets, rows, values) for sparse ones; it takes {count} arguments (pass kind=...)")
+    if count in _KIND_BY_ARITY:
+        return _KIND_BY_ARITY[count]
+    raise ValueError(f"{getattr(fn, '__name__', fn)}: a backend function takes (addends, buffer) for dense workloads, "
+                     "(a, b, c) for product (GEMM) workloads or (table, step_offsets, rows, values) for sparse ones; "
+                     f"it takes {count} arguments (pass kind=...)")
 
 
 def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulation: Optional[str] = None,
-            determinism: str = "deterministic", kind: Optional[str] = None, summary: str = "", bits: bool = False):
+            determinism: str = "deterministic", kind: Optional[str] = None, summary: str = "", bits: bool = False,
+            fp8_inputs: bool = False):
     """Registers the decorated function as an accucheck backend.
 
     Dense (kind "dense", a function of two arguments): fn(addends, buffer), addends of shape (T, D)
@@ -116,9 +126,15 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
     Sparse (four arguments): fn(table, step_offsets, rows, values): table (rows, dim) holds the
     initial gradient, step t owns pairs step_offsets[t]..step_offsets[t+1]-1 (int64), rows[q]
     (int64) is pair q's row and values[q] its dim-vector; it returns (or updates) the table.
+    Product (three arguments, GEMM with beta = 1): fn(a, b, c): a (steps, rows, batch), b (steps,
+    batch, cols), c (rows, cols) holding the initial C; it adds every a[t] @ b[t] into c and returns
+    (or updates) it: the products enter the running C as the backend's arithmetic has them.
     Storage dtypes: float64, float32, float16, ml_dtypes.bfloat16; bits=True gives f16 and bf16 as
-    uint16 bit patterns instead (and takes them back).
-    `bound` is a bound expression (docs/bounds.md), `determinism` one of deterministic,
+    uint16 bit patterns instead (and takes them back). fp8_inputs=True gives FP8 gradients (dense
+    addends, sparse values, product A and B of E4M3 or E5M2 workloads) as ml_dtypes.float8_e4m3fn /
+    float8_e5m2 arrays (uint8 with bits=True) instead of values of the storage dtype.
+    `bound` is a bound expression (docs/bounds.md), `determinism` a class as `accucheck list` prints
+    it (bitwise-deterministic, order-independent, run-to-run-nondeterministic) or deterministic,
     order_independent, nondeterministic.
     """
     if storage not in FORMAT_CODES:
@@ -126,8 +142,10 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
     accumulation = accumulation or storage
     if accumulation not in FORMAT_CODES:
         raise ValueError(f"accumulation '{accumulation}' is not a format (f64, f32, f16, bf16)")
-    if determinism not in DETERMINISM_CODES:
-        raise ValueError(f"determinism '{determinism}' is not a class (deterministic, order_independent, nondeterministic)")
+    if determinism not in DETERMINISM_NAMES:
+        raise ValueError(f"determinism '{determinism}' is not a class (bitwise-deterministic, order-independent, "
+                         "run-to-run-nondeterministic, as `accucheck list` prints them; or deterministic, "
+                         "order_independent, nondeterministic)")
     if not isinstance(bound, str) or not bound:
         raise ValueError("bound: a bound expression is required, e.g. 'recursive(f32)' (docs/bounds.md)")
 
@@ -137,11 +155,11 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
             raise ValueError(f"backend name '{backend_name}' is invalid (1 to 128 letters, digits, '_', '-', '.', "
                              "not starting with '.' or '-')")
         backend_kind = kind or _kind_of(fn)
-        if backend_kind not in ("dense", "sparse"):
-            raise ValueError(f"kind '{backend_kind}' is not dense or sparse")
+        if backend_kind not in ("dense", "sparse", "product"):
+            raise ValueError(f"kind '{backend_kind}' is not dense, sparse or product")
         b = PythonBackend(backend_name, storage, accumulation, bound, DETERMINISM_NAMES[determinism], backend_kind, fn,
                           summary or (inspect.getdoc(fn) or "").split("\n")[0] or f"Python function {fn.__qualname__}",
-                          _origin_of(fn), bits)
+                          _origin_of(fn), bits, bool(fp8_inputs))
         if validate is not None:  # the extension's checks: the bound parses, the name is no built-in's
             validate(b)
         old = _by_name.get(backend_name)
@@ -160,13 +178,6 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
         return fn
 
     return decorate
-
-
-DETERMINISM_NAMES = {
-    "deterministic": "deterministic", "bitwise_deterministic": "deterministic",
-    "order_independent": "order_independent",
-    "nondeterministic": "nondeterministic", "run_to_run_nondeterministic": "nondeterministic",
-}
 
 
 class BackendFailure(Exception):
@@ -233,14 +244,41 @@ def _result_array(b: PythonBackend, result, expected_shape, dtype) -> np.ndarray
     return np.ascontiguousarray(array)
 
 
+def input_dtype(b: PythonBackend, fmt: str) -> np.dtype:
+    """The dtype of inputs in `fmt`: the storage dtype, or for e4m3/e5m2 (FP8 gradients, given as FP8
+    only to a backend with fp8_inputs) ml_dtypes' float8 types (uint8 bit patterns with bits=True)."""
+    if fmt not in ("e4m3", "e5m2"):
+        return storage_dtype(fmt, b.bits)
+    if b.bits:
+        return np.dtype(np.uint8)
+    if ml_dtypes is None:
+        raise BackendFailure(f"{b.name}: FP8 inputs need ml_dtypes in this interpreter (pip install ml-dtypes), or bits=True")
+    return np.dtype(ml_dtypes.float8_e4m3fn if fmt == "e4m3" else ml_dtypes.float8_e5m2)
+
+
+# The backend's call on arrays it may change (copies, or shared memory refilled for every call);
+# `result` is what it updates in place. Returns its result checked: the storage dtype and shape.
+def run_dense(b: PythonBackend, addends: np.ndarray, buffer: np.ndarray) -> np.ndarray:
+    returned = _invoke(b, addends, buffer)
+    return _result_array(b, buffer if returned is None else returned, buffer.shape, buffer.dtype)
+
+
+def run_sparse(b: PythonBackend, table: np.ndarray, step_offsets: np.ndarray, rows: np.ndarray,
+               values: np.ndarray) -> np.ndarray:
+    returned = _invoke(b, table, step_offsets, rows, values)
+    return _result_array(b, table if returned is None else returned, table.shape, table.dtype)
+
+
+def run_product(b: PythonBackend, a: np.ndarray, b_matrix: np.ndarray, c: np.ndarray) -> np.ndarray:
+    returned = _invoke(b, a, b_matrix, c)
+    return _result_array(b, c if returned is None else returned, c.shape, c.dtype)
+
+
 def _call_dense(index: int, steps: int, elements: int, addends: bytes, initial: bytes) -> bytes:
     b = _registered[index]
     dtype = storage_dtype(b.storage, b.bits)
     addend_array = np.frombuffer(addends, dtype=dtype).reshape(steps, elements).copy()
-    buffer = np.frombuffer(initial, dtype=dtype).copy()
-    returned = _invoke(b, addend_array, buffer)
-    result = _result_array(b, buffer if returned is None else returned, (elements,), dtype)
-    return result.tobytes()
+    return run_dense(b, addend_array, np.frombuffer(initial, dtype=dtype).copy()).tobytes()
 
 
 def _call_sparse(index: int, rows: int, dim: int, steps: int, step_offsets: bytes, row_index: bytes, values: bytes,
@@ -251,9 +289,17 @@ def _call_sparse(index: int, rows: int, dim: int, steps: int, step_offsets: byte
     pair_rows = np.frombuffer(row_index, dtype=np.uint32).astype(np.int64)
     value_array = np.frombuffer(values, dtype=dtype).reshape(len(pair_rows), dim).copy()
     table = np.frombuffer(initial, dtype=dtype).reshape(rows, dim).copy()
-    returned = _invoke(b, table, offsets, pair_rows, value_array)
-    result = _result_array(b, table if returned is None else returned, (rows, dim), dtype)
-    return result.tobytes()
+    return run_sparse(b, table, offsets, pair_rows, value_array).tobytes()
+
+
+def _call_product(index: int, rows: int, cols: int, batch: int, steps: int, a: bytes, b_bytes: bytes,
+                  initial: bytes) -> bytes:
+    b = _registered[index]
+    dtype = storage_dtype(b.storage, b.bits)
+    a_array = np.frombuffer(a, dtype=dtype).reshape(steps, rows, batch).copy()
+    b_array = np.frombuffer(b_bytes, dtype=dtype).reshape(steps, batch, cols).copy()
+    c = np.frombuffer(initial, dtype=dtype).reshape(rows, cols).copy()
+    return run_product(b, a_array, b_array, c).tobytes()
 
 
 def _load_file(path: str) -> list[PythonBackend]:

@@ -168,6 +168,19 @@ def addmm_bf16(addends, buffer):
     return to_numpy(torch.addmm(c, ones, to_torch(addends), beta=1)[0])
 
 
+# torch.addmm with real operands, on product workloads (GEMM with beta = 1): for each micro-batch
+# t, C = addmm(C, A_t, B_t, beta=1), as a dense layer's weight gradient accumulates. f32: sgemm's
+# kernels keep each product's FMA unrounded and sum in blocks: products(f32), the any-order bound
+# of rounded products (N = 1 + T*K terms, docs/bounds.md) that an FMA chain meets too.
+@accucheck.backend(name="torch.addmm_gemm_f32", storage="f32", bound="products(f32)",
+                   summary="C = torch.addmm(C, A_t, B_t, beta=1) per micro-batch (real A and B)")
+def addmm_gemm_f32(a, b, c):
+    out = to_torch(c)
+    for t in range(a.shape[0]):
+        out = torch.addmm(out, to_torch(a[t]), to_torch(b[t]), beta=1)
+    return to_numpy(out)
+
+
 # The seed's question in PyTorch terms: T micro-batches of loss.backward() accumulating into
 # .grad (AccumulateGrad: variable_grad += new_grad in place, recursive in the parameter's dtype)
 # versus summing the per-micro-batch gradients by hand (torch.stack(...).sum(0): torch.sum's

@@ -139,6 +139,12 @@ void register_python_backend(const std::string& name, const std::string& storage
       call_adapter("_call_sparse", w.format, result, index, w.rows, w.dim, w.steps, offset_bytes, row_bytes,
                    storage_bytes(w.values, w.format), storage_bytes(w.initial, w.format));
     });
+  } else if (kind == "product") {
+    b = product_backend(name, s, a, bound, d, summary, [index](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
+      // A and B as values of the storage format (FP8 inputs are values of every storage format).
+      call_adapter("_call_product", w.format, result, index, w.rows, w.cols, w.batch, w.steps, storage_bytes(w.a, w.format),
+                   storage_bytes(w.b, w.format), storage_bytes(w.initial, w.format));
+    });
   } else {
     b = dense_backend(name, s, a, bound, d, summary, [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
       call_adapter("_call_dense", w.format, result, index, w.steps, w.elements, storage_bytes(w.addends, w.format),

@@ -126,6 +126,12 @@ def fails_shape(addends, buffer):
 @accucheck.backend(storage="f64", bound="recursive(f64)")
 def fails_dtype(addends, buffer):
     return buffer.astype("float32")
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def fails_rounding(addends, buffer):
+    import ctypes
+    ctypes.CDLL(None).fesetround(0x800)  # FE_UPWARD on x86-64, left so
+    buffer += addends.sum(axis=0)
 '''
 
 
@@ -144,6 +150,7 @@ def test_failing_backends_are_their_own_failures(tmp_path):
         "fails_hang": "timed out",
         "fails_shape": "returned shape",
         "fails_dtype": "returned dtype float32, expected float64",
+        "fails_rounding": "changed the floating-point environment and left it changed: rounding to nearest -> upward",
     }
     for name, text in expected.items():
         b = results[name]
@@ -153,7 +160,7 @@ def test_failing_backends_are_their_own_failures(tmp_path):
 
 
 @pytest.mark.parametrize("content,message", [
-    ("import accucheck\n", "returned no backends"),
+    ("import accucheck\n", "registered no backends"),
     ("def broken(:\n", "SyntaxError"),
     ("import accucheck\n@accucheck.backend(storage='f32', bound='recursive(f99)')\ndef f(a, b): pass\n",
      "not a bound expression"),
@@ -181,3 +188,25 @@ def test_a_file_that_runs_a_campaign_at_its_top_level_is_told_to_guard_it(tmp_pa
     guarded = tmp_path / "guarded.py"
     guarded.write_text(USER_FILE + "\nif __name__ == '__main__':\n    accucheck.check([user_loop_f32], cases=5)\n")
     assert accucheck("list", "--python", str(guarded)).returncode == 0
+
+
+def test_a_file_whose_import_switches_on_flush_to_zero_is_judged_as_its_users_run_it(tmp_path):
+    # A fast-math library loaded by the file (as an extension module built with -ffast-math is):
+    # its constructor switches on FTZ and DAZ for the whole process, so subnormal gradients vanish
+    # in the user's process, and the verdicts must say so (accucheck's own arithmetic stays IEEE).
+    fast_math = os.path.join(os.environ["ACCUCHECK_TEST_PLUGIN_DIR"], "libtest_plugin_fast_math.so")
+    flushing = tmp_path / "flushing.py"
+    flushing.write_text(f"import ctypes\nctypes.CDLL({fast_math!r})\n" + USER_FILE)
+    plain = tmp_path / "plain.py"
+    plain.write_text(USER_FILE)
+    verdicts = {}
+    for path in (flushing, plain):
+        r = accucheck("check", "--python", str(path), "--backend", "user_loop_f32", "--family", "subnormal_only",
+                      "--cases", "40", "--seed", "5", "--findings", str(tmp_path / "findings"), "--quiet")
+        verdicts[path.name] = r
+    r = verdicts["flushing.py"]
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ("Python file flushing.py changed the floating-point environment while loading: "
+            "flush-to-zero switched on, denormals-are-zero switched on") in r.stderr, r.stderr
+    assert "bound-exceeded" in r.stdout, r.stdout
+    assert verdicts["plain.py"].returncode == 0, verdicts["plain.py"].stdout + verdicts["plain.py"].stderr

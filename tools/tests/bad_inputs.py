@@ -149,8 +149,8 @@ def cases(tmp, plugins):
     # ---- plugins --------------------------------------------------------------------------
     plugin_cases = {
         "missing_symbol": "does not export accucheck_plugin_backends",
-        "wrong_abi": "returned NULL for ABI versions 3 to 1",
-        "null_functions": "accumulate_dense and accumulate_sparse are both NULL",
+        "wrong_abi": "returned NULL for ABI versions 4 to 1",
+        "null_functions": "accumulate_dense, accumulate_sparse and accumulate_product are all NULL",
         "duplicate_name": "backend 'test.same': name is used by two backends of this plugin",
         "invalid_name": "backend #0: name 'bad name!' is invalid",
         "null_name": "backend #0: name is NULL",
@@ -170,7 +170,7 @@ def cases(tmp, plugins):
     c["plugin_missing_file"] = lambda: (["check", "--plugin", t("libnothing.so")], {}, [t("libnothing.so"), "no such file"])
     c["plugin_not_a_library"] = lambda: (["list", "--plugin", write("libtext.so", "not ELF\n")], {}, [t("libtext.so"), "cannot load"])
     c["plugin_env_wrong_abi"] = lambda: (["check", "--cases", "1"], {"ACCUCHECK_PLUGINS": p("wrong_abi")},
-                                         ["ACCUCHECK_PLUGINS", p("wrong_abi"), "returned NULL for ABI versions 3 to 1"])
+                                         ["ACCUCHECK_PLUGINS", p("wrong_abi"), "returned NULL for ABI versions 4 to 1"])
     c["plugin_env_isolation"] = lambda: (["list", "--plugin", p("good")], {"ACCUCHECK_PLUGIN_ISOLATION": "sometimes"},
                                          ["ACCUCHECK_PLUGIN_ISOLATION", "sometimes"])
     c["plugin_env_timeout"] = lambda: (["list", "--plugin", p("good")], {"ACCUCHECK_PLUGIN_TIMEOUT": "soon"},

@@ -61,8 +61,8 @@ static int wide_f32(const accucheck_dense_problem *p) {
 }
 
 static const accucheck_backend list[] = {
-  {"outside.pairwise_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, sum_f64, NULL, 0},
-  {"outside.wide_f32", ACCUCHECK_F32, ACCUCHECK_F64, "widened(recursive(f64),f32)", ACCUCHECK_DETERMINISTIC, wide_f32, NULL, 0},
+  {"outside.pairwise_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, sum_f64, NULL, 0, NULL},
+  {"outside.wide_f32", ACCUCHECK_F32, ACCUCHECK_F64, "widened(recursive(f64),f32)", ACCUCHECK_DETERMINISTIC, wide_f32, NULL, 0, NULL},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
@@ -103,8 +103,8 @@ static int claims_exact(const accucheck_dense_problem *p) {
 }
 
 static const accucheck_backend list[] = {
-  {"outside_wrong.embedding_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, nullptr, drops_initial, 0},
-  {"outside_wrong.claims_exact_f64", ACCUCHECK_F64, ACCUCHECK_F64, "correctly_rounded", ACCUCHECK_ORDER_INDEPENDENT, claims_exact, nullptr, 0},
+  {"outside_wrong.embedding_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, nullptr, drops_initial, 0, nullptr},
+  {"outside_wrong.claims_exact_f64", ACCUCHECK_F64, ACCUCHECK_F64, "correctly_rounded", ACCUCHECK_ORDER_INDEPENDENT, claims_exact, nullptr, 0, nullptr},
 };
 
 extern "C" const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

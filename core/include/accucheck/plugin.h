@@ -1,4 +1,4 @@
-/* accucheck plugin ABI, version 3 (version 1 and 2 plugins still load).
+/* accucheck plugin ABI, version 4 (version 1 to 3 plugins still load).
  *
  * A plugin is a shared library that exports one symbol, accucheck_plugin_backends, returning
  * its backends. accucheck loads it with `--plugin LIB.so` (or the ACCUCHECK_PLUGINS
@@ -24,6 +24,14 @@
  * value_format saying which; every other backend (and every version 1 or 2 plugin) is given the
  * same values converted to the storage format, exactly (every FP8 value is an f16, bf16, f32 and
  * f64 value). Storage and accumulation stay f64, f32, f16 or bf16.
+ *
+ * Version 4 adds product workloads: GEMM with beta = 1, C += A_1 B_1 + ... + A_T B_T, the weight
+ * gradient of a dense layer accumulated into its running gradient (grad_req 'add'), where a
+ * product may enter the running sum unrounded (an FMA, a tensor core's fused dot product). A
+ * backend sets accumulate_product; A and B come in the storage format, or as FP8 bytes (a_format,
+ * b_format) to a backend with ACCUCHECK_ACCEPTS_FP8_INPUTS. accucheck asks for version 4 first; a
+ * plugin built against an older header returns NULL and is asked for 3, whose entries it reads
+ * with version 3's struct size (the fields before "ABI 4").
  */
 #ifndef ACCUCHECK_PLUGIN_H
 #define ACCUCHECK_PLUGIN_H
@@ -35,7 +43,7 @@
 extern "C" {
 #endif
 
-#define ACCUCHECK_PLUGIN_ABI 3
+#define ACCUCHECK_PLUGIN_ABI 4
 
 typedef enum {
   ACCUCHECK_F64 = 0,
@@ -91,9 +99,22 @@ typedef struct {
   accucheck_format value_format;
 } accucheck_sparse_problem;
 
+/* ABI 4: a product workload (GEMM with beta = 1). Element (m, n) of C (rows x cols, row-major) is
+ * C[m][n] + sum over t < steps, k < batch of A_t[m][k] * B_t[k][n]; which products are rounded, fused
+ * or summed in which order is the backend's arithmetic, which its stated bound describes (e.g.
+ * products(f32) for fl(c + a*b) chains, fused(...) for a tensor core). Contiguous only. */
+typedef struct {
+  size_t rows, cols, batch, steps;
+  const void *a;  /* steps*rows*batch values: A_t[m][k] at a[(t*rows + m)*batch + k] */
+  const void *b;  /* steps*batch*cols values: B_t[k][n] at b[(t*batch + k)*cols + n] */
+  void *c;        /* rows*cols values: the initial C on entry, the accumulated result on return */
+  accucheck_format a_format;  /* the storage format, or ACCUCHECK_E4M3 / ACCUCHECK_E5M2 (FP8 inputs) */
+  accucheck_format b_format;
+} accucheck_product_problem;
+
 /* Bits of accucheck_backend.layouts (ABI 2). */
 #define ACCUCHECK_ACCEPTS_STRIDES 1u   /* its functions honour the strides of the problem */
-#define ACCUCHECK_ACCEPTS_FP8_INPUTS 2u /* ABI 3: FP8 gradients come as FP8 bytes (addend_format) */
+#define ACCUCHECK_ACCEPTS_FP8_INPUTS 2u /* ABI 3: FP8 gradients (and ABI 4's FP8 A and B) come as FP8 bytes */
 
 typedef struct {
   const char *name;                  /* unique; letters, digits, '_', '-', '.' */
@@ -105,6 +126,8 @@ typedef struct {
   int (*accumulate_sparse)(const accucheck_sparse_problem *);  /* NULL if unsupported; 0 on success */
   /* ABI 2 (an initializer that stops before it leaves it 0: contiguous problems only). */
   unsigned layouts;  /* ACCUCHECK_ACCEPTS_STRIDES | ACCUCHECK_ACCEPTS_FP8_INPUTS (ABI 3), or 0 */
+  /* ABI 4: runs a product workload; NULL if unsupported (0 on success). */
+  int (*accumulate_product)(const accucheck_product_problem *);
 } accucheck_backend;
 
 /* Keeps the symbol exported when the plugin is built with -fvisibility=hidden. */

@@ -65,13 +65,13 @@ std::vector<std::string> load_plugin(const std::string& path, Registry& registry
 std::vector<std::string> load_plugin(const std::string& path, const PluginOptions& options,
                                      Registry& registry = Registry::global());
 
-// Loads the backends of a file that a loader plugin serves (python/'s loader library: the
-// backends a Python file registers with @accucheck.backend): `loader_library` is loaded as a
-// plugin with ACCUCHECK_PLUGIN_ARGUMENT = the file's absolute path while it loads, in the same
-// isolation as every plugin. Messages name `served_file`, and the backends' origin is its
-// absolute path (so a replay hint says which file to load). Throws PluginError.
-std::vector<std::string> load_served_backends(const std::string& loader_library, const std::string& served_file,
-                                              const PluginOptions& options, Registry& registry = Registry::global());
+// Loads the backends a Python file registers with @accucheck.backend: a Python worker (a process
+// running the interpreter ACCUCHECK_PYTHON, else `python3` on PATH; core/src/python_worker.h)
+// runs the file and every call, contained as a plugin worker contains plugins. Messages name
+// `path`, and the backends' origin is its absolute path (so a replay hint says which file to load).
+// Registers nothing when the file was loaded before. Throws PluginError.
+std::vector<std::string> load_python_file(const std::string& path, const PluginOptions& options,
+                                          Registry& registry = Registry::global());
 
 // Loads every plugin named in ACCUCHECK_PLUGINS (colon-separated paths; empty entries are
 // ignored) into Registry::global(). Returns the number of backends registered. Throws

@@ -1,0 +1,125 @@
+"""`accucheck --python FILE.py` in interpreters the build was not made for: the Python worker
+(accucheck/_worker.py) runs the backend file in the user's own CPython, nothing compiled for it.
+
+The environments are the project's (ci/python-envs.sh, ci/envs/): Python 3.13 with numpy 2.5, and a
+3.11 other than the build's with numpy 1.23. A missing one is skipped, except under CI=true, where
+it fails: an environment that was not there is a test that did not run."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+CLI = os.environ["ACCUCHECK_CLI"]
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ENVS = os.environ.get("ACCUCHECK_ENVS", os.path.join(ROOT, ".envs"))
+
+# name: (the interpreter's version prefix, numpy's)
+ENVIRONMENTS = {"py313": ("3.13", "2.5"), "py311-numpy1": ("3.11", "1.23")}
+
+BACKENDS = '''
+import os, signal
+import numpy as np
+import accucheck
+
+@accucheck.backend(storage="f32", bound="recursive(f32)", determinism="bitwise-deterministic")
+def loop_f32(addends, buffer):
+    """acc += g, one micro-batch after another"""
+    for row in addends:
+        buffer += row
+
+@accucheck.backend(storage="f32", bound="recursive(f32)")
+def twice_f32(addends, buffer):
+    # planted: MXNet's ElemwiseSum counted the running sum again with more than four inputs
+    for t, row in enumerate(addends):
+        buffer += row
+        if t == 4:
+            buffer += row
+
+@accucheck.backend(storage="f32", bound="products(f32)", determinism="bitwise-deterministic")
+def addmm_f32(a, b, c):
+    """C += A_t B_t per micro-batch (GEMM with beta = 1): every product rounded, any order"""
+    for t in range(a.shape[0]):
+        c += a[t] @ b[t]
+
+@accucheck.backend(storage="f32", bound="products(f32)")
+def addmm_in_f16_f32(a, b, c):
+    # planted: the running C kept in float16 while the bound claims f32 arithmetic
+    acc = c.astype(np.float16)
+    for t in range(a.shape[0]):
+        acc = (acc + (a[t] @ b[t]).astype(np.float16)).astype(np.float16)
+    return acc.astype(np.float32)
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def raises_f64(addends, buffer):
+    raise ValueError("no kernel for this shape")
+
+@accucheck.backend(storage="f64", bound="recursive(f64)")
+def crashes_f64(addends, buffer):
+    os.kill(os.getpid(), signal.SIGSEGV)
+'''
+
+
+def interpreter(name):
+    python = os.path.join(ENVS, name, "bin", "python")
+    if not os.path.exists(python):
+        message = f"no environment {name} at {python}: run ci/python-envs.sh {name}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + " (CI=true: a missing interpreter is a failure, not a skip)")
+        pytest.skip(message)
+    return python
+
+
+def accucheck(python, *args, timeout=300):
+    env = dict(os.environ, ACCUCHECK_PYTHON=python, ACCUCHECK_PLUGIN_TIMEOUT="20")
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.fixture
+def backend_file(tmp_path):
+    path = tmp_path / "user_backends.py"
+    path.write_text(BACKENDS)
+    return str(path)
+
+
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_a_backend_file_runs_in_the_users_interpreter(name, tmp_path, backend_file):
+    python = interpreter(name)
+    version, numpy_version = ENVIRONMENTS[name]
+    listed = accucheck(python, "list", "--python", backend_file, "--json")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    rows = {b["name"]: b for b in json.loads(listed.stdout)["backends"] if b["name"] in
+            ("loop_f32", "twice_f32", "addmm_f32", "addmm_in_f16_f32", "raises_f64", "crashes_f64")}
+    assert len(rows) == 6, listed.stdout
+    summary = rows["loop_f32"]["summary"]
+    assert f"(Python {version}" in summary and f"numpy {numpy_version}" in summary, summary
+    assert rows["loop_f32"]["determinism"] == "bitwise-deterministic"
+
+    findings = tmp_path / "findings"
+    r = accucheck(python, "check", "--python", backend_file, "--cases", "150", "--seed", "11", "--findings",
+                  str(findings), "--json", str(tmp_path / "r.json"), "--quiet", "--backend", "loop_f32",
+                  "--backend", "twice_f32", "--backend", "addmm_*", "--backend", "*_f64", "--jobs", "1")
+    assert r.returncode == 1, r.stdout + r.stderr
+    results = {b["name"]: b for b in json.load(open(tmp_path / "r.json"))["backends"]}
+    # Correct backends pass, on dense and on product workloads with real operands.
+    for good in ("loop_f32", "addmm_f32"):
+        assert not results[good]["violations"] and results[good]["cases"] >= 100, results[good]
+    # False claims are caught, each with a case file that replays with the same command.
+    for wrong in ("twice_f32", "addmm_in_f16_f32"):
+        assert results[wrong]["violations"], results[wrong]
+        case = results[wrong]["findings"][0]
+        again = accucheck(python, "replay", case, "--python", backend_file, "--backend", wrong)
+        assert again.returncode == 1 and "VIOLATED" in again.stdout, again.stdout + again.stderr
+    # A raise and a crash are those backends' failures, never accucheck's.
+    assert any("raised ValueError: no kernel for this shape" in f for f in results["raises_f64"]["failures"])
+    assert any("SIGSEGV" in f for f in results["crashes_f64"]["failures"]), results["crashes_f64"]["failures"]
+
+
+def test_a_missing_interpreter_or_numpy_is_exit_2_saying_which(tmp_path, backend_file):
+    r = accucheck("/nonexistent/python3", "list", "--python", backend_file)
+    assert r.returncode == 2 and "cannot run the Python interpreter '/nonexistent/python3'" in r.stderr, r.stderr
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    r = accucheck(str(bare / "bin" / "python"), "list", "--python", backend_file)
+    assert r.returncode == 2 and "No module named 'numpy'" in r.stderr, r.stderr
