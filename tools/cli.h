@@ -145,7 +145,7 @@ int characterize_command(CommandLine& cl);
 int merge_command(CommandLine& cl);  // the shards of check --shard K/M
 
 // Loads the plugins named by ACCUCHECK_PLUGINS, then the --plugin libraries, then the backends of
-// the --python files (through the Python loader library, python/) into the registry; one that
+// the --python files (each in a Python worker of ACCUCHECK_PYTHON) into the registry; one that
 // cannot be loaded is a UsageError naming the file and the field.
 void load_plugins(const BackendSources& sources);
 

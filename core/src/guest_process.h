@@ -64,7 +64,6 @@ class GuestProcess {
   ~GuestProcess() { stop(true); }
 
   bool running() const { return pid_ > 0; }
-  std::uint64_t memory_limit() const { return memory_limit_; }
   CrashNote* crash_note() const { return note_; }
 
   // Forks. The child, with stdin at /dev/null, stdout and stderr the pipe this process reads, and

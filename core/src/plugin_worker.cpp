@@ -3,23 +3,13 @@
 #include "guest_process.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstddef>
 #include <chrono>
-#include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <mutex>

@@ -5,7 +5,7 @@
 // and runs the calls. Whatever a plugin does while loading or running (crash, exit(0), hang,
 // print, allocate without bound, switch on flush-to-zero) happens to the worker:
 //  * its stdin is /dev/null, its stdout and stderr a pipe the parent reads, keeping the first
-//    kCapturedBytes of each load or call for the message that reports it;
+//    guest::kCapturedBytes of each load or call for the message that reports it;
 //  * loads and calls end at the time-out (and calls at the campaign's deadline, see
 //    plugin_loader.h); the worker is killed and the next call starts a new one that loads the
 //    plugins again;
@@ -35,8 +35,6 @@ namespace accucheck::plugin_worker {
 inline constexpr std::size_t kMaxBackendsPerPlugin = 4096;
 inline constexpr std::size_t kMaxNameLength = 128;
 inline constexpr std::size_t kMaxBoundLength = 1024;
-using guest::kCapturedBytes;
-using guest::output_summary;
 
 // One entry of the array accucheck_plugin_backends returned, read where the plugin's code runs
 // (a garbage pointer crashes the worker, not accucheck). Strings are bounded: longer ones are
@@ -58,7 +56,7 @@ struct PluginDescription {
   std::vector<BackendDescription> backends;
   int abi = 0;            // the ABI version it accepted (the newest it did not return NULL for)
   std::string fp_change;  // how loading changed the floating-point environment ("" if it did not); restored
-  std::string output;     // what it wrote to stdout/stderr while loading, escaped (output_summary)
+  std::string output;     // what it wrote to stdout/stderr while loading, escaped (guest::output_summary)
 };
 
 // A plugin loaded provisionally by open_plugin: kept (its backends registered) or discarded.

@@ -58,9 +58,6 @@ def _fp_environment() -> dict:
     return environment
 
 
-_IEEE = {"denormals_are_zero": False, "flush_to_zero": False, "rounding": "to nearest"}
-
-
 def _describe_change(before: dict, after: dict) -> str:
     changes = []
     for key, words in (("flush_to_zero", "flush-to-zero"), ("denormals_are_zero", "denormals-are-zero")):
