@@ -4,11 +4,10 @@
 # Debian's /usr/bin/python3 with ci/python-requirements.txt installed from PyPI.
 #
 # Why a venv of Debian's interpreter: the `python3` first on PATH differs between machines (a
-# pyenv build here), and Debian's python3-* packages are invisible to it; CMake is pointed at
-# this venv (CMakeLists.txt, ACCUCHECK_PYTHON), never at whatever python3 a machine has.
-# The venv sees Debian's site-packages (--system-site-packages) for exactly the packages this
-# script installs with apt-get: python3-torch (PyPI's torch wheels need CUDA libraries) and the
-# numpy it was built against; everything else comes from the pinned requirements.
+# pyenv build here); CMake is pointed at this venv (CMakeLists.txt, ACCUCHECK_PYTHON), never at
+# whatever python3 a machine has. It holds no framework: PyTorch, JAX and MXNet each have their
+# own environment at their newest release (ci/python-envs.sh, ci/envs/), where the CLI's --python
+# worker runs their backend files.
 # ACCUCHECK_VENV=DIR puts the venv elsewhere (default: .venv in the repository).
 #
 # Idempotent: nothing is installed when every package is present and the venv satisfies the
@@ -18,9 +17,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ python3 python3-venv
-  python3-dev     # python/: Python.h and libpython3.11 (the extension, and the CLI's --python loader embeds it)
-  python3-numpy python3-scipy  # the venv's numpy (1.24, the ABI python3-torch was built for); scipy for jaxlib
-  python3-torch   # python/frameworks/torch_backends.py: PyTorch 1.13 CPU, Debian's build
+  python3-dev     # python/: Python.h (the extension module)
   libboost-dev libmpfr-dev libgmp-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
@@ -48,9 +45,9 @@ fi
 venv="${ACCUCHECK_VENV:-$PWD/.venv}"
 requirements=ci/python-requirements.txt
 stamp="$venv/.accucheck-requirements"
-# A venv from before python3-torch (without Debian's site-packages) is made again.
-if [ -f "$venv/pyvenv.cfg" ] && ! grep -q '^include-system-site-packages = true' "$venv/pyvenv.cfg"; then
-  echo "install-deps: remaking the Python venv $venv with Debian's site-packages (python3-torch)"
+# A venv from the days of Debian's python3-torch (it saw Debian's site-packages) is made again.
+if [ -f "$venv/pyvenv.cfg" ] && grep -q '^include-system-site-packages = true' "$venv/pyvenv.cfg"; then
+  echo "install-deps: remaking the Python venv $venv without Debian's site-packages"
   rm -rf "$venv"
 fi
 if [ -x "$venv/bin/python3" ] && [ -f "$stamp" ] && cmp -s "$requirements" "$stamp"; then
@@ -59,7 +56,7 @@ if [ -x "$venv/bin/python3" ] && [ -f "$stamp" ] && cmp -s "$requirements" "$sta
 fi
 if [ ! -x "$venv/bin/python3" ]; then
   echo "install-deps: creating the Python venv $venv from /usr/bin/python3"
-  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  /usr/bin/python3 -m venv "$venv"
 fi
 "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check -r "$requirements"
 cp "$requirements" "$stamp"

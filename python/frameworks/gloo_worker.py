@@ -1,7 +1,7 @@
 """One rank of the torch.gloo_* backends' world (torch_distributed_backends.py): started by the
 backend as `python gloo_worker.py RANK WORLD_SIZE INIT_FILE`, it joins the gloo process group and
 serves requests from stdin until end of file. A request: three int64 (D, k, dtype: 0 f64, 1 f32,
-2 f16), then k * D float64, this rank's share of each element's terms (term-major). The rank sums
+2 f16, 3 bf16), then k * D float64, this rank's share of each element's terms (term-major). The rank sums
 its share in order in the dtype (its own accumulation; -0 when k = 0), all_reduce(SUM) sums the
 ranks' partial gradients, and rank 0 answers with D float64 on stdout."""
 import sys
@@ -10,7 +10,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-DTYPES = {0: torch.float64, 1: torch.float32, 2: torch.float16}
+DTYPES = {0: torch.float64, 1: torch.float32, 2: torch.float16, 3: torch.bfloat16}
 
 
 def read_exactly(stream, size):

@@ -1,16 +1,19 @@
-"""NumPy's own accumulators as accucheck backends (NumPy 1.24, Debian's python3-numpy).
+"""NumPy's own accumulators as accucheck backends (NumPy 2.5.5 from PyPI, Python 3.13's math.fsum).
 
 Each backend sums the initial gradient and the T addends of an element with one NumPy call:
 the buffer is row 0 of the reduced array (n = T+1 values), so the reduction's own order covers
 every leaf. Bounds and the source lines they rest on: docs/frameworks.md.
 
-    accucheck check --python python/frameworks/numpy_backends.py --minutes 0.5
+    ACCUCHECK_PYTHON=.envs/py313/bin/python accucheck check --python python/frameworks/numpy_backends.py --minutes 0.5
 """
 import math
 
 import numpy as np
 
 import accucheck
+from derivation import derived_for
+
+DERIVED = derived_for("numpy", "2.5.5", np.__version__)
 
 
 def stacked(addends, buffer):
@@ -30,7 +33,7 @@ def column_major(x):
 # rounding per step, since 24 >= 2*11 + 2 makes the double rounding innocuous.
 def _axis0(fmt):
     @accucheck.backend(name=f"numpy.add_reduce_axis0_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="np.add.reduce(x, axis=0) of a C-contiguous (n, D)")
+                       summary=f"np.add.reduce(x, axis=0) of a C-contiguous (n, D){DERIVED}")
     def run(addends, buffer):
         return np.add.reduce(stacked(addends, buffer), axis=0)
 
@@ -39,21 +42,21 @@ def _axis0(fmt):
 # still walks the contiguous axis innermost, i.e. sequentially over each output's values.
 def _transposed(fmt):
     @accucheck.backend(name=f"numpy.add_reduce_transposed_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="np.add.reduce(x.T, axis=1): the transposed view")
+                       summary=f"np.add.reduce(x.T, axis=1): the transposed view{DERIVED}")
     def run(addends, buffer):
         return np.add.reduce(stacked(addends, buffer).T, axis=1)
 
 
 # Each output's n values contiguous (np.ascontiguousarray(x.T), axis 1): the add loop's reduce
-# branch, pairwise_sum (loops_utils.h.src) on blocks of the iterator's buffer size (8192 values)
-# added in order to the identity: tree(numpy_buffered:8192). f16: pairwise_sum in f32 per block,
-# rounded to f16 once per block; for n <= 8192 that is widened(tree(numpy,f32),f16), beyond it
-# one f16 rounding per block, which recursive(f16) covers (docs/frameworks.md).
+# branch, pairwise_sum (loops_utils.h.src) over the whole row: since NumPy 2.3 (gh-27883,
+# nditer_constr.c npyiter_find_buffering_setup) a reduction that needs no cast is no longer cut
+# into buffers of 8192 (1.24's tree(numpy_buffered:8192)): tree(numpy). f16: pairwise_sum in f32
+# over the row, rounded to f16 once (HALF_add's reduce branch): widened(tree(numpy,f32),f16).
 def _rows(fmt):
-    bound = "recursive(f16)" if fmt == "f16" else f"tree(numpy_buffered:8192,{fmt})"
+    bound = "widened(tree(numpy,f32),f16)" if fmt == "f16" else f"tree(numpy,{fmt})"
 
     @accucheck.backend(name=f"numpy.add_reduce_rows_{fmt}", storage=fmt, bound=bound,
-                       summary="np.add.reduce(ascontiguousarray(x.T), axis=1): contiguous rows, pairwise")
+                       summary=f"np.add.reduce(ascontiguousarray(x.T), axis=1): contiguous rows, pairwise{DERIVED}")
     def run(addends, buffer):
         return np.add.reduce(column_major(stacked(addends, buffer)), axis=1)
 
@@ -66,14 +69,15 @@ for fmt in ("f64", "f32", "f16"):
 
 @accucheck.backend(name="numpy.sum_f16_dtype_f32_axis0", storage="f16", accumulation="f32",
                    bound="widened(recursive(f32),f16)",
-                   summary="np.sum(x16, axis=0, dtype=np.float32), rounded to f16 once")
+                   summary=f"np.sum(x16, axis=0, dtype=np.float32), rounded to f16 once{DERIVED}")
 def sum_f16_in_f32(addends, buffer):
     return np.sum(stacked(addends, buffer), axis=0, dtype=np.float32).astype(np.float16)
 
 
+# With a cast the input is buffered, and a buffer still holds at most 8192 values: blocked pairwise.
 @accucheck.backend(name="numpy.sum_f16_dtype_f32_rows", storage="f16", accumulation="f32",
                    bound="widened(tree(numpy_buffered:8192,f32),f16)",
-                   summary="np.sum of contiguous f16 rows with dtype=np.float32, rounded to f16 once")
+                   summary=f"np.sum of contiguous f16 rows with dtype=np.float32, rounded to f16 once{DERIVED}")
 def sum_f16_rows_in_f32(addends, buffer):
     return np.sum(column_major(stacked(addends, buffer)), axis=1, dtype=np.float32).astype(np.float16)
 
@@ -81,7 +85,7 @@ def sum_f16_rows_in_f32(addends, buffer):
 # math.fsum (CPython Modules/mathmodule.c: Shewchuk's non-overlapping partials, then a half-even
 # correction): stated correctly rounded. What it does instead is in docs/frameworks.md.
 @accucheck.backend(name="python.math_fsum_f64", storage="f64", bound="correctly_rounded", determinism="order_independent",
-                   summary="math.fsum of each element's values")
+                   summary=f"math.fsum of each element's values{DERIVED}")
 def fsum(addends, buffer):
     x = stacked(addends, buffer)
     return np.array([math.fsum(x[:, j]) for j in range(x.shape[1])], dtype=np.float64)

@@ -1,39 +1,23 @@
-"""PyTorch's own CPU accumulators as accucheck backends (PyTorch 1.13, Debian's python3-torch).
+"""PyTorch's own CPU accumulators as accucheck backends (PyTorch 2.15.0, PyPI's wheel, run on the CPU).
 
 Dense backends sum each element's initial gradient and T addends with one torch op (the buffer
 is row 0 of what is reduced, or the tensor added into); sparse backends add (row, vector) pairs
 into the table. The bound of each rests on the source named beside it (docs/frameworks.md).
 
-    accucheck check --python python/frameworks/torch_backends.py --minutes 0.5
+    ACCUCHECK_PYTHON=.envs/torch/bin/python accucheck check --python python/frameworks/torch_backends.py --minutes 0.5
 """
-import ml_dtypes
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 import accucheck
+from derivation import derived_for
+from torch_arrays import TORCH_DTYPE, stacked, to_numpy, to_torch
 
-TORCH_DTYPE = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-
-
-def to_torch(a: np.ndarray) -> torch.Tensor:
-    """A NumPy array of the storage dtype as a tensor (bf16 through its bit patterns)."""
-    if a.dtype == ml_dtypes.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def to_numpy(t: torch.Tensor) -> np.ndarray:
-    t = t.detach().contiguous()
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return t.numpy()
-
-
-def stacked(addends, buffer) -> torch.Tensor:
-    """(n, D) contiguous: the initial gradient, then the addends."""
-    return to_torch(np.concatenate([buffer[None, :], addends], axis=0))
-
+DERIVED = derived_for("torch", "2.15.0", torch.__version__)
+# The CPU capability ATen dispatches to (ATEN_CPU_CAPABILITY picks a lower one). torch.sum's tree
+# is the same on all three: SumKernel.cpp registers with REGISTER_DISPATCH, which leaves the
+# AVX512 slot empty since 2.1 (DispatchStub.h), so AVX512 falls back to the 8-lane AVX2 kernel.
+CAPABILITY = torch.backends.cpu.get_cpu_capability()
 
 # The layouts torch.sum(x, dim=0) takes other code paths for (SumKernel.cpp, cascade_sum):
 # contiguous (vectorized_outer_sum / scalar_outer_sum), column-major (the reduced dim
@@ -67,7 +51,7 @@ def _torch_sum(fmt, layout, threads):
     reduce = LAYOUTS[layout]
 
     @accucheck.backend(name=f"torch.sum_{layout}_{fmt}_t{threads}", storage=fmt, accumulation="f32", bound=bound,
-                       summary=f"torch.sum(x, dim=0), {layout}, {threads} thread(s)")
+                       summary=f"torch.sum(x, dim=0), {layout}, {threads} thread(s), {CAPABILITY}{DERIVED}")
     def run(addends, buffer):
         torch.set_num_threads(threads)
         return to_numpy(reduce(stacked(addends, buffer)))
@@ -79,26 +63,42 @@ for fmt in ("f32", "f16", "bf16"):
             _torch_sum(fmt, layout, threads)
 
 
+# 16-bit index_add_ and scatter_add_ accumulate in f32 at 2.15 and round once (1.13 rounded every
+# step: 300 bf16 ones gave 256, now 300); f32 as before.
+def _f32_accumulation(fmt):
+    return "recursive(f32)" if fmt == "f32" else f"widened(recursive(f32),{fmt})"
+
+
 # Tensor.index_add_ (TensorAdvancedIndexing.cpp, index_add_cpu_out): for i in index order,
-# self[index[i]] += source[i], rounded to the tensor's dtype each time: recursive in the storage format.
+# self[index[i]] += source[i]; 16-bit types in f32 (docs/frameworks.md).
 def _index_add(fmt):
-    @accucheck.backend(name=f"torch.index_add_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="table.index_add_(0, rows, values)")
+    @accucheck.backend(name=f"torch.index_add_{fmt}", storage=fmt, bound=_f32_accumulation(fmt),
+                       summary=f"table.index_add_(0, rows, values){DERIVED}")
     def run(table, step_offsets, rows, values):
         t = to_torch(table).clone()
         t.index_add_(0, torch.from_numpy(rows), to_torch(values))
         return to_numpy(t)
 
 
-# Tensor.scatter_add_ (ScatterGatherKernel.cpp, cpu_scatter_gather_base_kernel, ReduceAdd):
-# the index dim in ascending order, *self += *src in the dtype: recursive in the storage format.
+# Tensor.scatter_add_ (ScatterGatherKernel.cpp): ascending index order; 16-bit types in f32.
 def _scatter_add(fmt):
-    @accucheck.backend(name=f"torch.scatter_add_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="table.scatter_add_(0, rows expanded to (pairs, dim), values)")
+    @accucheck.backend(name=f"torch.scatter_add_{fmt}", storage=fmt, bound=_f32_accumulation(fmt),
+                       summary=f"table.scatter_add_(0, rows expanded to (pairs, dim), values){DERIVED}")
     def run(table, step_offsets, rows, values):
         t = to_torch(table).clone()
         index = torch.from_numpy(rows)[:, None].expand(-1, table.shape[1]).contiguous()
         t.scatter_add_(0, index, to_torch(values))
+        return to_numpy(t)
+
+
+# Tensor.index_put_((rows,), values, accumulate=True): each occurrence added in the tensor's dtype,
+# rounded each time (300 bf16 ones give 256): recursive in the storage format.
+def _index_put(fmt):
+    @accucheck.backend(name=f"torch.index_put_accumulate_{fmt}", storage=fmt, bound=f"recursive({fmt})",
+                       summary=f"table.index_put_((rows,), values, accumulate=True){DERIVED}")
+    def run(table, step_offsets, rows, values):
+        t = to_torch(table).clone()
+        t.index_put_((torch.from_numpy(rows),), to_torch(values), accumulate=True)
         return to_numpy(t)
 
 
@@ -121,20 +121,20 @@ def backward_per_step(fmt, table, step_offsets, rows, values, forward):
 # holds the initial gradient. Every leaf passes at most n-1 roundings: recursive.
 def _embedding(fmt):
     @accucheck.backend(name=f"torch.embedding_backward_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="F.embedding(rows_t, weight).backward(values_t) per step into weight.grad")
+                       summary=f"F.embedding(rows_t, weight).backward(values_t) per step into weight.grad{DERIVED}")
     def run(table, step_offsets, rows, values):
         return backward_per_step(fmt, table, step_offsets, rows, values, F.embedding)
 
 
 # F.embedding_bag(mode="sum") backward (EmbeddingBag.cpp, _embedding_bag_dense_backward_cpu_sum_mean):
 # the indices sorted (std::sort, not stable), then one axpy per occurrence: a sequential sum in an
-# order that depends on the input: recursive. bf16 is refused there in 1.13 (f32 and f16 only).
+# order that depends on the input: recursive. (1.13 refused bf16 there; 2.15 takes it.)
 def _embedding_bag(fmt):
     def one_bag_per_pair(index, weight):
         return F.embedding_bag(index, weight, torch.arange(len(index)), mode="sum")
 
     @accucheck.backend(name=f"torch.embedding_bag_backward_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="F.embedding_bag(rows, weight, offsets, mode='sum'), one bag per pair, per step")
+                       summary=f"F.embedding_bag(rows, weight, offsets, mode='sum'), one bag per pair, per step{DERIVED}")
     def run(table, step_offsets, rows, values):
         return backward_per_step(fmt, table, step_offsets, rows, values, one_bag_per_pair)
 
@@ -142,26 +142,26 @@ def _embedding_bag(fmt):
 for fmt in ("f32", "f16", "bf16"):
     _index_add(fmt)
     _scatter_add(fmt)
+    _index_put(fmt)
     _embedding(fmt)
-for fmt in ("f32", "f16"):
-    _embedding_bag(fmt)
+    _embedding_bag(fmt)  # bf16 too: 1.13 refused it
 
 
 # torch.addmm(C, A, B, beta=1) with A = ones(1, T) and B the addends: C_j + sum_k B_kj as a GEMM
-# with beta = 1 (products by 1 are exact, so an FMA is an addition). f32 calls OpenBLAS sgemm
-# (0.3.21): a sequential K loop, 16 lanes in its small kernel, or 448-row panels, C entering
-# first or last: every leaf within n-1 roundings, recursive(f32). bf16 (CPUBlas.cpp gemm): a
-# bf16 loop rounding every step for small problems, oneDNN with an f32 accumulator (which flushes
-# subnormals) above m*n*k = 4096: both within ftz(recursive(bf16), bf16).
+# with beta = 1 (products by 1 are exact, so an FMA is an addition). f32 calls MKL's sgemm (closed:
+# measured only, sequential over K with C first for these shapes): recursive(f32). bf16
+# (CPUBlas.cpp gemm): up to m*n*k = 4096 BlasKernel.cpp's dot of four interleaved f32 partial sums
+# with C added last and one rounding to bf16; above, oneDNN (f32 accumulation, C last; its bf16
+# kernels flush subnormal inputs for M > 1): ftz(widened(recursive(f32),bf16),bf16).
 @accucheck.backend(name="torch.addmm_beta1_f32", storage="f32", bound="recursive(f32)",
-                   summary="torch.addmm(C, ones(1, T), addends, beta=1)")
+                   summary=f"torch.addmm(C, ones(1, T), addends, beta=1){DERIVED}")
 def addmm_f32(addends, buffer):
     c = to_torch(buffer)[None, :]
     return to_numpy(torch.addmm(c, torch.ones((1, addends.shape[0]), dtype=torch.float32), to_torch(addends), beta=1)[0])
 
 
-@accucheck.backend(name="torch.addmm_beta1_bf16", storage="bf16", bound="ftz(recursive(bf16),bf16)",
-                   summary="torch.addmm(C, ones(1, T), addends, beta=1) in bf16")
+@accucheck.backend(name="torch.addmm_beta1_bf16", storage="bf16", bound="ftz(widened(recursive(f32),bf16),bf16)",
+                   summary=f"torch.addmm(C, ones(1, T), addends, beta=1) in bf16{DERIVED}")
 def addmm_bf16(addends, buffer):
     c = to_torch(buffer)[None, :]
     ones = torch.ones((1, addends.shape[0]), dtype=torch.bfloat16)
@@ -171,14 +171,21 @@ def addmm_bf16(addends, buffer):
 # torch.addmm with real operands, on product workloads (GEMM with beta = 1): for each micro-batch
 # t, C = addmm(C, A_t, B_t, beta=1), as a dense layer's weight gradient accumulates. f32: sgemm's
 # kernels keep each product's FMA unrounded and sum in blocks: products(f32), the any-order bound
-# of rounded products (N = 1 + T*K terms, docs/bounds.md) that an FMA chain meets too.
-@accucheck.backend(name="torch.addmm_gemm_f32", storage="f32", bound="products(f32)",
-                   summary="C = torch.addmm(C, A_t, B_t, beta=1) per micro-batch (real A and B)")
-def addmm_gemm_f32(a, b, c):
-    out = to_torch(c)
-    for t in range(a.shape[0]):
-        out = torch.addmm(out, to_torch(a[t]), to_torch(b[t]), beta=1)
-    return to_numpy(out)
+# of rounded products (N = 1 + T*K terms, docs/bounds.md) that an FMA chain meets too. bf16: C
+# rounded to bf16 after every micro-batch's product sum (f32 accumulation inside; oneDNN's bf16
+# dot instructions flush subnormals): roundings no coarser than bf16's: ftz(products(bf16),bf16).
+def _addmm_gemm(fmt, bound):
+    @accucheck.backend(name=f"torch.addmm_gemm_{fmt}", storage=fmt, bound=bound,
+                       summary=f"C = torch.addmm(C, A_t, B_t, beta=1) per micro-batch (real A and B){DERIVED}")
+    def run(a, b, c):
+        out = to_torch(c)
+        for t in range(a.shape[0]):
+            out = torch.addmm(out, to_torch(a[t]), to_torch(b[t]), beta=1)
+        return to_numpy(out)
+
+
+_addmm_gemm("f32", "products(f32)")
+_addmm_gemm("bf16", "ftz(products(bf16),bf16)")
 
 
 # The seed's question in PyTorch terms: T micro-batches of loss.backward() accumulating into
@@ -187,7 +194,7 @@ def addmm_gemm_f32(a, b, c):
 # cascade in f32, one rounding).
 def _grad_accumulation(fmt):
     @accucheck.backend(name=f"torch.grad_accumulation_{fmt}", storage=fmt, bound=f"recursive({fmt})",
-                       summary="p.grad = g0, then T x (p * g_t).sum().backward()")
+                       summary=f"p.grad = g0, then T x (p * g_t).sum().backward(){DERIVED}")
     def run(addends, buffer):
         p = torch.zeros(buffer.shape, dtype=TORCH_DTYPE[fmt], requires_grad=True)
         p.grad = to_torch(buffer).clone()
@@ -199,7 +206,7 @@ def _grad_accumulation(fmt):
     bound = "tree(torch_sum,f32)" if fmt == "f32" else f"widened(tree(torch_sum,f32),{fmt})"
 
     @accucheck.backend(name=f"torch.grad_stack_sum_{fmt}", storage=fmt, accumulation="f32", bound=bound,
-                       summary="torch.stack([g0, g_1..g_T]).sum(0): the micro-batch gradients summed by hand")
+                       summary=f"torch.stack([g0, g_1..g_T]).sum(0): the micro-batch gradients summed by hand{DERIVED}")
     def by_hand(addends, buffer):
         torch.set_num_threads(1)
         return to_numpy(torch.stack([to_torch(buffer), *to_torch(addends)]).sum(dim=0))

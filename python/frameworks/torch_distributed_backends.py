@@ -6,7 +6,8 @@ data-parallel training does after gradient accumulation.
 
 Bound tree(ranks:P,F): each share's chain, then any tree over the shares (gloo's ring, halving
 and doubling or bcube: the order is not part of the API; docs/bounds.md, "All-reduce over
-ranks"). Formats f64, f32 and f16: PyTorch 1.13's gloo refuses bfloat16 ("Invalid scalar type").
+ranks"). Formats f64, f32, f16 and bf16 (PyTorch 1.13's gloo refused bfloat16: "Invalid scalar
+type"; 2.15 takes it).
 
     accucheck check --python python/frameworks/torch_distributed_backends.py --minutes 0.5
 """
@@ -17,13 +18,18 @@ import subprocess
 import sys
 import tempfile
 
+import ml_dtypes
 import numpy as np
+import torch
 
 import accucheck
+from derivation import derived_for
+
+DERIVED = derived_for("torch", "2.15.0", torch.__version__)
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gloo_worker.py")
-CODES = {"f64": 0, "f32": 1, "f16": 2}
-DTYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
+CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3}
+DTYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
 TIMEOUT_SECONDS = 120
 
 
@@ -113,7 +119,7 @@ def _stop_worlds():
 def _gloo(ranks, fmt):
     @accucheck.backend(name=f"torch.gloo_np{ranks}_{fmt}", storage=fmt, bound=f"tree(ranks:{ranks},{fmt})",
                        summary=f"torch.distributed.all_reduce(SUM), gloo, {ranks} processes, after each rank's own "
-                               "sum of its share")
+                               f"sum of its share{DERIVED}")
     def run(addends, buffer):
         world = WORLDS.setdefault(ranks, World(ranks))
         terms = np.concatenate([buffer[None, :], addends], axis=0).astype(np.float64)
@@ -125,3 +131,5 @@ for _fmt in ("f64", "f32", "f16"):
 for _ranks in (4, 8):
     _gloo(_ranks, "f32")
 _gloo(4, "f16")
+_gloo(2, "bf16")
+_gloo(4, "bf16")

@@ -10,10 +10,9 @@ import subprocess
 import sys
 
 import pytest
+from envs import interpreter
 
 CLI = os.environ["ACCUCHECK_CLI"]
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ENVS = os.environ.get("ACCUCHECK_ENVS", os.path.join(ROOT, ".envs"))
 
 # name: (the interpreter's version prefix, numpy's)
 ENVIRONMENTS = {"py313": ("3.13", "2.5"), "py311-numpy1": ("3.11", "1.23")}
@@ -59,16 +58,6 @@ def raises_f64(addends, buffer):
 def crashes_f64(addends, buffer):
     os.kill(os.getpid(), signal.SIGSEGV)
 '''
-
-
-def interpreter(name):
-    python = os.path.join(ENVS, name, "bin", "python")
-    if not os.path.exists(python):
-        message = f"no environment {name} at {python}: run ci/python-envs.sh {name}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + " (CI=true: a missing interpreter is a failure, not a skip)")
-        pytest.skip(message)
-    return python
 
 
 def accucheck(python, *args, timeout=300):

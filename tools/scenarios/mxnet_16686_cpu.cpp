@@ -110,7 +110,8 @@ ScenarioResult mxnet_16686_cpu() {
       "real: the reporter's saved parameters (examples/data/mxnet-16686-cpu, divided by 1e6 in float32), input, labels 0 then 1, "
       "two steps",
       "real: the paths: 'add' = GEMM with beta = 1 (fl(c + g*h), gemm_beta1_f32), manual = acc += fl(g*h) "
-      "(manual_dot_then_add_f32)",
+      "(manual_dot_then_add_f32); 'add' is MXNet <= 1.6 on macOS (the reporter's): MXNet 1.7 to 1.9.1 give manual's bits "
+      "(docs/frameworks.md, 'mxnet-16686 on MXNet itself')",
       "modelled: the float32 forward (each dot product correctly rounded, then + bias; softmax correctly rounded): MXNet's BLAS "
       "order is not in the report",
   }};

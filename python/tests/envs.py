@@ -1,0 +1,26 @@
+"""The project's extra Python environments (ci/python-envs.sh, ci/envs/NAME.txt, made in .envs/NAME
+or under ACCUCHECK_ENVS): the interpreters the CLI's --python worker runs backend files in.
+
+A missing environment is skipped, except under CI=true, where it fails: an environment that was
+not there is a test that did not run."""
+import os
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ENVS = os.environ.get("ACCUCHECK_ENVS", os.path.join(ROOT, ".envs"))
+
+# The framework each environment holds at its newest release reachable here (ci/envs/*.txt).
+FRAMEWORKS = {"torch": "torch", "numpy": "py313", "jax": "jax", "mxnet": "mxnet"}
+
+
+def interpreter(name):
+    """The python of environment `name` (a ci/envs/ name or a FRAMEWORKS key)."""
+    name = FRAMEWORKS.get(name, name)
+    python = os.path.join(ENVS, name, "bin", "python")
+    if not os.path.exists(python):
+        message = f"no environment {name} at {python}: run ci/python-envs.sh {name}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + " (CI=true: a missing interpreter is a failure, not a skip)")
+        pytest.skip(message)
+    return python

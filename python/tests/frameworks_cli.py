@@ -1,0 +1,55 @@
+"""Helpers of the framework tests (test_frameworks_*.py): the CLI with its --python worker in a
+framework's own environment (ci/python-envs.sh; tests/envs.py), campaigns and replays of
+python/frameworks/ files and cases."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from envs import interpreter
+
+CLI = os.environ["ACCUCHECK_CLI"]
+ROOT = Path(__file__).resolve().parents[2]
+FRAMEWORKS = ROOT / "python" / "frameworks"
+CASES = FRAMEWORKS / "cases"
+
+
+def run_cli(framework, *args, timeout=900, env=()):
+    """The CLI with its Python worker in `framework`'s environment."""
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "ACCUCHECK_PYTHON": interpreter(framework), **dict(env)})
+
+
+def campaign(tmp_path, framework, file, globs, cases, seed=1, extra=(), env=()):
+    out = tmp_path / "results.json"
+    args = ["check", "--python", str(FRAMEWORKS / file), "--cases", str(cases), "--seed", str(seed),
+            "--findings", str(tmp_path / "findings"), "--json", str(out), "--quiet", *extra]
+    for g in globs:
+        args += ["--backend", g]
+    r = run_cli(framework, *args, env=env)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    return {b["name"]: b for b in json.load(open(out))["backends"]}, r
+
+
+def assert_all_ran_within_bounds(results, prefix, cases, table):
+    mine = {name: b for name, b in results.items() if name.startswith(prefix)}
+    assert mine, table
+    for name, b in mine.items():
+        assert b["cases"] == cases, (name, b["cases"])
+        assert not b["failures"], (name, b["failures"])
+        assert not b["violations"], (name, b["violations"], table)
+    return mine
+
+
+def replay(framework, case, file, *extra, env=()):
+    return run_cli(framework, "replay", str(CASES / case), "--python", str(FRAMEWORKS / file), *extra,
+                   timeout=300, env=env)
+
+
+def replay_json(framework, path, file, backends, env=()):
+    args = [str(path), "--python", str(FRAMEWORKS / file), "--json"]
+    for b in backends:
+        args += ["--backend", b]
+    r = run_cli(framework, "replay", *args, timeout=300, env=env)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    return json.loads(r.stdout)["backends"]
