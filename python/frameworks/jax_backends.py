@@ -112,10 +112,7 @@ for fmt in ("f32", "bf16", "f16"):
 def _multisteps_sum(fmt):
     opt = optax.MultiSteps(optax.sgd(1.0), every_k_schedule=2**30, use_grad_mean=False)
     update = jax.jit(opt.update)
-    bound = {"f32": "ftz(recursive(f32),f32)", "bf16": "ftz(widened(recursive(f32),bf16),bf16)",
-             "f16": "widened(recursive(f32),f16)"}[fmt]
-
-    @accucheck.backend(name=f"optax.multisteps_sum_{fmt}", storage=fmt, accumulation="f32", bound=bound,
+    @accucheck.backend(name=f"optax.multisteps_sum_{fmt}", storage=fmt, accumulation="f32", bound=BOUNDS[fmt],
                        summary=f"optax.MultiSteps(use_grad_mean=False): acc_grads over the micro-batches{DERIVED_OPTAX}")
     def run(addends, buffer):
         params = jnp.zeros(buffer.shape, dtype=buffer.dtype)

@@ -1,4 +1,5 @@
-"""Arrays between the worker (NumPy, bf16 through ml_dtypes) and PyTorch, for the torch backend files."""
+"""Arrays between the worker (NumPy, bf16 through ml_dtypes) and PyTorch, and the layouts torch.sum
+reads them in, for the torch backend files (eager and compiled)."""
 import ml_dtypes
 import numpy as np
 import torch
@@ -23,3 +24,28 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
 def stacked(addends, buffer) -> torch.Tensor:
     """(n, D) contiguous: the initial gradient, then the addends."""
     return to_torch(np.concatenate([buffer[None, :], addends], axis=0))
+
+
+# The layouts torch.sum(x, dim=0) takes other code paths for (SumKernel.cpp, cascade_sum):
+# contiguous (vectorized_outer_sum / scalar_outer_sum), column-major (the reduced dim
+# contiguous: vectorized_inner_sum), a slice with a column stride of 2, and a stride-0 expand.
+def contiguous(x):
+    return x.sum(dim=0)
+
+
+def column_major(x):
+    return x.t().contiguous().t().sum(dim=0)
+
+
+def sliced(x):
+    wide = torch.zeros((x.shape[0], 2 * x.shape[1]), dtype=x.dtype)
+    wide[:, ::2] = x
+    return wide[:, ::2].sum(dim=0)
+
+
+def expanded(x):
+    # each element's column as an (n, 1) tensor expanded to (n, 2): stride 0 across the outputs
+    return torch.stack([x[:, j:j + 1].expand(x.shape[0], 2).sum(dim=0)[0] for j in range(x.shape[1])])
+
+
+SUM_LAYOUTS = {"contiguous": contiguous, "column_major": column_major, "sliced": sliced, "expanded": expanded}

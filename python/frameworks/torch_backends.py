@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 
 import accucheck
-from derivation import derived_for
-from torch_arrays import TORCH_DTYPE, stacked, to_numpy, to_torch
+from derivation import derived_for, in_f32
+from torch_arrays import SUM_LAYOUTS, TORCH_DTYPE, stacked, to_numpy, to_torch
 
 DERIVED = derived_for("torch", "2.15.0", torch.__version__)
 # The CPU capability ATen dispatches to (ATEN_CPU_CAPABILITY picks a lower one). torch.sum's tree
@@ -19,38 +19,15 @@ DERIVED = derived_for("torch", "2.15.0", torch.__version__)
 # AVX512 slot empty since 2.1 (DispatchStub.h), so AVX512 falls back to the 8-lane AVX2 kernel.
 CAPABILITY = torch.backends.cpu.get_cpu_capability()
 
-# The layouts torch.sum(x, dim=0) takes other code paths for (SumKernel.cpp, cascade_sum):
-# contiguous (vectorized_outer_sum / scalar_outer_sum), column-major (the reduced dim
-# contiguous: vectorized_inner_sum), a slice with a column stride of 2, and a stride-0 expand.
-def contiguous(x):
-    return x.sum(dim=0)
-
-
-def column_major(x):
-    return x.t().contiguous().t().sum(dim=0)
-
-
-def sliced(x):
-    wide = torch.zeros((x.shape[0], 2 * x.shape[1]), dtype=x.dtype)
-    wide[:, ::2] = x
-    return wide[:, ::2].sum(dim=0)
-
-
-def expanded(x):
-    # each element's column as an (n, 1) tensor expanded to (n, 2): stride 0 across the outputs
-    return torch.stack([x[:, j:j + 1].expand(x.shape[0], 2).sum(dim=0)[0] for j in range(x.shape[1])])
-
-
-LAYOUTS = {"contiguous": contiguous, "column_major": column_major, "sliced": sliced, "expanded": expanded}
 
 
 def _torch_sum(fmt, layout, threads):
     # f32 sums in f32; f16 and bf16 load into f32 (acc_type<T, true> = float), sum there and
     # round once when the output (filled with 0) takes the result (CastStoreAccumulate).
-    bound = "tree(torch_sum,f32)" if fmt == "f32" else f"widened(tree(torch_sum,f32),{fmt})"
-    reduce = LAYOUTS[layout]
+    reduce = SUM_LAYOUTS[layout]
 
-    @accucheck.backend(name=f"torch.sum_{layout}_{fmt}_t{threads}", storage=fmt, accumulation="f32", bound=bound,
+    @accucheck.backend(name=f"torch.sum_{layout}_{fmt}_t{threads}", storage=fmt, accumulation="f32",
+                       bound=in_f32(fmt, "tree(torch_sum,f32)"),
                        summary=f"torch.sum(x, dim=0), {layout}, {threads} thread(s), {CAPABILITY}{DERIVED}")
     def run(addends, buffer):
         torch.set_num_threads(threads)
@@ -58,21 +35,17 @@ def _torch_sum(fmt, layout, threads):
 
 
 for fmt in ("f32", "f16", "bf16"):
-    for layout in LAYOUTS:
+    for layout in SUM_LAYOUTS:
         for threads in (1, 2):
             _torch_sum(fmt, layout, threads)
 
 
 # 16-bit index_add_ and scatter_add_ accumulate in f32 at 2.15 and round once (1.13 rounded every
-# step: 300 bf16 ones gave 256, now 300); f32 as before.
-def _f32_accumulation(fmt):
-    return "recursive(f32)" if fmt == "f32" else f"widened(recursive(f32),{fmt})"
-
-
+# step: 300 bf16 ones gave 256, now 300): in_f32(fmt); f32 as before.
 # Tensor.index_add_ (TensorAdvancedIndexing.cpp, index_add_cpu_out): for i in index order,
 # self[index[i]] += source[i]; 16-bit types in f32 (docs/frameworks.md).
 def _index_add(fmt):
-    @accucheck.backend(name=f"torch.index_add_{fmt}", storage=fmt, bound=_f32_accumulation(fmt),
+    @accucheck.backend(name=f"torch.index_add_{fmt}", storage=fmt, bound=in_f32(fmt),
                        summary=f"table.index_add_(0, rows, values){DERIVED}")
     def run(table, step_offsets, rows, values):
         t = to_torch(table).clone()
@@ -82,7 +55,7 @@ def _index_add(fmt):
 
 # Tensor.scatter_add_ (ScatterGatherKernel.cpp): ascending index order; 16-bit types in f32.
 def _scatter_add(fmt):
-    @accucheck.backend(name=f"torch.scatter_add_{fmt}", storage=fmt, bound=_f32_accumulation(fmt),
+    @accucheck.backend(name=f"torch.scatter_add_{fmt}", storage=fmt, bound=in_f32(fmt),
                        summary=f"table.scatter_add_(0, rows expanded to (pairs, dim), values){DERIVED}")
     def run(table, step_offsets, rows, values):
         t = to_torch(table).clone()
@@ -203,9 +176,8 @@ def _grad_accumulation(fmt):
             (p * grads[t]).sum().backward()  # d/dp = grads[t] * 1, exact
         return to_numpy(p.grad)
 
-    bound = "tree(torch_sum,f32)" if fmt == "f32" else f"widened(tree(torch_sum,f32),{fmt})"
-
-    @accucheck.backend(name=f"torch.grad_stack_sum_{fmt}", storage=fmt, accumulation="f32", bound=bound,
+    @accucheck.backend(name=f"torch.grad_stack_sum_{fmt}", storage=fmt, accumulation="f32",
+                       bound=in_f32(fmt, "tree(torch_sum,f32)"),
                        summary=f"torch.stack([g0, g_1..g_T]).sum(0): the micro-batch gradients summed by hand{DERIVED}")
     def by_hand(addends, buffer):
         torch.set_num_threads(1)

@@ -19,18 +19,10 @@ os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.environ.get(
 import torch  # noqa: E402
 
 import accucheck  # noqa: E402
-from derivation import derived_for  # noqa: E402
-from torch_arrays import stacked, to_numpy, to_torch  # noqa: E402
+from derivation import derived_for, in_f32  # noqa: E402
+from torch_arrays import SUM_LAYOUTS, stacked, to_numpy, to_torch  # noqa: E402
 
 DERIVED = derived_for("torch", "2.15.0", torch.__version__)
-
-
-def _sum_dim0(x):
-    return x.sum(dim=0)
-
-
-def _column_major_sum(x):
-    return x.t().contiguous().t().sum(dim=0)
 
 
 # Inductor's CPU reduction (torch/_inductor/codegen/cpp.py, as printed by TORCH_LOGS=output_code):
@@ -38,13 +30,15 @@ def _column_major_sum(x):
 # chain from 0 over the n rows (`tmp_acc0_vec = tmp_acc0_vec + tmp0`): recursive, no cascade. With
 # D = 1 the one output is summed in 16 f32 lanes (32 for bf16/f16) and the lanes reduced by a
 # tree (vec_reduce_all): within recursive too. f16 and bf16 are converted to f32, summed there,
-# and rounded once at the store. Parallel over the outputs with more threads, never over n for these shapes.
-LAYOUTS = {"contiguous": _sum_dim0, "column_major": _column_major_sum}
+# and rounded once at the store. With more threads a long reduction may be split across them (and
+# above 8192 iterations per thread CascadeSumHelper sums in blocks): another order of at most n - 1
+# roundings per leaf, still within recursive. Two of eager's layouts (torch_arrays.SUM_LAYOUTS).
+LAYOUTS = {name: SUM_LAYOUTS[name] for name in ("contiguous", "column_major")}
 
 
 def _compiled_sum(fmt, layout, threads):
     compiled = torch.compile(LAYOUTS[layout], dynamic=True)
-    bound = "recursive(f32)" if fmt == "f32" else f"widened(recursive(f32),{fmt})"
+    bound = in_f32(fmt)
 
     @accucheck.backend(name=f"torch.compile_sum_{layout}_{fmt}_t{threads}", storage=fmt, accumulation="f32",
                        bound=bound, summary=f"torch.compile(x.sum(dim=0), dynamic=True), {layout}, {threads} "

@@ -4,10 +4,11 @@ or under ACCUCHECK_ENVS): the interpreters the CLI's --python worker runs backen
 A missing environment is skipped, except under CI=true, where it fails: an environment that was
 not there is a test that did not run."""
 import os
+from pathlib import Path
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = Path(__file__).resolve().parents[2]
 ENVS = os.environ.get("ACCUCHECK_ENVS", os.path.join(ROOT, ".envs"))
 
 # The framework each environment holds at its newest release reachable here (ci/envs/*.txt).

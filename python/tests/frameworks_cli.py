@@ -4,12 +4,10 @@ python/frameworks/ files and cases."""
 import json
 import os
 import subprocess
-from pathlib import Path
 
-from envs import interpreter
+from envs import ROOT, interpreter
 
 CLI = os.environ["ACCUCHECK_CLI"]
-ROOT = Path(__file__).resolve().parents[2]
 FRAMEWORKS = ROOT / "python" / "frameworks"
 CASES = FRAMEWORKS / "cases"
 
@@ -20,10 +18,10 @@ def run_cli(framework, *args, timeout=900, env=()):
                           env={**os.environ, "ACCUCHECK_PYTHON": interpreter(framework), **dict(env)})
 
 
-def campaign(tmp_path, framework, file, globs, cases, seed=1, extra=(), env=()):
+def campaign(tmp_path, framework, file, globs, cases, seed=1, env=()):
     out = tmp_path / "results.json"
     args = ["check", "--python", str(FRAMEWORKS / file), "--cases", str(cases), "--seed", str(seed),
-            "--findings", str(tmp_path / "findings"), "--json", str(out), "--quiet", *extra]
+            "--findings", str(tmp_path / "findings"), "--json", str(out), "--quiet"]
     for g in globs:
         args += ["--backend", g]
     r = run_cli(framework, *args, env=env)
