@@ -8,8 +8,8 @@
 #   ACCUCHECK_FINDINGS_PYTHON         PyTorch at its newest release (default: .envs/torch/bin/python,
 #                                     made by ci/python-envs.sh torch). Required.
 #   ACCUCHECK_FINDINGS_PYTHON_DEBIAN  Debian's PyTorch 1.13, the version the findings were made with
-#                                     (default: .venv/bin/python if it imports torch, else
-#                                     /usr/bin/python3 if that does, else skipped with a note).
+#                                     (default: /usr/bin/python3 if it imports torch, else skipped
+#                                     with a note).
 #   ACCUCHECK_FINDINGS_JAX_PYTHON     jax and optax at their newest releases, for optax_multisteps_inf.py
 #                                     (default: .envs/jax/bin/python, made by ci/python-envs.sh jax). Required.
 # CUDA:
@@ -47,15 +47,11 @@ pythons+=("$newest")
 if [ -n "${ACCUCHECK_FINDINGS_PYTHON_DEBIAN:-}" ]; then
   labels+=("Debian's PyTorch")
   pythons+=("$ACCUCHECK_FINDINGS_PYTHON_DEBIAN")
-elif imports_torch "$root/.venv/bin/python"; then
-  labels+=("Debian's PyTorch")
-  pythons+=("$root/.venv/bin/python")
 elif imports_torch /usr/bin/python3; then
-  echo "note: $root/.venv/bin/python does not import torch; Debian's PyTorch from /usr/bin/python3"
   labels+=("Debian's PyTorch")
   pythons+=(/usr/bin/python3)
 else
-  echo "note: no Debian PyTorch (neither $root/.venv/bin/python nor /usr/bin/python3 imports torch): skipped"
+  echo "note: no Debian PyTorch (/usr/bin/python3 does not import torch; the project no longer installs it): skipped"
 fi
 
 # ---- CPU reproducers -----------------------------------------------------------------------------
