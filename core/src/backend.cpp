@@ -183,7 +183,11 @@ void Registry::add(Backend backend) {
   if (!valid_backend_name(backend.name))
     throw std::invalid_argument("backend name '" + backend.name + "' must be letters, digits, '_', '-', '.', not starting with '.' or '-'");
   if (find(backend.name)) throw std::invalid_argument("duplicate backend name '" + backend.name + "'");
-  backends_.push_back(std::move(backend));
+  // Kept sorted by name: tables, listings and the campaign's streams then do not depend on the
+  // order in which object files happen to register (moving a file cannot reorder a table).
+  const auto at = std::lower_bound(backends_.begin(), backends_.end(), backend.name,
+                                   [](const Backend& b, const std::string& name) { return b.name < name; });
+  backends_.insert(at, std::move(backend));
 }
 
 const Backend* Registry::find(std::string_view name) const {

@@ -127,11 +127,12 @@ Backend exempt_from(Backend backend, Property property, std::string reason);
 class Registry {
  public:
   static Registry& global();
-  // Adds a backend; throws std::invalid_argument on a duplicate or malformed name.
+  // Adds a backend in name order; throws std::invalid_argument on a duplicate or malformed name.
   void add(Backend backend);
+  // Every backend, sorted by name (byte order).
   const std::vector<Backend>& all() const { return backends_; }
   const Backend* find(std::string_view name) const;
-  // Backends whose name matches a shell glob (fnmatch), in registration order.
+  // Backends whose name matches a shell glob (fnmatch), in name order.
   std::vector<const Backend*> match(std::string_view glob) const;
 
  private:
