@@ -1927,6 +1927,26 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   return out;
 }
 
+namespace {
+
+// A tree as two flat fields: its bracket text and each node's parent (-1 for the root); both
+// null without a tree.
+void write_tree(JsonWriter& out, const char* text_key, const char* parents_key, const SummationTree* tree) {
+  out.key(text_key);
+  if (tree) out.value(tree->text());
+  else out.null();
+  out.key(parents_key);
+  if (!tree) {
+    out.null();
+    return;
+  }
+  out.begin_array();
+  for (auto p : tree->parents()) out.value(p == SummationTree::kNoParent ? std::int64_t{-1} : static_cast<std::int64_t>(p));
+  out.end_array();
+}
+
+}  // namespace
+
 void write_characterization(JsonWriter& out, const BackendCharacterization& c) {
   out.begin_object()
       .field("backend", c.backend)
@@ -1955,21 +1975,10 @@ void write_characterization(JsonWriter& out, const BackendCharacterization& c) {
         .field("relation_reason", r.relation_reason)
         .field("order_class", r.order)
         .field("order_note", r.order_note);
-    // Nested lists up to a height of 4096 (the default lengths' chains): deeper nesting passes
-    // what JSON readers accept (Python's json needs sys.setrecursionlimit above 1000 already).
-    // order_parents holds every tree flat: node ids are the leaves, then the internal nodes in
-    // the order they are computed; each entry is that node's parent, -1 for the root.
-    out.key("order");
-    if (r.tree && r.tree->height() <= 4096) out.raw(r.tree->json());
-    else out.null();
-    out.key("order_parents");
-    if (r.tree) {
-      out.begin_array();
-      for (auto p : r.tree->parents()) out.value(p == SummationTree::kNoParent ? std::int64_t{-1} : static_cast<std::int64_t>(p));
-      out.end_array();
-    } else {
-      out.null();
-    }
+    // Trees are written flat, never as nested arrays (a chain of n leaves nests n - 1 deep, past
+    // what JSON readers accept: Python's json stops at 1,000): `order` is the bracket text the
+    // table shows, `order_parents` the parent of each node (docs/characterize.md).
+    write_tree(out, "order", "order_parents", r.tree ? &*r.tree : nullptr);
     out.field("shape", r.shape).field("max_arity", static_cast<std::uint64_t>(r.max_arity));
     out.key("leaf_depths");
     if (r.tree) {
@@ -1981,8 +1990,8 @@ void write_characterization(JsonWriter& out, const BackendCharacterization& c) {
     }
     out.key("other_elements").begin_array();
     for (const auto& [element, tree] : r.other_elements) {
-      out.begin_object().field("element", static_cast<std::uint64_t>(element)).key("order");
-      out.raw(tree.json());
+      out.begin_object().field("element", static_cast<std::uint64_t>(element));
+      write_tree(out, "order", "order_parents", &tree);
       out.end_object();
     }
     out.end_array();

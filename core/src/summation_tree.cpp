@@ -140,7 +140,6 @@ std::string nested(const SummationTree& tree, char open, char close, char separa
 }  // namespace
 
 std::string SummationTree::text() const { return nested(*this, '(', ')', ' '); }
-std::string SummationTree::json() const { return nested(*this, '[', ']', ','); }
 
 bool SummationTree::operator==(const SummationTree& other) const {
   return leaves_ == other.leaves_ && internal_nodes() == other.internal_nodes() && text() == other.text();

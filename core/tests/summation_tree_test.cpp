@@ -30,7 +30,6 @@ TEST(SummationTree, BuilderTextJsonAndDepths) {
   const auto root = b.add(right, left);
   const SummationTree t = b.finish(root);
   EXPECT_EQ(t.text(), "((0 1) (2 3))");
-  EXPECT_EQ(t.json(), "[[0,1],[2,3]]");
   EXPECT_EQ(t.leaf_depths(), (std::vector<std::uint32_t>{2, 2, 2, 2}));
   EXPECT_EQ(t.height(), 2u);
   EXPECT_EQ(t.max_arity(), 2u);

@@ -72,9 +72,9 @@ def test_characterize_reveals_a_python_backends_order(tmp_path, user_file):
     assert r.returncode == 1, r.stdout + r.stderr
     backends = {b["backend"]: b for b in json.load(open(out))["backends"]}
     loop = {x["n"]: x for x in backends["user_loop_f32"]["lengths"]}
-    chain = 0
+    chain = "0"
     for i in range(1, 9):
-        chain = [chain, i]
+        chain = f"({chain} {i})"
     assert loop[9]["order"] == chain and loop[9]["accumulation_bits"] == 24
     assert backends["user_loop_f32"]["derived_bound"] == "depths(sequential,f32)"
     assert backends["user_loop_f32"]["relation"] == "tighter"

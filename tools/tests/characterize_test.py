@@ -16,6 +16,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clitest import Failure, main, require, run  # noqa: E402
 
 
+def text(tree):
+    """A tree of nested lists as characterize writes it: "((0 1) 2)"."""
+    if isinstance(tree, int):
+        return str(tree)
+    return "(" + " ".join(text(child) for child in tree) + ")"
+
+
 def chain(n):
     """The left-to-right tree over leaves 0..n-1 as nested lists."""
     tree = 0
@@ -73,14 +80,14 @@ def mode_builtin(a, tmp):
             require(r["calls"] > 0 and r["seconds"] >= 0, "calls and seconds")
     naive = by_n(backends["naive_f32"])
     for n in (5, 17):
-        require(naive[n]["order"] == chain(n), "naive_f32 n=%d order %s" % (n, naive[n]["order"]))
+        require(naive[n]["order"] == text(chain(n)), "naive_f32 n=%d order %s" % (n, naive[n]["order"]))
         require(naive[n]["accumulation_bits"] == 24, "naive_f32 bits %s" % naive[n]["accumulation_bits"])
         require(naive[n]["rounding"] == "nearest-even", "rounding %s" % naive[n]["rounding"])
         require(naive[n]["determinism"] == "bitwise-deterministic", naive[n]["determinism"])
     require(backends["naive_f32"]["derived_bound"] == "depths(sequential,f32)", backends["naive_f32"]["derived_bound"])
     require(backends["naive_f32"]["relation"] == "tighter", backends["naive_f32"]["relation"])
     lanes8 = by_n(backends["lanes8_f64"])
-    require(lanes8[17]["order"] == lanes(17, 8), "lanes8_f64 n=17 order %s" % lanes8[17]["order"])
+    require(lanes8[17]["order"] == text(lanes(17, 8)), "lanes8_f64 n=17 order %s" % lanes8[17]["order"])
     require(lanes8[17]["accumulation_bits"] == 53, "lanes8 bits")
     require(backends["lanes8_f64"]["derived_bound"] == "depths(lanes:8,f64)", backends["lanes8_f64"]["derived_bound"])
     kahan = backends["kahan_f32"]
@@ -96,6 +103,16 @@ def mode_builtin(a, tmp):
                        "addends": [["0.5"], ["0.25"]]}, f)
         replayed = run(a.accucheck, ["replay", case, "--backend", b["backend"], "--bound", b["derived_bound"]], 0)
         require("stated bound " + b["derived_bound"] in replayed.stdout, "replay --bound shows the derived bound:\n" + replayed.stdout)
+    # A chain of 4,097 leaves (height 4,096) in a file that Python's json reads with its default
+    # recursion limit (1,000): trees are written flat (the bracket text and the parent list).
+    _, deep = characterize(a, ["naive_f32", "--n", "4097"], 0, tmp)
+    r = deep["backends"][0]["lengths"][0]
+    deep_chain = "0"  # text(chain(4097)) would recurse past Python's limit, as nested JSON did
+    for leaf in range(1, 4097):
+        deep_chain = "(%s %d)" % (deep_chain, leaf)
+    require(r["order"] == deep_chain, "the deep chain's order text: %s..." % (r["order"] or "")[:80])
+    parents = r["order_parents"]
+    require(len(parents) == 2 * 4097 - 1 and parents[0] == 4097 and parents[-1] == -1, "order_parents of the chain")
     # The terminal: the table, the tree drawn for n <= 16.
     require("order at n = 5: ((((0 1) 2) 3) 4)" in proc.stdout, "the small tree in the terminal:\n" + proc.stdout[-3000:])
     with open(os.path.join(tmp, "c.html")) as f:
@@ -111,7 +128,7 @@ def mode_plugin(a, tmp):
     require(b["relation"] == "contradicted", "chain claiming pairwise: %s" % b["relation"])
     require("deepest leaf" in b["relation_reason"], b["relation_reason"])
     n9 = by_n(b)[9]
-    require(n9["order"] == chain(9) and n9["relation"] == "contradicted" and n9["witness"], "n = 9: %s" % n9)
+    require(n9["order"] == text(chain(9)) and n9["relation"] == "contradicted" and n9["witness"], "n = 9: %s" % n9)
     require("campaign" not in proc.stdout, "no campaign ran")
     run(a.accucheck, ["replay", n9["witness"], "--plugin", a.structures], 1)
     # The example's wrong plugin: claims Kahan for a plain loop.
@@ -120,7 +137,7 @@ def mode_plugin(a, tmp):
     # A right plugin: lanes of f64, recognised as lanes:4.
     _, data = characterize(a, ["--plugin", a.structures, "structures.lanes4_f64", "--n", "7", "--n", "16"], 0, tmp)
     b = data["backends"][0]
-    require(by_n(b)[7]["order"] == lanes(7, 4) and by_n(b)[16]["order"] == lanes(16, 4), "lanes4 orders: %s" % b["lengths"])
+    require(by_n(b)[7]["order"] == text(lanes(7, 4)) and by_n(b)[16]["order"] == text(lanes(16, 4)), "lanes4 orders: %s" % b["lengths"])
     require(b["derived_bound"] == "depths(lanes:4,f64)" and b["relation"] == "tighter", "%s %s" % (b["derived_bound"], b["relation"]))
 
 
@@ -130,7 +147,7 @@ def mode_fused(a, tmp):
     _, data = characterize(a, ["--plugin", a.structures, "structures.fused4_window12_f32", "--n", "8", "--n", "16"], 1, tmp)
     b = data["backends"][0]
     n16 = by_n(b)[16]
-    require(n16["order"] == [[[[0, 1, 2, 3], [4, 5, 6, 7]], [8, 9, 10, 11]], [12, 13, 14, 15]],
+    require(n16["order"] == text([[[[0, 1, 2, 3], [4, 5, 6, 7]], [8, 9, 10, 11]], [12, 13, 14, 15]]),
             "fused order: %s" % n16["order"])
     require(n16["max_arity"] == 4, "max_arity %s" % n16["max_arity"])
     require(n16["fused_window_bits"] == 12, "window %s (%s)" % (n16["fused_window_bits"], n16["accumulation_note"]))

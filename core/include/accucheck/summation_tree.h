@@ -56,8 +56,6 @@ class SummationTree {
   // "((0 1) 2)": every node in parentheses, its children by smallest leaf, separated by spaces.
   // Two trees are the same order exactly when their texts are equal.
   std::string text() const;
-  // The same as nested JSON arrays: [[0,1],2].
-  std::string json() const;
   bool operator==(const SummationTree& other) const;
 
  private:
