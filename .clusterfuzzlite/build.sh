@@ -2,7 +2,8 @@
 # Builds every fuzz target for ClusterFuzzLite / OSS-Fuzz with the builder's compiler and flags
 # ($CC $CXX $CFLAGS $CXXFLAGS $LIB_FUZZING_ENGINE) into $OUT, with each target's seed corpus
 # (<target>_seed_corpus.zip: corpora/<target>/seed and regressions), dictionary
-# (<target>.dict) and libFuzzer options (<target>.options).
+# (<target>.dict: the fuzzers/dicts file its options name, `dict = NAME`) and libFuzzer options
+# (<target>.options, without that line).
 #
 # Runs outside the builder image too (docs/fuzzing.md, "ClusterFuzzLite"): set CC, CXX,
 # CFLAGS, CXXFLAGS, LIB_FUZZING_ENGINE, SRC (with the checkout at $SRC/accucheck) and OUT.
@@ -36,6 +37,8 @@ for t in $targets; do
          xargs -0 -r zip -q -j "$OUT/${t}_seed_corpus.zip")
     fi
   done
-  cp "$src/fuzzers/dicts/$t.dict" "$OUT/$t.dict"
-  cp "$src/fuzzers/options/$t.options" "$OUT/$t.options"
+  options="$src/fuzzers/options/$t.options"
+  dict=$(sed -n 's/^[[:space:]]*dict[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*/\1/p' "$options")
+  cp "$src/fuzzers/dicts/$dict" "$OUT/$t.dict"
+  grep -v '^[[:space:]]*dict[[:space:]]*=' "$options" >"$OUT/$t.options"
 done

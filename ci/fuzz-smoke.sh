@@ -23,11 +23,13 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 cmake --build "$build" -j2 --target "${targets[@]}"
 
-# "[libfuzzer]" key = value lines of fuzzers/options/<target>.options as -key=value flags.
+# "[libfuzzer]" key = value lines of fuzzers/options/<target>.options as -key=value flags; its
+# dictionary (dict = NAME) is fuzzers/dicts/NAME.
 options_flags() {
   local file="fuzzers/options/$1.options"
   [ -f "$file" ] || return 0
-  sed -n 's/^[[:space:]]*\([a-z_]*\)[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*/-\1=\2/p' "$file"
+  sed -n -e 's|^[[:space:]]*dict[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*|-dict=fuzzers/dicts/\1|p;t' \
+    -e 's/^[[:space:]]*\([a-z_]*\)[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*/-\1=\2/p' "$file"
 }
 
 failed=()
@@ -40,11 +42,9 @@ for target in "${targets[@]}"; do
   for sub in seed regressions; do
     [ -d "corpora/$target/$sub" ] && corpora+=("corpora/$target/$sub")
   done
-  dict=()
-  [ -f "fuzzers/dicts/$target.dict" ] && dict=(-dict="fuzzers/dicts/$target.dict")
   log="$dir/fuzz.log"
   set +e
-  ACCUCHECK_MAXERR_DIR="$dir/maxerr" "$build/fuzzers/$target" $(options_flags "$target") "${dict[@]}" \
+  ACCUCHECK_MAXERR_DIR="$dir/maxerr" "$build/fuzzers/$target" $(options_flags "$target") \
     -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 \
     -artifact_prefix="$dir/artifacts/" "${corpora[@]}" >"$log" 2>&1
   rc=$?

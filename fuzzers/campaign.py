@@ -68,15 +68,27 @@ def write_atomically(path, data):
         os.close(dirfd)
 
 
-def options_flags(target):
+def options(target):
+    """The key = value lines of fuzzers/options/<target>.options (none for a target without one)."""
     path = os.path.join(ROOT, "fuzzers", "options", target + ".options")
-    flags = []
+    found = {}
     if os.path.exists(path):
         for line in open(path):
             m = re.match(r"\s*([a-z_]+)\s*=\s*(\S+)", line)
             if m:
-                flags.append("-%s=%s" % (m.group(1), m.group(2)))
-    return flags
+                found[m.group(1)] = m.group(2)
+    return found
+
+
+def options_flags(target):
+    """The target's libFuzzer options as -key=value flags, but its dictionary (dict_flags)."""
+    return ["-%s=%s" % (k, v) for k, v in options(target).items() if k != "dict"]
+
+
+def dict_flags(target):
+    """-dict= the fuzzers/dicts file the target's options name (dict = NAME), if any."""
+    name = options(target).get("dict")
+    return ["-dict=" + os.path.join(ROOT, "fuzzers", "dicts", name)] if name else []
 
 
 def pid_is_ours(pid, binary):
@@ -178,10 +190,7 @@ class Campaign:
         st = self.state["targets"][t]
         st["slices"] += 1
         log_path = self.tdir(t, "logs", "slice-%04d.log" % st["slices"])
-        dict_path = os.path.join(ROOT, "fuzzers", "dicts", t + ".dict")
-        cmd = [self.binary(t)] + options_flags(t)
-        if os.path.exists(dict_path):
-            cmd.append("-dict=" + dict_path)
+        cmd = [self.binary(t)] + options_flags(t) + dict_flags(t)
         cmd += ["-fork=%d" % self.args.jobs, "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1",
                 "-max_total_time=%d" % max(1, int(seconds)), "-rss_limit_mb=2048", "-print_final_stats=1",
                 "-artifact_prefix=" + self.tdir(t, "artifacts") + "/"] + self.corpus_dirs(t)

@@ -37,8 +37,9 @@ try() {
   start=$(date +%s.%N)
   ACCUCHECK_FUZZ_BACKENDS="$mutant" ACCUCHECK_MAXERR_DIR="$dir/maxerr" timeout $((seconds + 30)) \
     "$build/fuzzers/$target" -seed="$seed" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 \
-    $(sed -n 's/^[[:space:]]*\([a-z_]*\)[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*/-\1=\2/p' "fuzzers/options/$base.options") \
-    -dict="fuzzers/dicts/$base.dict" -artifact_prefix="$dir/artifacts/" "$dir/corpus" \
+    $(sed -n -e 's|^[[:space:]]*dict[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*|-dict=fuzzers/dicts/\1|p;t' \
+      -e 's/^[[:space:]]*\([a-z_]*\)[[:space:]]*=[[:space:]]*\([^[:space:]]*\).*/-\1=\2/p' "fuzzers/options/$base.options") \
+    -artifact_prefix="$dir/artifacts/" "$dir/corpus" \
     $([ "$start_from" = seeds ] && echo "corpora/$base/seed") >"$dir/log" 2>&1
   rc=$?
   end=$(date +%s.%N)

@@ -2,9 +2,12 @@
 //
 //   accucheck_fuzz_tool seeds CORPORA_DIR      writes corpora/<target>/seed/ for every target
 //                                              (fuzzers/make-seeds.sh calls it)
-//   accucheck_fuzz_tool dicts DIR              writes <target>.dict with each format's special
-//                                              values (explicit encoding; raw bits for fuzz_oracle)
-//                                              and the readers' tokens
+//   accucheck_fuzz_tool dicts DIR              writes the dictionaries: workload.dict, each
+//                                              format's special values in the explicit encoding
+//                                              (fuzz_dense, fuzz_sparse, fuzz_product, fuzz_maxerr),
+//                                              fuzz_oracle.dict (raw bits) and fuzz_inputs.dict
+//                                              (the readers' tokens); fuzzers/options/<target>.options
+//                                              names each target's (dict = NAME)
 //   accucheck_fuzz_tool encode CASE.json OUT   a case file (from `accucheck check`,
 //                                              fuzz_maxerr, a property) as an explicit-mode fuzz
 //                                              input (the targets also read case files as they are)
@@ -305,8 +308,8 @@ std::vector<std::uint8_t> big_endian(std::uint64_t bits, int bytes) {
 void write_dicts(const fs::path& dir) {
   fs::create_directories(dir);
   // Each format's special values and their negations: for the workload targets in the explicit
-  // encoding (workload_encoding.h: what a value is in their inputs), for fuzz_oracle as raw
-  // big-endian bit patterns (its raw addends).
+  // encoding (workload_encoding.h: what a value is in their inputs), one dictionary they share,
+  // for fuzz_oracle as raw big-endian bit patterns (its raw addends).
   const auto dictionary = [](bool raw) {
     std::string d = raw ? "# Special values of each format as raw bit patterns (big-endian), both signs.\n"
                         : "# Special values of each format in the explicit encoding (workload_encoding.h), both signs.\n";
@@ -330,8 +333,7 @@ void write_dicts(const fs::path& dir) {
         }
     return d;
   };
-  for (const char* target : {"fuzz_dense", "fuzz_maxerr", "fuzz_sparse", "fuzz_product"})
-    write_file_atomically((dir / (std::string(target) + ".dict")).string(), dictionary(false));
+  write_file_atomically((dir / "workload.dict").string(), dictionary(false));
   write_file_atomically((dir / "fuzz_oracle.dict").string(), dictionary(true));
   std::string text = "# Tokens of the readers fuzz_inputs exercises.\n# Written by `accucheck_fuzz_tool dicts`; do not edit.\n";
   auto token = [&](const std::string& t) {  // libFuzzer's dictionary syntax: \\, \", \xNN

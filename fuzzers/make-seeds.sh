@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the committed seed corpora (corpora/<target>/seed/) and the dictionaries
-# (fuzzers/dicts/<target>.dict) from the generator families, with accucheck_fuzz_tool.
+# (fuzzers/dicts/*.dict, the one each target's fuzzers/options file names) from the generator
+# families, with accucheck_fuzz_tool.
 # Deterministic: the same sources give the same files. Usage: fuzzers/make-seeds.sh [BUILD_DIR]
 # (default build/, the `default` preset; it builds the tool there if needed).
 set -euo pipefail

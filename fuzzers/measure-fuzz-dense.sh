@@ -35,7 +35,7 @@ run() {
   local build="$1" every="$2" secs="$3"
   shift 3
   ACCUCHECK_FUZZ_PROPERTY_EVERY=$every /usr/bin/time -f "TIME %U %S %e" "$build/fuzzers/fuzz_dense" -seed=3 \
-    -max_total_time="$secs" -max_len=4096 -dict=fuzzers/dicts/fuzz_dense.dict -print_final_stats=1 \
+    -max_total_time="$secs" -max_len=4096 -dict=fuzzers/dicts/workload.dict -print_final_stats=1 \
     "$@" >"$work/log" 2>&1 || true
 }
 

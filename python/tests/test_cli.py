@@ -3,46 +3,23 @@ user wrote. A backend that raises, crashes the interpreter, exits or hangs is th
 failure (the plugin worker runs it); a file that cannot load is exit 2 naming the file."""
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+from user_backends import COUNTED_TWICE, CRASHES, LOOP, RAISES, backend, written
+from user_backends import run_cli as accucheck
 
-CLI = os.environ["ACCUCHECK_CLI"]
-
-USER_FILE = '''
-import numpy as np
-import accucheck
-
-@accucheck.backend(storage="f32", bound="recursive(f32)")
-def user_loop_f32(addends, buffer):
-    """acc += g, one micro-batch after another"""
-    for row in addends:
-        buffer += row
-
-@accucheck.backend(storage="f32", bound="recursive(f32)")
-def user_twice_f32(addends, buffer):
-    # planted: MXNet's "counted twice with more than four inputs"
-    for t, row in enumerate(addends):
-        buffer += row
-        if t == 4:
-            buffer += row
-'''
-
-
-def accucheck(*args, env=None, timeout=300):
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout, env=full_env)
+# The user's file: a right loop and a planted bug.
+USER_FILE = ("\nimport numpy as np\nimport accucheck\n" +
+             backend("user_loop_f32", LOOP, doc="acc += g, one micro-batch after another") +
+             backend("user_twice_f32", COUNTED_TWICE))
 
 
 @pytest.fixture
 def user_file(tmp_path):
-    path = tmp_path / "my_backends.py"
-    path.write_text(USER_FILE)
-    return str(path)
+    return written(tmp_path / "my_backends.py", USER_FILE)
 
 
 def test_check_catches_the_wrong_backend_and_passes_the_right_one(tmp_path, user_file):
@@ -99,18 +76,8 @@ def test_trace_runs_python_backends_on_real_gradients(tmp_path, user_file):
     assert "user_loop_f32" in r.stdout and "user_twice_f32" in r.stdout
 
 
-FAILING = '''
-import os, signal, time
-import accucheck
-
-@accucheck.backend(storage="f64", bound="recursive(f64)")
-def fails_raise(addends, buffer):
-    raise ValueError("no kernel for this shape")
-
-@accucheck.backend(storage="f64", bound="recursive(f64)")
-def fails_crash(addends, buffer):
-    os.kill(os.getpid(), signal.SIGSEGV)
-
+FAILING = ("\nimport os, signal, time\nimport accucheck\n" + backend("fails_raise", RAISES, storage="f64") +
+           backend("fails_crash", CRASHES, storage="f64") + '''
 @accucheck.backend(storage="f64", bound="recursive(f64)")
 def fails_exit(addends, buffer):
     os._exit(0)
@@ -132,7 +99,7 @@ def fails_rounding(addends, buffer):
     import ctypes
     ctypes.CDLL(None).fesetround(0x800)  # FE_UPWARD on x86-64, left so
     buffer += addends.sum(axis=0)
-'''
+''')
 
 
 def test_failing_backends_are_their_own_failures(tmp_path):

@@ -4,25 +4,15 @@ import os
 import subprocess
 import sys
 
-USER_TESTS = '''
-import accucheck
+from user_backends import LOOP, SKIPS_FIRST, backend
 
-@accucheck.backend(storage="f32", bound="recursive(f32)")
-def plugin_loop_f32(addends, buffer):
-    for row in addends:
-        buffer += row
-
-@accucheck.backend(storage="f32", bound="recursive(f32)")
-def plugin_skips_first_f32(addends, buffer):
-    for row in addends[1:]:
-        buffer += row
-
+USER_TESTS = ("\nimport accucheck\n" + backend("plugin_loop_f32", LOOP) + backend("plugin_skips_first_f32", SKIPS_FIRST) + '''
 def test_right(accucheck_check):
     accucheck_check(plugin_loop_f32, cases=100, seed=2)
 
 def test_wrong(accucheck_check):
     accucheck_check(plugin_skips_first_f32, cases=100, seed=2)
-'''
+''')
 
 
 def test_the_fixture_fails_with_the_table_and_the_replay_command(tmp_path):

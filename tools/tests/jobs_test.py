@@ -12,16 +12,15 @@
 --mode progress      the parent's progress line counts the workers' cases
 --mode help          the workers' options are not shown by --help; bad --jobs and --shard
 """
-import argparse
 import json
 import os
 import re
 import signal
 import subprocess
-import tempfile
 import time
 
-from clitest import clean_env, main, require, run
+from clitest import clean_env, require, run
+from modes import run_modes
 
 WRONG = ["--backend", "example_wrong.*"]
 
@@ -227,16 +226,7 @@ MODES = {"plugin_workers": mode_plugin_workers, "fail_fast": mode_fail_fast, "pr
          "help": mode_help}
 
 
-def body():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--accucheck", required=True)
-    parser.add_argument("--mode", choices=sorted(MODES), required=True)
-    parser.add_argument("--wrong", help="the wrong example plugin")
-    parser.add_argument("--slow", help="the test plugin's slow variant (core/tests/plugins/test_plugin.c)")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="accucheck_jobs_test_") as tmp:
-        MODES[args.mode](args, tmp)
-
-
 if __name__ == "__main__":
-    main(body)
+    run_modes(MODES, "accucheck_jobs_test_", {
+        "--wrong": "the wrong example plugin",
+        "--slow": "the test plugin's slow variant (core/tests/plugins/test_plugin.c)"})

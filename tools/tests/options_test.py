@@ -18,14 +18,13 @@ that must be refused is in bad_inputs.py).
 --mode help    every subcommand prints its synopsis for --help and -h, exit 0.
 --mode plugins compare loads plugins like every command: --plugin and ACCUCHECK_PLUGINS.
 """
-import argparse
 import json
 import os
 import re
 import struct
-import tempfile
 
-from clitest import main, require, run
+from clitest import require, run
+from modes import run_modes
 
 SEED_20_DIGITS = "11133737535551991399"
 
@@ -189,15 +188,5 @@ def mode_maximize(args, tmp):
 MODES = {"maximize": mode_maximize, "seeds": mode_seeds, "cases": mode_cases, "numbers": mode_numbers, "trace_as": mode_trace_as, "report": mode_report, "help": mode_help, "plugins": mode_plugins}
 
 
-def body():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--accucheck", required=True)
-    parser.add_argument("--mode", choices=sorted(MODES), required=True)
-    parser.add_argument("--good", help="the good example plugin")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="accucheck_options_test_") as tmp:
-        MODES[args.mode](args, tmp)
-
-
 if __name__ == "__main__":
-    main(body)
+    run_modes(MODES, "accucheck_options_test_", {"--good": "the good example plugin"})

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "accucheck/plugin.h"
+#include "accucheck/testing/plugin_sums.h" /* and accucheck/plugin.h */
 
 /* An OCP FP8 byte as a float (E4M3: bias 7, no infinities, S.1111.111 NaN; E5M2: bias 15, IEEE-like). */
 static float fp8_value(uint8_t byte, accucheck_format format) {
@@ -49,23 +49,13 @@ static int gemm_f32(const accucheck_product_problem *p) {
 }
 
 #if defined(VARIANT_abi3)
-/* accucheck_backend as version 3's header declared it. */
+/* accucheck_backend as version 3's header declared it: version 1's fields and version 2's layouts. */
 typedef struct {
-  const char *name;
-  accucheck_format storage, accumulation;
-  const char *stated_bound;
-  accucheck_determinism determinism;
-  int (*accumulate_dense)(const accucheck_dense_problem *);
-  int (*accumulate_sparse)(const accucheck_sparse_problem *);
+  TEST_PLUGIN_ABI1_FIELDS
   unsigned layouts;
 } backend_v3;
 
-static int sum_f32(const accucheck_dense_problem *p) {
-  float *buffer = (float *)p->buffer;
-  for (size_t t = 0; t < p->steps; ++t)
-    for (size_t j = 0; j < p->elements; ++j) buffer[j] += ((const float *)p->addends)[t * p->elements + j];
-  return 0;
-}
+TEST_PLUGIN_NAIVE_DENSE(sum_f32, float)
 
 static const backend_v3 backends[] = {
     {"product_test.v3_first", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, sum_f32, NULL, 0},

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "accucheck/plugin.h"
+#include "accucheck/testing/plugin_sums.h" /* and accucheck/plugin.h */
 
 /* An address nothing is mapped at, hidden from the compiler's bounds analysis. */
 volatile uintptr_t test_plugin_bad_address = 16;
@@ -76,14 +76,7 @@ __attribute__((unused)) static int naive_f32(const accucheck_dense_problem *p) {
   return 0;
 }
 
-__attribute__((unused)) static int naive_f32_sparse(const accucheck_sparse_problem *p) {
-  const float *values = (const float *)p->row_values;
-  float *table = (float *)p->table;
-  size_t q, d;
-  for (q = 0; q < p->step_offsets[p->steps]; ++q)
-    for (d = 0; d < p->dim; ++d) table[(size_t)p->row_index[q] * p->dim + d] += values[q * p->dim + d];
-  return 0;
-}
+__attribute__((unused)) TEST_PLUGIN_NAIVE_F32_SPARSE(naive_f32_sparse)
 
 #if defined(VARIANT_fp8_inputs)
 /* ABI 3: FP8 gradients come as bytes, decoded here independently of accucheck's codec (OCP FP8:

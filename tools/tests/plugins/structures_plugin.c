@@ -14,7 +14,7 @@
  */
 #include <math.h>
 
-#include "accucheck/plugin.h"
+#include "accucheck/testing/plugin_sums.h" /* and accucheck/plugin.h */
 
 static double term(const accucheck_dense_problem *p, const double *initial, const void *addends, size_t element, size_t i,
                    int is_float) {
@@ -53,14 +53,7 @@ static int fused4_dense(const accucheck_dense_problem *p) {
   return 0;
 }
 
-static int chain_f32_dense(const accucheck_dense_problem *p) {
-  const float *g = (const float *)p->addends;
-  float *buffer = (float *)p->buffer;
-  size_t t, j;
-  for (t = 0; t < p->steps; ++t)
-    for (j = 0; j < p->elements; ++j) buffer[j] += g[t * p->elements + j];
-  return 0;
-}
+TEST_PLUGIN_NAIVE_DENSE(chain_f32_dense, float)
 
 static int lanes4_f64_dense(const accucheck_dense_problem *p) {
   double *buffer = (double *)p->buffer;
