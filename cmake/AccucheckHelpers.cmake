@@ -82,7 +82,7 @@ macro(_accucheck_test_arguments multi_value)
   if(NOT ACCUCHECK_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT;PASS_REGEX" "LABELS;ENV;${multi_value}" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT;NIGHTLY_TIMEOUT;PASS_REGEX" "LABELS;ENV;${multi_value}" ${ARGN})
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
@@ -132,25 +132,33 @@ function(accucheck_script_test)
   endif()
 endfunction()
 
-# accucheck_pytest(NAME <name> FILE <test_file.py> [LABELS ...] [ENV ...] [TIMEOUT s])
+# accucheck_pytest(NAME <name> FILE <test_file.py> [LABELS ...] [ENV ...] [TIMEOUT s]
+#                  [NIGHTLY_TIMEOUT s])
 #   One pytest file as one ctest test (label python by default), run by the project's interpreter
 #   with the build tree's package first on the path and its pytest plugin loaded; the CLI's Python
-#   workers run that interpreter too (ACCUCHECK_PYTHON) unless a test says otherwise.
+#   workers run that interpreter too (ACCUCHECK_PYTHON) unless a test says otherwise. With
+#   NIGHTLY_TIMEOUT, also <name>.nightly (label nightly, ACCUCHECK_NIGHTLY=1): the whole file at
+#   full size, its tests marked `nightly` included (python/tests/conftest.py, docs/testing.md).
 function(accucheck_pytest)
   _accucheck_test_arguments("FILE" ${ARGN})
   if(ARG_LABELS STREQUAL "unit")
     set(ARG_LABELS python)
   endif()
-  add_test(NAME ${ARG_NAME}
-           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p accucheck.pytest_plugin -p no:cacheprovider
-                   ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_FILE})
-  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-                       ENVIRONMENT "PYTHONPATH=${ACCUCHECK_PYTHON_PACKAGE_DIR};ACCUCHECK_CLI=$<TARGET_FILE:accucheck>;ACCUCHECK_PYTHON=${Python3_EXECUTABLE};PYTHONDONTWRITEBYTECODE=1;${ARG_ENV}")
+  set(pytest ${Python3_EXECUTABLE} -m pytest -q -p accucheck.pytest_plugin -p no:cacheprovider
+             ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_FILE})
+  set(environment "PYTHONPATH=${ACCUCHECK_PYTHON_PACKAGE_DIR};ACCUCHECK_CLI=$<TARGET_FILE:accucheck>;ACCUCHECK_PYTHON=${Python3_EXECUTABLE};PYTHONDONTWRITEBYTECODE=1;${ARG_ENV}")
+  add_test(NAME ${ARG_NAME} COMMAND ${pytest})
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${environment}")
+  if(ARG_NIGHTLY_TIMEOUT)
+    add_test(NAME ${ARG_NAME}.nightly COMMAND ${pytest})
+    set_tests_properties(${ARG_NAME}.nightly PROPERTIES LABELS nightly TIMEOUT ${ARG_NIGHTLY_TIMEOUT}
+                         ENVIRONMENT "${environment};ACCUCHECK_NIGHTLY=1")
+  endif()
 endfunction()
 
 # accucheck_test_plugins(FAMILY <name> SOURCE <file.c> VARIANTS <v>... [OPTIONS ...])
 #   Test fixtures: one plugin (accucheck_plugin) per variant, compiled from SOURCE with
-#   -DVARIANT_<v>, as target accucheck_<name>_<v> and file ${CMAKE_BINARY_DIR}/<name>s/lib<name>_<v>.so;
+#   -DVARIANT_<v> (and testing/include: the sums test plugins share), as target accucheck_<name>_<v> and file ${CMAKE_BINARY_DIR}/<name>s/lib<name>_<v>.so;
 #   the target accucheck_<name>s builds them all (for a test's DEPENDS). OPTIONS go to every
 #   variant of the call: declare variants that need other options in a call of their own.
 function(accucheck_test_plugins)
@@ -165,7 +173,8 @@ function(accucheck_test_plugins)
   foreach(variant ${ARG_VARIANTS})
     set(target accucheck_${ARG_FAMILY}_${variant})
     accucheck_plugin(NAME ${target} OUTPUT_NAME ${ARG_FAMILY}_${variant}
-      SOURCES ${ARG_SOURCE} DEFINES VARIANT_${variant} OPTIONS ${ARG_OPTIONS})
+      SOURCES ${ARG_SOURCE} DEFINES VARIANT_${variant} OPTIONS ${ARG_OPTIONS}
+      INCLUDES ${PROJECT_SOURCE_DIR}/testing/include)  # accucheck/testing/plugin_sums.h
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_FAMILY}s)
     add_dependencies(${family} ${target})
   endforeach()

@@ -10,7 +10,7 @@ from envs import interpreter
 from frameworks_cli import CLI, FRAMEWORKS, assert_all_ran_within_bounds, campaign
 
 
-@pytest.mark.parametrize("onednn", ["1", "0"])
+@pytest.mark.parametrize("onednn", ["1", pytest.param("0", marks=pytest.mark.nightly)])  # oneDNN off at night
 def test_mxnet_ops_hold_their_bounds(tmp_path, onednn):
     results, r = campaign(tmp_path, "mxnet", "mxnet_backends.py", ["mxnet.*"], cases=40,
                           env={"MXNET_MKLDNN_ENABLED": onednn})

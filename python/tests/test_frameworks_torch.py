@@ -16,7 +16,9 @@ from frameworks_cli import ROOT, assert_all_ran_within_bounds, campaign, replay,
 # PyTorch 2.15 (eager): every op on the CPU capability it picks here and on the other two
 # (ATEN_CPU_CAPABILITY): kernels are compiled per capability, so each is another accumulator
 # (torch.sum's tree is the same on all three since 2.1; docs/frameworks.md).
-@pytest.mark.parametrize("capability", ["native", "default", "avx2"])
+# Per commit the capability it picks; the other two at night.
+@pytest.mark.parametrize("capability", ["native", pytest.param("default", marks=pytest.mark.nightly),
+                                        pytest.param("avx2", marks=pytest.mark.nightly)])
 def test_torch_ops_hold_their_bounds(tmp_path, capability):
     env = {} if capability == "native" else {"ATEN_CPU_CAPABILITY": capability}
     results, r = campaign(tmp_path, "torch", "torch_backends.py", ["torch.*"], cases=60 if capability == "native" else 30,
