@@ -79,7 +79,7 @@ def section(rows, rows_without_mpi, seconds, seed, cpus, build):
     lines += ["",
               "Cases are numbered per stream and generated from (seed, format, case number) alone; job J of N runs the",
               "numbers c with c mod N = J in a process of its own (tools/campaign_jobs.h) and the parent merges the",
-              "results (merge_results, core/include/accucheck/results.h). With `--cases` the table, the JSON and the",
+              "results (merge_results, core/io/results.h). With `--cases` the table, the JSON and the",
               "findings are the same whatever N is (tools/tests/jobs_test.py; not under `--maximize`, whose climb each",
               "job runs from its own cases); with `--minutes` each job judges what it",
               "can in the time, so N jobs judge more of the same sequence (each up to its own case number: not exactly",

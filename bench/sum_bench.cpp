@@ -56,15 +56,15 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/exact.h"
-#include "accucheck/check.h"
-#include "accucheck/column_exact.h"
-#include "accucheck/fast_exact.h"
-#include "accucheck/format.h"
-#include "accucheck/soft_float.h"
-#include "accucheck/verdict.h"
-#include "accucheck/workload.h"
+#include "checking/backend.h"
+#include "numerics/exact.h"
+#include "checking/judge.h"
+#include "numerics/column_exact.h"
+#include "numerics/fast_exact.h"
+#include "numerics/format.h"
+#include "numerics/soft_float.h"
+#include "checking/verdict.h"
+#include "checking/workload.h"
 #include "common/compensated_sums.h"
 #ifdef ACCUCHECK_BENCH_XSUM
 #include "xsum.hpp"

@@ -22,13 +22,14 @@
 #include <string>
 #include <string_view>
 
-#include "accucheck/bound.h"
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
-#include "accucheck/json.h"
-#include "accucheck/number_parse.h"
-#include "accucheck/npy.h"
+#include "checking/bound.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/choice.h"
+#include "io/json.h"
+#include "io/json_parse.h"
+#include "numerics/number_parse.h"
+#include "io/npy.h"
 
 using namespace accucheck;
 

@@ -31,9 +31,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/climb.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/shrink.h"
+#include "checking/climb.h"
 #include "common/fuzz_check.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"

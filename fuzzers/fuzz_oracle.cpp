@@ -33,13 +33,13 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
-#include "accucheck/column_exact.h"
-#include "accucheck/exact.h"
-#include "accucheck/fast_exact.h"
-#include "accucheck/float_gen.h"
-#include "accucheck/format.h"
+#include "checking/judge.h"
+#include "checking/choice.h"
+#include "numerics/column_exact.h"
+#include "numerics/exact.h"
+#include "numerics/fast_exact.h"
+#include "checking/float_gen.h"
+#include "numerics/format.h"
 
 using namespace accucheck;
 

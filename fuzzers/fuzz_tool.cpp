@@ -32,17 +32,18 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/climb.h"
-#include "accucheck/workload_encoding.h"
-#include "accucheck/exact.h"
-#include "accucheck/families.h"
-#include "accucheck/float_gen.h"
-#include "accucheck/hash.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/shrink.h"
+#include "checking/climb.h"
+#include "io/workload_encoding.h"
+#include "numerics/exact.h"
+#include "checking/families.h"
+#include "checking/float_gen.h"
+#include "numerics/hash.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
-#include "accucheck/npy.h"
+#include "io/npy.h"
 
 using namespace accucheck;
 using namespace accucheck::fuzz;

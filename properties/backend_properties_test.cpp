@@ -5,8 +5,8 @@
 // this file: the parameters are read from Registry::global() when the tests are listed.
 #include <gtest/gtest.h>
 
-#include "accucheck/backend.h"
-#include "accucheck/properties.h"
+#include "checking/backend.h"
+#include "checking/properties.h"
 #include "harness.h"
 
 namespace accucheck::props {

@@ -5,10 +5,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/findings.h"
-#include "accucheck/plugin_loader.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/shrink.h"
+#include "engine/findings.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::props {
 

@@ -22,10 +22,10 @@
 
 #include <rapidcheck.h>
 
-#include "accucheck/backend.h"
-#include "accucheck/families.h"
-#include "accucheck/findings.h"
-#include "accucheck/properties.h"
+#include "checking/backend.h"
+#include "checking/families.h"
+#include "engine/findings.h"
+#include "checking/properties.h"
 
 namespace accucheck::props {
 

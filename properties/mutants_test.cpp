@@ -12,8 +12,9 @@
 
 #include <unistd.h>
 
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/shrink.h"
 #include "harness.h"
 #include "mutants/mutants.h"
 

@@ -14,8 +14,8 @@
 
 #include <unistd.h>
 
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
 #include "harness.h"
 
 namespace accucheck::props {

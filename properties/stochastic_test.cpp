@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
-#include "accucheck/families.h"
+#include "checking/backend.h"
+#include "checking/judge.h"
+#include "checking/choice.h"
+#include "checking/families.h"
 #include "mutants/stochastic_mutants.h"
 
 namespace accucheck {

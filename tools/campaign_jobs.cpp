@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "accucheck/case_file.h"
-#include "accucheck/results.h"
+#include "io/case_file.h"
+#include "io/results.h"
 
 namespace accucheck::cli {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/campaign.h"
+#include "engine/campaign.h"
 
 namespace accucheck::cli {
 

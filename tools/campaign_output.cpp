@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "accucheck/case_file.h"
+#include "io/case_file.h"
 #include "cli.h"
 #include "report.h"
 

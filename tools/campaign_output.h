@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "accucheck/campaign.h"
-#include "accucheck/results.h"
+#include "engine/campaign.h"
+#include "io/results.h"
 
 namespace accucheck::cli {
 

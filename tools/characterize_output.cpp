@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "accucheck/json.h"
+#include "io/json.h"
 #include "campaign_output.h"
 #include "svg_plot.h"
 

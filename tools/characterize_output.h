@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/characterize.h"
+#include "characterize/characterize.h"
 
 namespace accucheck::cli {
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "accucheck/number_parse.h"
-#include "accucheck/plugin_loader.h"
+#include "numerics/number_parse.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 
 namespace CLI {
 class App;

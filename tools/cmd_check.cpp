@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <random>
 
-#include "accucheck/campaign.h"
-#include "accucheck/case_file.h"
-#include "accucheck/families.h"
-#include "accucheck/plugin_loader.h"
+#include "engine/campaign.h"
+#include "io/case_file.h"
+#include "checking/families.h"
+#include "plugins/plugin_loader.h"
 #include "campaign_jobs.h"
 #include "campaign_output.h"
 #include "cli.h"

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <map>
 
-#include "accucheck/check.h"
-#include "accucheck/families.h"
-#include "accucheck/hash.h"
+#include "checking/judge.h"
+#include "checking/families.h"
+#include "numerics/hash.h"
 #include "cli.h"
 
 namespace accucheck::cli {

@@ -9,9 +9,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "accucheck/exact.h"
-#include "accucheck/json.h"
-#include "accucheck/number_parse.h"
+#include "numerics/exact.h"
+#include "io/json.h"
+#include "numerics/number_parse.h"
 #include "cli.h"
 
 namespace accucheck::cli {

@@ -1,8 +1,8 @@
 // accucheck list [--json]: every registered backend with its formats, stated bound and class.
 #include <cstdio>
 
-#include "accucheck/backend.h"
-#include "accucheck/json.h"
+#include "checking/backend.h"
+#include "io/json.h"
 #include "cli.h"
 
 namespace accucheck::cli {

@@ -3,8 +3,8 @@
 // the table of one process that ran every case, and its --json, --junit and --html outputs.
 #include <cstdio>
 
-#include "accucheck/case_file.h"
-#include "accucheck/results.h"
+#include "io/case_file.h"
+#include "io/results.h"
 #include "campaign_output.h"
 #include "cli.h"
 

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <functional>
 
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/findings.h"
-#include "accucheck/json.h"
-#include "accucheck/memory.h"
-#include "accucheck/properties.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "engine/findings.h"
+#include "io/json.h"
+#include "io/memory.h"
+#include "checking/properties.h"
 #include "cli.h"
 
 namespace accucheck::cli {

@@ -3,7 +3,7 @@
 // or `trace --json`; several files are merged backend by backend.
 #include <cstdio>
 
-#include "accucheck/case_file.h"
+#include "io/case_file.h"
 #include "campaign_output.h"
 #include "cli.h"
 #include "report.h"

@@ -18,10 +18,10 @@
 #include <memory>
 #include <set>
 
-#include "accucheck/hash.h"
-#include "accucheck/memory.h"
-#include "accucheck/npy.h"
-#include "accucheck/plugin_loader.h"
+#include "numerics/hash.h"
+#include "io/memory.h"
+#include "io/npy.h"
+#include "plugins/plugin_loader.h"
 #include "campaign_output.h"
 #include "cli.h"
 

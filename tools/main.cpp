@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/fp_environment.h"
+#include "numerics/fp_environment.h"
 #include "cli.h"
 
 namespace {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <set>
 
-#include "accucheck/json.h"
-#include "accucheck/number_parse.h"
-#include "accucheck/results.h"
+#include "io/json.h"
+#include "numerics/number_parse.h"
+#include "io/results.h"
 #include "campaign_output.h"
 #include "cli.h"
 #include "svg_plot.h"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "accucheck/results.h"
+#include "io/results.h"
 
 namespace accucheck::cli {
 

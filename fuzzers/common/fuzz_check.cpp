@@ -8,10 +8,10 @@
 #include <deque>
 #include <map>
 
-#include "accucheck/case_file.h"
-#include "accucheck/findings.h"
-#include "accucheck/hash.h"
-#include "accucheck/plugin_loader.h"
+#include "io/case_file.h"
+#include "engine/findings.h"
+#include "numerics/hash.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::fuzz {
 namespace {

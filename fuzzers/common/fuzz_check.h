@@ -1,15 +1,16 @@
 // What the workload fuzz targets share: which backends they run, judging through the one
-// verdict function (run_and_judge, check_determinism: check.h), and the crash report.
+// verdict function (run_and_judge: judge.h, check_determinism: determinism.h), and the crash report.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
-#include "accucheck/workload.h"
+#include "checking/backend.h"
+#include "checking/judge.h"
+#include "checking/determinism.h"
+#include "checking/choice.h"
+#include "checking/workload.h"
 
 namespace accucheck::fuzz {
 

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <optional>
 
-#include "accucheck/case_file.h"
-#include "accucheck/workload_encoding.h"
+#include "io/case_file.h"
+#include "io/workload_encoding.h"
 
 namespace accucheck::fuzz {
 

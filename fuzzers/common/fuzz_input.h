@@ -32,9 +32,9 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/choice.h"
-#include "accucheck/families.h"
-#include "accucheck/workload.h"
+#include "checking/choice.h"
+#include "checking/families.h"
+#include "checking/workload.h"
 
 namespace accucheck::fuzz {
 

@@ -7,10 +7,10 @@
 #include <set>
 #include <vector>
 
-#include "accucheck/exact.h"
-#include "accucheck/float_gen.h"
-#include "accucheck/shapes.h"
-#include "accucheck/workload_encoding.h"
+#include "numerics/exact.h"
+#include "checking/float_gen.h"
+#include "checking/shapes.h"
+#include "io/workload_encoding.h"
 #include "fuzz_input.h"
 
 // libFuzzer's byte-level mutator (the replay main defines a stand-in).

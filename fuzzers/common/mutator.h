@@ -32,8 +32,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "accucheck/hash.h"
-#include "accucheck/workload.h"
+#include "numerics/hash.h"
+#include "checking/workload.h"
 
 namespace accucheck::fuzz {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <span>
 
-#include "accucheck/soft_float.h"
+#include "numerics/soft_float.h"
 
 namespace accucheck::impls {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "accucheck/hash.h"
+#include "numerics/hash.h"
 
 namespace accucheck::impls {
 

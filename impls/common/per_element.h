@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/soft_float.h"
+#include "checking/backend.h"
+#include "numerics/soft_float.h"
 
 namespace accucheck::impls {
 

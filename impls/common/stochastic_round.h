@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "accucheck/format.h"
+#include "numerics/format.h"
 
 namespace accucheck::impls {
 

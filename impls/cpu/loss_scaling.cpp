@@ -18,7 +18,7 @@
 //     (exempt_from at its registration), so the scaling property does not apply to it.
 #include <cmath>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "common/per_element.h"
 
 namespace accucheck::impls {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/runtime_library.h"
 #include "cuda/device.h"

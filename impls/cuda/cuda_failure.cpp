@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "cuda/common/cuda_check.h"
 
 namespace accucheck::cuda {

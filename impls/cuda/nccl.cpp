@@ -23,9 +23,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/format.h"
-#include "accucheck/soft_float.h"
+#include "checking/backend.h"
+#include "numerics/format.h"
+#include "numerics/soft_float.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/runtime_library.h"
 #include "cuda/device.h"

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "common/per_element.h"
 #include "cuda/device.h"
 #include "cuda/kernels/api.h"

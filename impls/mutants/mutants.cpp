@@ -7,9 +7,9 @@
 #include <mutex>
 #include <thread>
 
-#include "accucheck/exact.h"
-#include "accucheck/fast_exact.h"
-#include "accucheck/soft_float.h"
+#include "numerics/exact.h"
+#include "numerics/fast_exact.h"
+#include "numerics/soft_float.h"
 #include "cuda/models/binned_accumulator.h"
 
 namespace accucheck::mutants {

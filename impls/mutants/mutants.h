@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/properties.h"
+#include "checking/backend.h"
+#include "checking/properties.h"
 
 namespace accucheck::mutants {
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "common/allreduce_orders.h"
 
 namespace accucheck {

@@ -13,17 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/bound.h"
-#include "accucheck/exact.h"
-#include "accucheck/fast_exact.h"
-#include "accucheck/format.h"
+#include "checking/backend.h"
+#include "checking/bound.h"
+#include "numerics/exact.h"
+#include "numerics/fast_exact.h"
+#include "numerics/format.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
 #include "accucheck/testing/workloads.h"
-#include "accucheck/verdict.h"
-#include "accucheck/workload.h"
+#include "checking/verdict.h"
+#include "checking/workload.h"
 
 namespace accucheck {
 namespace {
@@ -348,7 +348,7 @@ TEST(Backends, JudgeFlagsWrongResults) {
 }
 
 // The tree backends follow the order models that core's tree heights are checked against
-// (testing/order_models.h; core/tests/bound_test.cpp): bit-identical results on f32 data.
+// (testing/order_models.h; core/checking/bound_test.cpp): bit-identical results on f32 data.
 TEST(TreeHeight, ModelsAreTheBackendsOrders) {
   const Backend* pairwise = Registry::global().find("pairwise_f32");
   const Backend* blocked = Registry::global().find("blocked64_f32");

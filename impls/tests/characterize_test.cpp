@@ -11,10 +11,10 @@
 #include <string>
 #include <tuple>
 
-#include "accucheck/characterize.h"
-#include "accucheck/check.h"
-#include "accucheck/families.h"
-#include "accucheck/findings.h"
+#include "characterize/characterize.h"
+#include "checking/judge.h"
+#include "checking/families.h"
+#include "engine/findings.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/symbolic_tree.h"
 #include "common/allreduce_orders.h"

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <random>
 
-#include "accucheck/backend.h"
-#include "accucheck/soft_float.h"
+#include "checking/backend.h"
+#include "numerics/soft_float.h"
 #include "common/allreduce_orders.h"
 
 namespace accucheck {

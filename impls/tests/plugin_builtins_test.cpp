@@ -1,14 +1,14 @@
 // The example plugins against the built-in backends they mirror (their results agree bit for
 // bit in every isolation mode, on small and large workloads), and a plugin may not take a
-// built-in backend's name. The loader's own tests: core/tests/plugin_test.cpp.
+// built-in backend's name. The loader's own tests: core/plugins/plugin_loader_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "accucheck/check.h"
-#include "accucheck/plugin_loader.h"
+#include "checking/judge.h"
+#include "plugins/plugin_loader.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/workloads.h"
@@ -23,7 +23,7 @@ std::string test_plugin(const std::string& variant) {
   return std::string(ACCUCHECK_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant + ".so";
 }
 
-// The workloads of core/tests/plugin_test.cpp: ordinary values.
+// The workloads of core/plugins/plugin_loader_test.cpp: ordinary values.
 DenseWorkload random_dense(Format f, std::size_t elements, std::size_t steps, std::uint64_t seed) {
   return test::random_dense(f, elements, steps, seed, test::Values::ordinary);
 }

@@ -5,12 +5,12 @@
 
 #include <cstdint>
 
-#include "accucheck/backend.h"
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/families.h"
-#include "accucheck/findings.h"
-#include "accucheck/properties.h"
+#include "checking/backend.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/families.h"
+#include "engine/findings.h"
+#include "checking/properties.h"
 #include "accucheck/testing/workloads.h"
 
 namespace accucheck {

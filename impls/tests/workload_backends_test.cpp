@@ -22,12 +22,12 @@
 #include <random>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
-#include "accucheck/climb.h"
-#include "accucheck/families.h"
-#include "accucheck/properties.h"
+#include "checking/backend.h"
+#include "checking/judge.h"
+#include "checking/choice.h"
+#include "checking/climb.h"
+#include "checking/families.h"
+#include "checking/properties.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/workloads.h"

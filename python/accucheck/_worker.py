@@ -2,7 +2,7 @@
 
 `accucheck check --python FILE.py` starts this module with the interpreter ACCUCHECK_PYTHON names
 (else `python3` on PATH): any CPython >= 3.9 with numpy, nothing compiled for it. The CLI
-(core/src/python_worker.cpp) gives it a socket and a shared-memory file (a memfd) as file
+(core/plugins/python_worker.cpp) gives it a socket and a shared-memory file (a memfd) as file
 descriptors, and the worker speaks protocol 1 (docs/python.md, "The worker protocol"):
 
 * every message is a 4-byte little-endian length, then that many bytes of UTF-8 JSON;

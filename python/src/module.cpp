@@ -15,17 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/bound.h"
-#include "accucheck/campaign.h"
-#include "accucheck/case_file.h"
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
-#include "accucheck/exact.h"
-#include "accucheck/families.h"
-#include "accucheck/format.h"
-#include "accucheck/plugin_loader.h"
-#include "accucheck/results.h"
+#include "checking/backend.h"
+#include "checking/bound.h"
+#include "engine/campaign.h"
+#include "io/case_file.h"
+#include "checking/judge.h"
+#include "checking/choice.h"
+#include "numerics/exact.h"
+#include "checking/families.h"
+#include "numerics/format.h"
+#include "plugins/plugin_loader.h"
+#include "io/results.h"
 
 namespace nb = nanobind;
 using namespace accucheck;

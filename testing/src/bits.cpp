@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "accucheck/format.h"
+#include "numerics/format.h"
 
 namespace accucheck::test {
 

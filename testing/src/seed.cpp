@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "accucheck/hash.h"
+#include "numerics/hash.h"
 
 namespace accucheck::test {
 namespace {

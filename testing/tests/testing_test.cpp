@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "accucheck/hash.h"
+#include "numerics/hash.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/order_models.h"

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/choice.h"
-#include "accucheck/fp8.h"
+#include "checking/choice.h"
+#include "numerics/fp8.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/format.h"
+#include "numerics/format.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "accucheck/choice.h"
+#include "checking/choice.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "accucheck/fast_exact.h"
-#include "accucheck/npy.h"
+#include "numerics/fast_exact.h"
+#include "io/npy.h"
 #include "mxnet_16686_data.h"
 #include "scenarios.h"
 

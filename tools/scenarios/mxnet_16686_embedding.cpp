@@ -9,8 +9,8 @@
 #include <cmath>
 #include <string>
 
-#include "accucheck/choice.h"
-#include "accucheck/float_gen.h"
+#include "checking/choice.h"
+#include "checking/float_gen.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {

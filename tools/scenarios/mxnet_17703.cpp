@@ -11,7 +11,7 @@
 // (below 32 the spacing is 2^-6 and each 0.01 rounds up to a whole 2^-6: the sum gets there).
 #include <string>
 
-#include "accucheck/choice.h"
+#include "checking/choice.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {

@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "accucheck/json.h"
-#include "accucheck/npy.h"
+#include "io/json.h"
+#include "io/npy.h"
 
 namespace accucheck::scenarios {
 

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "accucheck/backend.h"
-#include "accucheck/check.h"
-#include "accucheck/choice.h"
+#include "checking/backend.h"
+#include "checking/judge.h"
+#include "checking/choice.h"
 
 namespace accucheck::scenarios {
 

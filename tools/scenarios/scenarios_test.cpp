@@ -17,8 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "accucheck/json.h"
-#include "accucheck/npy.h"
+#include "io/json.h"
+#include "io/json_parse.h"
+#include "io/npy.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {

@@ -229,4 +229,4 @@ MODES = {"plugin_workers": mode_plugin_workers, "fail_fast": mode_fail_fast, "pr
 if __name__ == "__main__":
     run_modes(MODES, "accucheck_jobs_test_", {
         "--wrong": "the wrong example plugin",
-        "--slow": "the test plugin's slow variant (core/tests/plugins/test_plugin.c)"})
+        "--slow": "the test plugin's slow variant (core/plugins/test_plugins/test_plugin.c)"})

@@ -1,7 +1,7 @@
 // accucheck_with_mutants, a test-only build of the CLI: every planted bug of impls/mutants is
 // registered beside the product's backends, so that `check` itself can be held to catching each
 // one (check_mutants_test.py). The product's accucheck never links this file.
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "mutants/mutants.h"
 
 namespace {

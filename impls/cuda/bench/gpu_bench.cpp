@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/fast_exact.h"
+#include "numerics/fast_exact.h"
 #include "cuda/device.h"
 #include "cuda/kernels/api.h"
 

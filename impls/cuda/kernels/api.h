@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "accucheck/format.h"
+#include "numerics/format.h"
 
 namespace accucheck::cuda {
 

@@ -14,7 +14,7 @@
 // Neither result depends on the grid: the sum is exact, so the grid may follow the device.
 #include <mutex>
 
-#include "accucheck/hash.h"
+#include "numerics/hash.h"
 #include "cuda/exact/superacc.h"
 #include "cuda/kernels/api.h"
 #include "cuda/kernels/device_common.cuh"

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "accucheck/hash.h"
+#include "numerics/hash.h"
 #include "common/per_element.h"
 #include "cuda/models/tree_models.h"
 

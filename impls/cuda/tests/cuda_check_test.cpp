@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 #include "cuda/device.h"
 #include "cuda/kernels/api.h"
 

@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "accucheck/fast_exact.h"
+#include "numerics/fast_exact.h"
 #include "accucheck/testing/bits.h"
 #include "cuda/device.h"
 #include "cuda/exact/superacc.h"

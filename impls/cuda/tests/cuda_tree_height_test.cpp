@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "accucheck/bound.h"
-#include "accucheck/summation_tree.h"
+#include "checking/bound.h"
+#include "checking/summation_tree.h"
 #include "accucheck/testing/symbolic_tree.h"
 #include "cuda/models/tree_models.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/fast_exact.h"
-#include "accucheck/format.h"
+#include "numerics/fast_exact.h"
+#include "numerics/format.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/seed.h"
 #include "cuda/exact/superacc.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "accucheck/backend.h"
+#include "checking/backend.h"
 
 namespace accucheck::test {
 

@@ -9,8 +9,8 @@
 #include <functional>
 #include <vector>
 
-#include "accucheck/exact.h"
-#include "accucheck/format.h"
+#include "numerics/exact.h"
+#include "numerics/format.h"
 
 namespace accucheck::test {
 

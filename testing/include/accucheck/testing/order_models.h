@@ -2,7 +2,7 @@
 // the frameworks' reductions (docs/frameworks.md),
 // restated from their definitions as templates over the value type: on float they must give
 // the backends' bits (impls/tests/backends_test.cpp), on Depth the height of the tree they
-// build, which core's tree_height must match (core/tests/bound_test.cpp).
+// build, which core's tree_height must match (core/checking/bound_test.cpp).
 #pragma once
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "accucheck/workload.h"
+#include "checking/workload.h"
 
 namespace accucheck::test {
 
