@@ -57,15 +57,15 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "numerics/exact.h"
 #include "checking/judge.h"
-#include "numerics/column_exact.h"
-#include "numerics/fast_exact.h"
-#include "numerics/format.h"
-#include "numerics/soft_float.h"
 #include "checking/verdict.h"
 #include "checking/workload.h"
 #include "common/compensated_sums.h"
+#include "numerics/column_exact.h"
+#include "numerics/exact.h"
+#include "numerics/fast_exact.h"
+#include "numerics/format.h"
+#include "numerics/soft_float.h"
 #ifdef ACCUCHECK_BENCH_XSUM
 #include "xsum.hpp"
 #endif
@@ -93,9 +93,12 @@ std::vector<double> make_input(Format f, std::size_t n) {
   for (double& x : xs) {
     const std::uint64_t r = rng() % 100;
     double v;
-    if (r < 4) v = 0.0;
-    else if (r < 5) v = smallest_subnormal(f) * static_cast<double>(1 + rng() % 7);
-    else v = std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, lo + static_cast<int>(rng() % (hi - lo + 1)));
+    if (r < 4)
+      v = 0.0;
+    else if (r < 5)
+      v = smallest_subnormal(f) * static_cast<double>(1 + rng() % 7);
+    else
+      v = std::ldexp(1.0 + static_cast<double>(rng() >> 12) * 0x1p-52, lo + static_cast<int>(rng() % (hi - lo + 1)));
     if (rng() & 1) v = -v;
     x = round_to_format(v, f);
   }
@@ -128,12 +131,16 @@ struct Input {
 
   template <class T>
   const std::vector<T>& typed() {
-    if constexpr (std::is_same_v<T, double>) return values;
+    if constexpr (std::is_same_v<T, double>)
+      return values;
     else {
       std::vector<T>* v;
-      if constexpr (std::is_same_v<T, float>) v = &f32;
-      else if constexpr (std::is_same_v<T, Half>) v = &f16;
-      else v = &bf16;
+      if constexpr (std::is_same_v<T, float>)
+        v = &f32;
+      else if constexpr (std::is_same_v<T, Half>)
+        v = &f16;
+      else
+        v = &bf16;
       if (v->empty())
         for (double x : values) v->push_back(from_value<T>(x));
       return *v;
@@ -432,8 +439,9 @@ void bench_verdict(benchmark::State& state, VerdictPart part, std::size_t terms,
                       summed.data());
     // exact_elements gathers every column of a workload narrower than kMinSideBySideColumns.
     const bool side_by_side = w.elements >= kMinSideBySideColumns;
-    state.counters["side_by_side"] =
-        side_by_side ? static_cast<double>(std::count(summed.begin(), summed.end(), 1)) / static_cast<double>(w.elements) : 0.0;
+    state.counters["side_by_side"] = side_by_side ? static_cast<double>(std::count(summed.begin(), summed.end(), 1)) /
+                                                        static_cast<double>(w.elements)
+                                                  : 0.0;
   }
   state.counters["addends"] = static_cast<double>(w.elements * (w.steps + 1));
   state.counters["elements"] = static_cast<double>(w.elements);
@@ -461,10 +469,12 @@ void bench_zero_columns(benchmark::State& state, bool shortcut) {
 // ------------------------------------------------------------------------------ registration
 
 void register_all() {
-  benchmark::RegisterBenchmark("zero_columns", [](benchmark::State& s) { bench_zero_columns(s, true); })
-      ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("zero_columns_accumulator", [](benchmark::State& s) { bench_zero_columns(s, false); })
-      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("zero_columns", [](benchmark::State& s) {
+    bench_zero_columns(s, true);
+  })->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("zero_columns_accumulator", [](benchmark::State& s) {
+    bench_zero_columns(s, false);
+  })->Unit(benchmark::kMicrosecond);
   for (Format f : all_formats) {
     const std::string fmt(name(f));
     for (std::size_t n : kSizes) {
@@ -506,8 +516,7 @@ void register_all() {
         add("exact_elements_portable" + tag,
             [=](benchmark::State& s) { bench_verdict(s, VerdictPart::side_by_side_portable, terms, f, n); });
         add("judge" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::judge, terms, f, n); });
-        add("column_sums" + tag,
-            [=](benchmark::State& s) { bench_verdict(s, VerdictPart::column_sums, terms, f, n); });
+        add("column_sums" + tag, [=](benchmark::State& s) { bench_verdict(s, VerdictPart::column_sums, terms, f, n); });
       }
     }
   }

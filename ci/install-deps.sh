@@ -21,6 +21,7 @@ packages=(
   libboost-dev libmpfr-dev libgmp-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
+  clang-format-14 clang-tidy-14  # ci/format.sh (ctest format), .clang-tidy
   libopenblas-dev
   openmpi-bin libopenmpi-dev  # impls/thirdparty/openmpi.cpp: the real MPI_Allreduce backends
   libcli11-dev    # tools/: the command line (header-only CLI11)

@@ -23,13 +23,13 @@
 #include <string_view>
 
 #include "checking/bound.h"
-#include "io/case_file.h"
-#include "checking/judge.h"
 #include "checking/choice.h"
+#include "checking/judge.h"
+#include "io/case_file.h"
 #include "io/json.h"
 #include "io/json_parse.h"
-#include "numerics/number_parse.h"
 #include "io/npy.h"
+#include "numerics/number_parse.h"
 
 using namespace accucheck;
 
@@ -39,21 +39,23 @@ namespace {
   std::fprintf(stderr, "\n==== accucheck fuzz_inputs: FINDING in the %s reader ====\n%s\ninput (%zu bytes): ", reader,
                what.c_str(), text.size());
   for (unsigned char c : text.substr(0, 400)) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') std::fputc(c, stderr);
-    else std::fprintf(stderr, "\\x%02x", c);
+    if (c >= 0x20 && c < 0x7f && c != '\\')
+      std::fputc(c, stderr);
+    else
+      std::fprintf(stderr, "\\x%02x", c);
   }
   std::fprintf(stderr, "\n==== end of accucheck report ====\n");
   std::fflush(stderr);
   std::abort();
 }
 
-
 void case_reader(std::string_view text) {
   CaseFile c;
   try {
     c = parse_case(text, "fuzz.json");
   } catch (const CaseError& e) {
-    if (std::strncmp(e.what(), "fuzz.json", 9) != 0) finding("case file", std::string("error does not name the source: ") + e.what(), text);
+    if (std::strncmp(e.what(), "fuzz.json", 9) != 0)
+      finding("case file", std::string("error does not name the source: ") + e.what(), text);
     return;
   } catch (const std::exception& e) {
     finding("case file", std::string("parse_case threw something other than CaseError: ") + e.what(), text);
@@ -68,7 +70,8 @@ void case_reader(std::string_view text) {
         d.found_by != c.found_by || d.note != c.note || d.seed != c.seed)
       finding("case file", "case_to_json -> parse_case does not give the same case back:\n" + again, text);
   } catch (const std::exception& e) {
-    finding("case file", std::string("the case does not survive case_to_json -> parse_case: ") + e.what() + "\n" + again, text);
+    finding("case file",
+            std::string("the case does not survive case_to_json -> parse_case: ") + e.what() + "\n" + again, text);
   }
 }
 
@@ -81,16 +84,18 @@ void number_reader(std::string_view text) {
   for (Format f : all_formats) {
     const auto exact = exact_value_in(parsed.number, f);
     const double rounded = round_parsed_to_format(parsed.number, f);
-    if (!representable(rounded, f)) finding("number", "round_parsed_to_format gave a value outside " + std::string(name(f)), text);
+    if (!representable(rounded, f))
+      finding("number", "round_parsed_to_format gave a value outside " + std::string(name(f)), text);
     if (exact && !same_result_bits(*exact, rounded))
       finding("number",
-              "exact_value_in(" + std::string(name(f)) + ") = " + hex_float(*exact) + " but round_parsed_to_format = " +
-                  hex_float(rounded),
+              "exact_value_in(" + std::string(name(f)) + ") = " + hex_float(*exact) +
+                  " but round_parsed_to_format = " + hex_float(rounded),
               text);
   }
   // glibc's strtod rounds correctly: where it reads the whole token, it must agree.
   const std::string token(text);
-  if (token.empty() || token.find_first_of(" \t\n\v\f\r") != std::string::npos || token.find('\0') != std::string::npos) return;
+  if (token.empty() || token.find_first_of(" \t\n\v\f\r") != std::string::npos || token.find('\0') != std::string::npos)
+    return;
   char* end = nullptr;
   const double expected = std::strtod(token.c_str(), &end);
   if (end != token.c_str() + token.size()) return;
@@ -115,7 +120,8 @@ void bound_reader(std::string_view text) {
   std::string error2;
   const auto again = parse_bound(printed, &error2);
   if (!again) finding("bound", "to_string gave '" + printed + "', which does not parse: " + error2, text);
-  if (to_string(*again) != printed) finding("bound", "'" + printed + "' prints back as '" + to_string(*again) + "'", text);
+  if (to_string(*again) != printed)
+    finding("bound", "'" + printed + "' prints back as '" + to_string(*again) + "'", text);
   (void)bound_formats(*bound);
   (void)bound_source(bound->kind);
 }
@@ -125,10 +131,11 @@ void npy_reader(std::string_view text) {
   limits.max_bytes = std::uint64_t{1} << 24;  // the fuzzer's memory limit is 2 GiB
   NpyArray a;
   try {
-    a = parse_npy(std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(text.data()), text.size()), "fuzz.npy",
-                  limits);
+    a = parse_npy(std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(text.data()), text.size()),
+                  "fuzz.npy", limits);
   } catch (const NpyError& e) {
-    if (std::strncmp(e.what(), "fuzz.npy", 8) != 0) finding(".npy", std::string("error does not name the file: ") + e.what(), text);
+    if (std::strncmp(e.what(), "fuzz.npy", 8) != 0)
+      finding(".npy", std::string("error does not name the file: ") + e.what(), text);
     return;
   } catch (const std::exception& e) {
     finding(".npy", std::string("parse_npy threw something other than NpyError: ") + e.what(), text);

@@ -33,12 +33,12 @@
 #include <string>
 #include <vector>
 
-#include "checking/judge.h"
 #include "checking/choice.h"
+#include "checking/float_gen.h"
+#include "checking/judge.h"
 #include "numerics/column_exact.h"
 #include "numerics/exact.h"
 #include "numerics/fast_exact.h"
-#include "checking/float_gen.h"
 #include "numerics/format.h"
 
 using namespace accucheck;
@@ -133,14 +133,16 @@ void check_mpfr(const ExactSum& boost, MpfrAddends& m, const std::vector<double>
   // The exact S (only when no special value decides the result).
   const int inexact = mpfr_sum(exact, m.ops.data(), m.ops.size(), MPFR_RNDN);
   std::string problem;
-  const Special mpfr_special = mpfr_nan_p(exact) ? Special::nan
+  const Special mpfr_special = mpfr_nan_p(exact)   ? Special::nan
                                : mpfr_inf_p(exact) ? (mpfr_sgn(exact) > 0 ? Special::pos_inf : Special::neg_inf)
                                                    : Special::none;
   if (mpfr_special != boost.special) problem = "special value: mpfr_sum says " + std::string(name(mpfr_special));
   if (problem.empty() && boost.special == Special::none) {
     set_fixed(expected, boost.sum);
-    if (inexact != 0) problem = "mpfr_sum at 2300 bits was inexact (ternary " + std::to_string(inexact) + ")";
-    else if (mpfr_cmp(exact, expected) != 0) problem = "S differs from mpfr_sum";
+    if (inexact != 0)
+      problem = "mpfr_sum at 2300 bits was inexact (ternary " + std::to_string(inexact) + ")";
+    else if (mpfr_cmp(exact, expected) != 0)
+      problem = "S differs from mpfr_sum";
   }
   if (problem.empty()) {
     // A over the finite addends.
@@ -151,7 +153,8 @@ void check_mpfr(const ExactSum& boost, MpfrAddends& m, const std::vector<double>
   if (!problem.empty()) {
     mpfr_exp_t e;
     char* digits = mpfr_get_str(nullptr, &e, 16, 0, exact, MPFR_RNDN);
-    const std::string text = problem + "\n  boost: " + describe(boost) + "\n  mpfr:  0." + digits + " * 16^" + std::to_string(e);
+    const std::string text =
+        problem + "\n  boost: " + describe(boost) + "\n  mpfr:  0." + digits + " * 16^" + std::to_string(e);
     mpfr_free_str(digits);
     mpfr_clear(exact);
     mpfr_clear(expected);
@@ -185,7 +188,8 @@ void check_columns(const std::vector<double>& addends, Format f, std::size_t col
     // The f16 grid (64-bit fixed point) on the whole list, whatever its format: a list it
     // accepts must agree; what it refuses goes to FastExactAccumulator, compared above.
     if (ExactSum grid; f16_grid_exact_sum(addends, grid, path))
-      compare_summaries(("f16_grid_exact_sum (" + std::string(name(path)) + ")").c_str(), grid, boost, addends, tiled_from);
+      compare_summaries(("f16_grid_exact_sum (" + std::string(name(path)) + ")").c_str(), grid, boost, addends,
+                        tiled_from);
     if (reference.empty()) continue;
     std::vector<ExactSum> out(columns);
     std::vector<std::uint8_t> summed(columns);
@@ -235,8 +239,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto feed = [&](std::size_t end) {
     while (i < end) {
       const std::size_t n = span == 0 ? 1 : std::min(span, end - i);
-      if (n == 1) fast.add(addends[i]);
-      else fast.add(std::span<const double>(addends.data() + i, n));
+      if (n == 1)
+        fast.add(addends[i]);
+      else
+        fast.add(std::span<const double>(addends.data() + i, n));
       i += n;
     }
   };
@@ -262,11 +268,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double from_mpfr = mpfr_rounded_sum(m.ops, g);
     if (!same_result_bits(from_boost, from_mpfr) || !same_result_bits(from_fast, from_mpfr)) {
       char text[512];
-      std::snprintf(text, sizeof text,
-                    "RNE(S) in %s: ExactSum::rounded %s, FastExactAccumulator::rounded %s, MPFR (mpfr_sum + subnormalize) %s\n"
-                    "  boost: %s",
-                    std::string(name(g)).c_str(), hex_float(from_boost).c_str(), hex_float(from_fast).c_str(),
-                    hex_float(from_mpfr).c_str(), describe(boost).c_str());
+      std::snprintf(
+          text, sizeof text,
+          "RNE(S) in %s: ExactSum::rounded %s, FastExactAccumulator::rounded %s, MPFR (mpfr_sum + subnormalize) %s\n"
+          "  boost: %s",
+          std::string(name(g)).c_str(), hex_float(from_boost).c_str(), hex_float(from_fast).c_str(),
+          hex_float(from_mpfr).c_str(), describe(boost).c_str());
       disagree(text, addends, tiled_from);
     }
   }

@@ -32,18 +32,18 @@
 #include <string>
 #include <vector>
 
-#include "io/case_file.h"
-#include "checking/judge.h"
-#include "checking/shrink.h"
 #include "checking/climb.h"
-#include "io/workload_encoding.h"
-#include "numerics/exact.h"
 #include "checking/families.h"
 #include "checking/float_gen.h"
-#include "numerics/hash.h"
+#include "checking/judge.h"
+#include "checking/shrink.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
+#include "io/case_file.h"
 #include "io/npy.h"
+#include "io/workload_encoding.h"
+#include "numerics/exact.h"
+#include "numerics/hash.h"
 
 using namespace accucheck;
 using namespace accucheck::fuzz;
@@ -56,7 +56,8 @@ void write_seed(const fs::path& dir, const std::string& label, const std::vector
   fs::create_directories(dir);
   char name[64];
   std::snprintf(name, sizeof name, "-%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
-  write_file_atomically((dir / (label + name)).string(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  write_file_atomically((dir / (label + name)).string(),
+                        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 std::uint64_t format_index(Format f) {
@@ -85,8 +86,9 @@ std::vector<std::uint8_t> family_input(WorkloadKind kind, Format f, std::size_t 
   // The recorded stream must decode to the very workload the family made.
   const Workload decoded = decode_input(bytes, kind).workload;
   if (!same_workload(made, decoded)) {
-    std::fprintf(stderr, "seed of %s/%s (seed %llu) does not decode to the same workload\n", std::string(candidates[family_index]->name).c_str(),
-                 std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
+    std::fprintf(stderr, "seed of %s/%s (seed %llu) does not decode to the same workload\n",
+                 std::string(candidates[family_index]->name).c_str(), std::string(name(f)).c_str(),
+                 static_cast<unsigned long long>(seed));
     std::exit(1);
   }
   return bytes;
@@ -108,12 +110,14 @@ std::vector<std::pair<std::string, Workload>> explicit_dense_cases() {
   std::vector<std::pair<std::string, Workload>> out;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   // Kahan's counterexample (Hallman & Ipsen): 2.2u*A for the value Kahan's loop returns.
-  out.push_back({"explicit-kahan-counterexample", dense_of(Format::f64, {{-22.0, -(std::ldexp(1.0, 54) + 4), -(std::ldexp(1.0, 56) - 8), 8.0}})});
+  out.push_back({"explicit-kahan-counterexample",
+                 dense_of(Format::f64, {{-22.0, -(std::ldexp(1.0, 54) + 4), -(std::ldexp(1.0, 56) - 8), 8.0}})});
   for (Format f : all_formats) {
     const std::string fn(name(f));
     const double big = largest_finite(f), tiny = smallest_subnormal(f);
     out.push_back({"explicit-overflow-partials-" + fn, dense_of(f, {{big, big, -big, -big, 1.0}})});
-    out.push_back({"explicit-specials-" + fn, dense_of(f, {{1.0, inf, 2.0}, {nan, 1.0, 1.0}, {inf, -inf, 0.0}, {-0.0, -0.0, -0.0}})});
+    out.push_back({"explicit-specials-" + fn,
+                   dense_of(f, {{1.0, inf, 2.0}, {nan, 1.0, 1.0}, {inf, -inf, 0.0}, {-0.0, -0.0, -0.0}})});
     out.push_back({"explicit-subnormals-" + fn, dense_of(f, {{tiny, -tiny, tiny * 3, smallest_normal(f) - tiny}})});
     const double p2 = std::ldexp(1.0, traits(f).precision);
     std::vector<double> stagnation(64, 0.5);
@@ -127,8 +131,17 @@ std::vector<std::pair<std::string, Workload>> explicit_dense_cases() {
 }
 
 SparseWorkload explicit_sparse_case(Format f) {
-  SparseWorkload s{.format = f, .rows = 4, .dim = 2, .steps = 2, .initial = std::vector<double>(8, 0.0),
-                   .step_offsets = {0, 3, 6}, .row_index = {0, 1, 0, 1, 0, 1}, .values = {}, .family = {}, .layout = {}, .input_format = {}};
+  SparseWorkload s{.format = f,
+                   .rows = 4,
+                   .dim = 2,
+                   .steps = 2,
+                   .initial = std::vector<double>(8, 0.0),
+                   .step_offsets = {0, 3, 6},
+                   .row_index = {0, 1, 0, 1, 0, 1},
+                   .values = {},
+                   .family = {},
+                   .layout = {},
+                   .input_format = {}};
   s.initial[0] = round_to_format(1e-3, f);
   for (std::uint32_t q = 0; q < 6; ++q) {
     s.values.push_back(round_to_format(q % 2 ? 0.25 : -0.125, f));
@@ -141,11 +154,17 @@ SparseWorkload explicit_sparse_case(Format f) {
 // then -0.5, B the same at both steps (the products nearly cancel), some B exactly 0 (relu).
 ProductWorkload explicit_product_case(Format f) {
   const auto r = [f](double x) { return round_to_format(x, f); };
-  return ProductWorkload{.format = f, .rows = 2, .cols = 3, .batch = 1, .steps = 2,
+  return ProductWorkload{.format = f,
+                         .rows = 2,
+                         .cols = 3,
+                         .batch = 1,
+                         .steps = 2,
                          .initial = {0.0, r(1e-13), 0.0, 0.0, 0.0, r(-3e-14)},
                          .a = {r(0.5000019), r(-0.4999981), r(-0.5000038), r(0.4999962)},
                          .b = {r(7.5e-7), 0.0, r(3.1e-7), r(7.5e-7), 0.0, r(3.1e-7)},
-                         .family = {}, .input_format = {}, .b_input_format = {}};
+                         .family = {},
+                         .input_format = {},
+                         .b_input_format = {}};
 }
 
 // The low storage_bits bits: a raw bit pattern of f (fuzz_oracle's raw addends, its dictionary).
@@ -165,7 +184,8 @@ std::vector<std::uint8_t> oracle_input(Format f, bool raw, const std::vector<dou
   w.put(limit_choice, 2);
   w.put(span, 255);
   w.put(midway, 255);
-  for (std::size_t i = 0; i < values.size() && i < 255; ++i) w.put(encode(values[i], f) & storage_mask(f), storage_mask(f));
+  for (std::size_t i = 0; i < values.size() && i < 255; ++i)
+    w.put(encode(values[i], f) & storage_mask(f), storage_mask(f));
   return w.bytes();
 }
 
@@ -177,16 +197,50 @@ std::vector<std::uint8_t> text_input(std::uint8_t selector, std::string_view tex
 }
 
 const char* const kBoundTexts[] = {
-    "recursive(f32)", "anyorder(bf16)", "tree(numpy,f32)", "tree(pairwise,f64)", "tree(blocked:64,f16)", "tree(lanes:8,bf16)",
-    "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "widened(recursive(f32),bf16)", "products(f32)",
-    "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(2.5,bf16)", "ftz(recursive(f32),f16)",
-    "ulps(2)", "tree(blocked:0,f32)", "widened(widened(recursive(f64),f32),f16)",
+    "recursive(f32)",
+    "anyorder(bf16)",
+    "tree(numpy,f32)",
+    "tree(pairwise,f64)",
+    "tree(blocked:64,f16)",
+    "tree(lanes:8,bf16)",
+    "kahan(f64)",
+    "neumaier(f32)",
+    "widened(recursive(f64),f32)",
+    "widened(recursive(f32),bf16)",
+    "products(f32)",
+    "correctly_rounded",
+    "faithful",
+    "reproducible_binned(3,40,f64)",
+    "stochastic(2.5,bf16)",
+    "ftz(recursive(f32),f16)",
+    "ulps(2)",
+    "tree(blocked:0,f32)",
+    "widened(widened(recursive(f64),f32),f16)",
 };
 
-const char* const kNumbers[] = {"0",        "-0",         "1.5",      "-2e-3",          "0x1.8p-3",  "inf",   "-inf",
-                                "nan",      "65504",      "65520",    "0x1p-1074",      "4.9e-324",  "1e-400", "1e400",
-                                "0x1.fffffffffffffp+1023",   "3.4028235e38", "1.00000005960464477539", "0.1", "-0x0p+0",
-                                "2.2250738585072011e-308",  "5e-324",  "1.0000000000000002220446", "9007199254740993"};
+const char* const kNumbers[] = {"0",
+                                "-0",
+                                "1.5",
+                                "-2e-3",
+                                "0x1.8p-3",
+                                "inf",
+                                "-inf",
+                                "nan",
+                                "65504",
+                                "65520",
+                                "0x1p-1074",
+                                "4.9e-324",
+                                "1e-400",
+                                "1e400",
+                                "0x1.fffffffffffffp+1023",
+                                "3.4028235e38",
+                                "1.00000005960464477539",
+                                "0.1",
+                                "-0x0p+0",
+                                "2.2250738585072011e-308",
+                                "5e-324",
+                                "1.0000000000000002220446",
+                                "9007199254740993"};
 
 void write_seeds(const fs::path& root) {
   const std::uint64_t seeds_per_family = 2;
@@ -238,7 +292,8 @@ void write_seeds(const fs::path& root) {
       // 64 x 64 equal addends: one chunk of the large superaccumulator fills and flushes.
       write_seed(dir, "oracle-chunk-flush-" + fn, oracle_input(f, true, std::vector<double>(65, 1.5), 64, 1, 17, 100));
       write_seed(dir, "oracle-long-mixed-" + fn,
-                 oracle_input(f, true, {1.0, -std::ldexp(1.0, -traits(f).precision), big / 8, -big / 8, tiny}, 64, 0, 255, 30));
+                 oracle_input(f, true, {1.0, -std::ldexp(1.0, -traits(f).precision), big / 8, -big / 8, tiny}, 64, 0,
+                              255, 30));
       // Recorded draws of the float decoder: a mix of simple, special and banded values.
       for (std::uint64_t k = 0; k < 3; ++k) {
         ChoiceWriter head;
@@ -274,9 +329,11 @@ void write_seeds(const fs::path& root) {
     c.workload = explicit_sparse_case(Format::f16);
     write_seed(dir, "case-sparse", text_input(0, case_to_json(c)));
     SeededChoiceStream ps(3);
-    c.workload = generate(ps, Format::bf16, GenerationLimits{}, WorkloadKind::product, families_of(WorkloadKind::product)[0]);
+    c.workload =
+        generate(ps, Format::bf16, GenerationLimits{}, WorkloadKind::product, families_of(WorkloadKind::product)[0]);
     write_seed(dir, "case-product", text_input(0, case_to_json(c)));
-    write_seed(dir, "case-bad-version", text_input(0, "{\"accucheck_case\": 2, \"format\": \"f32\", \"workload\": \"dense\"}"));
+    write_seed(dir, "case-bad-version",
+               text_input(0, "{\"accucheck_case\": 2, \"format\": \"f32\", \"workload\": \"dense\"}"));
     for (const char* n : kNumbers) write_seed(dir, "number", text_input(1, n));
     write_seed(dir, "json", text_input(2, "{\"a\": [1, 2.5e-3, \"x\\u00e9\", true, null, {\"b\": -0}]}"));
     write_seed(dir, "json-deep", text_input(2, std::string(70, '[') + std::string(70, ']')));
@@ -312,8 +369,9 @@ void write_dicts(const fs::path& dir) {
   // encoding (workload_encoding.h: what a value is in their inputs), one dictionary they share,
   // for fuzz_oracle as raw big-endian bit patterns (its raw addends).
   const auto dictionary = [](bool raw) {
-    std::string d = raw ? "# Special values of each format as raw bit patterns (big-endian), both signs.\n"
-                        : "# Special values of each format in the explicit encoding (workload_encoding.h), both signs.\n";
+    std::string d =
+        raw ? "# Special values of each format as raw bit patterns (big-endian), both signs.\n"
+            : "# Special values of each format in the explicit encoding (workload_encoding.h), both signs.\n";
     d += "# Written by `accucheck_fuzz_tool dicts` (fuzzers/make-seeds.sh); do not edit.\n";
     for (Format f : all_formats)
       for (double v : special_values(f, true))
@@ -336,7 +394,8 @@ void write_dicts(const fs::path& dir) {
   };
   write_file_atomically((dir / "workload.dict").string(), dictionary(false));
   write_file_atomically((dir / "fuzz_oracle.dict").string(), dictionary(true));
-  std::string text = "# Tokens of the readers fuzz_inputs exercises.\n# Written by `accucheck_fuzz_tool dicts`; do not edit.\n";
+  std::string text =
+      "# Tokens of the readers fuzz_inputs exercises.\n# Written by `accucheck_fuzz_tool dicts`; do not edit.\n";
   auto token = [&](const std::string& t) {  // libFuzzer's dictionary syntax: \\, \", \xNN
     std::string q;
     for (unsigned char ch : t) {
@@ -353,15 +412,78 @@ void write_dicts(const fs::path& dir) {
     }
     text += "\"" + q + "\"\n";
   };
-  for (const char* t : {"\"accucheck_case\"", "\"workload\"", "\"format\"", "\"elements\"", "\"steps\"", "\"initial\"", "\"addends\"",
-                        "\"rows\"", "\"cols\"", "\"batch\"", "\"dim\"", "\"pairs\"", "\"row\"", "\"values\"", "\"a\"", "\"b\"",
-                        "\"backend\"", "\"bound\"", "\"verdict\"", "\"family\"", "\"seed\"", "\"found_by\"", "\"note\"",
-                        "\"zeros\"", "\"dense\"", "\"sparse\"", "\"product\"", "\"f64\"", "\"f32\"", "\"f16\"", "\"bf16\"",
-                        "true", "false", "null", "\\u0000", "\\ud800", "1e999", "0x1p-1074", "0x1.fffffffffffffp+1023", "nan",
-                        "inf", "-inf", "e-", "p+", "0x", "recursive", "anyorder", "tree", "numpy", "pairwise", "blocked:", "lanes:",
-                        "kahan", "neumaier", "widened", "products", "correctly_rounded", "faithful", "reproducible_binned",
-                        "stochastic", "ftz", "ulps", "\x93NUMPY", "'descr': '<f4'", "'fortran_order': False", "'shape': (",
-                        "'<f8'", "'<f2'", "'<u2'", "'<i4'", "'<i8'", "'>f4'"})
+  for (const char* t : {"\"accucheck_case\"",
+                        "\"workload\"",
+                        "\"format\"",
+                        "\"elements\"",
+                        "\"steps\"",
+                        "\"initial\"",
+                        "\"addends\"",
+                        "\"rows\"",
+                        "\"cols\"",
+                        "\"batch\"",
+                        "\"dim\"",
+                        "\"pairs\"",
+                        "\"row\"",
+                        "\"values\"",
+                        "\"a\"",
+                        "\"b\"",
+                        "\"backend\"",
+                        "\"bound\"",
+                        "\"verdict\"",
+                        "\"family\"",
+                        "\"seed\"",
+                        "\"found_by\"",
+                        "\"note\"",
+                        "\"zeros\"",
+                        "\"dense\"",
+                        "\"sparse\"",
+                        "\"product\"",
+                        "\"f64\"",
+                        "\"f32\"",
+                        "\"f16\"",
+                        "\"bf16\"",
+                        "true",
+                        "false",
+                        "null",
+                        "\\u0000",
+                        "\\ud800",
+                        "1e999",
+                        "0x1p-1074",
+                        "0x1.fffffffffffffp+1023",
+                        "nan",
+                        "inf",
+                        "-inf",
+                        "e-",
+                        "p+",
+                        "0x",
+                        "recursive",
+                        "anyorder",
+                        "tree",
+                        "numpy",
+                        "pairwise",
+                        "blocked:",
+                        "lanes:",
+                        "kahan",
+                        "neumaier",
+                        "widened",
+                        "products",
+                        "correctly_rounded",
+                        "faithful",
+                        "reproducible_binned",
+                        "stochastic",
+                        "ftz",
+                        "ulps",
+                        "\x93NUMPY",
+                        "'descr': '<f4'",
+                        "'fortran_order': False",
+                        "'shape': (",
+                        "'<f8'",
+                        "'<f2'",
+                        "'<u2'",
+                        "'<i4'",
+                        "'<i8'",
+                        "'>f4'"})
     token(t);
   write_file_atomically((dir / "fuzz_inputs.dict").string(), text);
 }
@@ -378,59 +500,61 @@ int selftest() {
     const auto fams = families_of(kind);
     for (Format f : all_formats)
       if (kind != WorkloadKind::product || f != Format::f64)
-      for (std::size_t i = 0; i < fams.size(); ++i)
-        for (std::uint64_t seed = 0; seed < 20; ++seed) {
-          std::vector<std::uint8_t> bytes = family_input(kind, f, i, seed);
-          Workload w = decode_input(bytes, kind).workload;
-          // raw encoding round trip
-          if (!same_workload(w, decode_input(encode_input(w), kind).workload)) {
-            std::fprintf(stderr, "selftest: encode_raw does not round-trip %s/%s seed %llu\n", std::string(fams[i]->name).c_str(),
-                         std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
-            return 1;
-          }
-          // fuzz_maxerr's climb: a climb mutation of one element is an input that decodes to it
-          if (kind == WorkloadKind::dense) {
-            SeededChoiceStream climb(seed * 977 + i);
-            Workload one = element_alone(w, 0);
-            for (int m = 0; m < 20; ++m) {
-              one = climb_mutation(one, climb, dense_limits().max_steps + 1);
-              fit_layout(one, dense_limits());  // as encode_input does: T may have changed
-              if (!same_workload(one, decode_input(encode_input(one), kind).workload)) {
-                std::fprintf(stderr, "selftest: a climb mutation of %s/%s seed %llu does not round-trip\n",
-                             std::string(fams[i]->name).c_str(), std::string(name(f)).c_str(), static_cast<unsigned long long>(seed));
+        for (std::size_t i = 0; i < fams.size(); ++i)
+          for (std::uint64_t seed = 0; seed < 20; ++seed) {
+            std::vector<std::uint8_t> bytes = family_input(kind, f, i, seed);
+            Workload w = decode_input(bytes, kind).workload;
+            // raw encoding round trip
+            if (!same_workload(w, decode_input(encode_input(w), kind).workload)) {
+              std::fprintf(stderr, "selftest: encode_raw does not round-trip %s/%s seed %llu\n",
+                           std::string(fams[i]->name).c_str(), std::string(name(f)).c_str(),
+                           static_cast<unsigned long long>(seed));
+              return 1;
+            }
+            // fuzz_maxerr's climb: a climb mutation of one element is an input that decodes to it
+            if (kind == WorkloadKind::dense) {
+              SeededChoiceStream climb(seed * 977 + i);
+              Workload one = element_alone(w, 0);
+              for (int m = 0; m < 20; ++m) {
+                one = climb_mutation(one, climb, dense_limits().max_steps + 1);
+                fit_layout(one, dense_limits());  // as encode_input does: T may have changed
+                if (!same_workload(one, decode_input(encode_input(one), kind).workload)) {
+                  std::fprintf(stderr, "selftest: a climb mutation of %s/%s seed %llu does not round-trip\n",
+                               std::string(fams[i]->name).c_str(), std::string(name(f)).c_str(),
+                               static_cast<unsigned long long>(seed));
+                  return 1;
+                }
+                ++checked;
+              }
+            }
+            // mutations: each result decodes to a valid workload; workload-level mutations round-trip
+            MutationRng rng(seed * 131 + i);
+            for (int m = 0; m < 40; ++m) {
+              const char* what = mutate_workload(w, rng);
+              if (const std::string bad = validate(w); !bad.empty()) {
+                std::fprintf(stderr, "selftest: mutation '%s' made an invalid workload: %s\n", what, bad.c_str());
                 return 1;
               }
+              const Workload back = decode_input(encode_input(w), kind).workload;
+              if (!same_workload(w, back)) {
+                std::fprintf(stderr, "selftest: after mutation '%s' the workload does not round-trip\n", what);
+                return 1;
+              }
+              w = back;
               ++checked;
+              wide += kind == WorkloadKind::dense && element_count(w) > dense_limits().max_elements;
+            }
+            bytes.resize(bytes.size() + 16384);
+            std::size_t size = bytes.size() - 16384;
+            for (int m = 0; m < 10; ++m) {
+              size = mutate_input(bytes.data(), size, bytes.size(), static_cast<unsigned>(seed * 7 + m), kind);
+              const Workload mutated = decode_input(std::span<const std::uint8_t>(bytes.data(), size), kind).workload;
+              if (const std::string bad = validate(mutated); !bad.empty()) {
+                std::fprintf(stderr, "selftest: mutate_input made an invalid workload: %s\n", bad.c_str());
+                return 1;
+              }
             }
           }
-          // mutations: each result decodes to a valid workload; workload-level mutations round-trip
-          MutationRng rng(seed * 131 + i);
-          for (int m = 0; m < 40; ++m) {
-            const char* what = mutate_workload(w, rng);
-            if (const std::string bad = validate(w); !bad.empty()) {
-              std::fprintf(stderr, "selftest: mutation '%s' made an invalid workload: %s\n", what, bad.c_str());
-              return 1;
-            }
-            const Workload back = decode_input(encode_input(w), kind).workload;
-            if (!same_workload(w, back)) {
-              std::fprintf(stderr, "selftest: after mutation '%s' the workload does not round-trip\n", what);
-              return 1;
-            }
-            w = back;
-            ++checked;
-            wide += kind == WorkloadKind::dense && element_count(w) > dense_limits().max_elements;
-          }
-          bytes.resize(bytes.size() + 16384);
-          std::size_t size = bytes.size() - 16384;
-          for (int m = 0; m < 10; ++m) {
-            size = mutate_input(bytes.data(), size, bytes.size(), static_cast<unsigned>(seed * 7 + m), kind);
-            const Workload mutated = decode_input(std::span<const std::uint8_t>(bytes.data(), size), kind).workload;
-            if (const std::string bad = validate(mutated); !bad.empty()) {
-              std::fprintf(stderr, "selftest: mutate_input made an invalid workload: %s\n", bad.c_str());
-              return 1;
-            }
-          }
-        }
   }
   // The mutator's widening reaches the compact wide buffers (fuzz_input.h), which round-trip too.
   if (dense_limits().max_patched_elements > 0 && wide == 0) {
@@ -443,7 +567,8 @@ int selftest() {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: accucheck_fuzz_tool seeds CORPORA_DIR | dicts DIR | encode CASE.json OUT | decode dense|sparse|product INPUT [OUT.json]"
+               "usage: accucheck_fuzz_tool seeds CORPORA_DIR | dicts DIR | encode CASE.json OUT | decode "
+               "dense|sparse|product INPUT [OUT.json]"
                " | selftest\n");
   return 2;
 }
@@ -482,8 +607,10 @@ int main(int argc, char** argv) {
                        .workload;
       c.found_by = std::string("fuzz input ") + fs::path(argv[3]).filename().string();
       const std::string json = case_to_json(c);
-      if (argc == 5) write_file_atomically(argv[4], json);
-      else std::fputs(json.c_str(), stdout);
+      if (argc == 5)
+        write_file_atomically(argv[4], json);
+      else
+        std::fputs(json.c_str(), stdout);
       return 0;
     }
   } catch (const std::exception& e) {

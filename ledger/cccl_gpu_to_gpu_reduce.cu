@@ -21,9 +21,9 @@
 #if CUB_VERSION < 300100
 #error "CUB's gpu_to_gpu determinism needs CCCL >= 3.1 headers before the toolkit's (-I<cccl>)"
 #endif
+#include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/execution>
-#include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdint>
@@ -33,14 +33,14 @@
 #include <limits>
 #include <vector>
 
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    cudaError_t e_ = (call);                                                                     \
-    if (e_ != cudaSuccess) {                                                                     \
+#define CHECK(call)                                                                                 \
+  do {                                                                                              \
+    cudaError_t e_ = (call);                                                                        \
+    if (e_ != cudaSuccess) {                                                                        \
       std::fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_), \
-                   cudaGetErrorString(e_));                                                      \
-      std::exit(2);                                                                              \
-    }                                                                                            \
+                   cudaGetErrorString(e_));                                                         \
+      std::exit(2);                                                                                 \
+    }                                                                                               \
   } while (0)
 
 template <class T, class Determinism>
@@ -83,8 +83,8 @@ int main() {
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("CUB_VERSION %d (CCCL %d.%d.%d), CUDA runtime %d, driver %d, device %s (sm_%d%d)\n", CUB_VERSION,
-              CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100, runtime, driver, prop.name,
-              prop.major, prop.minor);
+              CUB_VERSION / 100000, CUB_VERSION / 100 % 1000, CUB_VERSION % 100, runtime, driver, prop.name, prop.major,
+              prop.minor);
 
   const float finf = std::numeric_limits<float>::infinity();
   const double dinf = std::numeric_limits<double>::infinity();

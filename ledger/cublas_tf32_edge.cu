@@ -32,22 +32,22 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    cudaError_t e_ = (call);                                                                     \
-    if (e_ != cudaSuccess) {                                                                     \
+#define CHECK(call)                                                                                 \
+  do {                                                                                              \
+    cudaError_t e_ = (call);                                                                        \
+    if (e_ != cudaSuccess) {                                                                        \
       std::fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_), \
-                   cudaGetErrorString(e_));                                                      \
-      std::exit(2);                                                                              \
-    }                                                                                            \
+                   cudaGetErrorString(e_));                                                         \
+      std::exit(2);                                                                                 \
+    }                                                                                               \
   } while (0)
-#define CUBLAS(call)                                                                             \
-  do {                                                                                           \
-    cublasStatus_t s_ = (call);                                                                  \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                           \
+#define CUBLAS(call)                                                                               \
+  do {                                                                                             \
+    cublasStatus_t s_ = (call);                                                                    \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                             \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cublasGetStatusName(s_)); \
-      std::exit(2);                                                                              \
-    }                                                                                            \
+      std::exit(2);                                                                                \
+    }                                                                                              \
   } while (0)
 
 enum class Way { sgemm_default, sgemm_tf32, gemmex_fast_tf32 };
@@ -74,8 +74,8 @@ std::vector<float> gemm(cublasHandle_t handle, Way way, float a00) {
   // Row-major C (m x n) is column-major C^T: C^T += B^T A^T, with B first (as accucheck calls it).
   if (way == Way::gemmex_fast_tf32) {
     CUBLAS(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
-    CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db, CUDA_R_32F, n, da, CUDA_R_32F, k, &one,
-                        dc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+    CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db, CUDA_R_32F, n, da, CUDA_R_32F, k, &one, dc,
+                        CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
   } else {
     CUBLAS(cublasSetMathMode(handle, way == Way::sgemm_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db, n, da, k, &one, dc, n));
@@ -112,10 +112,14 @@ int main() {
         all_zero &= v == 0.0f;
         any_nan |= std::isnan(v);
       }
-      if (way == Way::sgemm_default) fp32_zero = all_zero;
-      else if (any_nan && fp32_zero) reproduced = true;
+      if (way == Way::sgemm_default)
+        fp32_zero = all_zero;
+      else if (any_nan && fp32_zero)
+        reproduced = true;
       std::printf("  %-44s C = [[%g, %g], [%g, %g]]%s\n", name(way), c[0], c[1], c[2], c[3],
-                  any_nan ? "   <- NaN: the operand became infinite" : all_zero ? "" : "   (not 0)");
+                  any_nan    ? "   <- NaN: the operand became infinite"
+                  : all_zero ? ""
+                             : "   (not 0)");
     }
   }
   CUBLAS(cublasDestroy(handle));

@@ -25,8 +25,8 @@ class PropertyOfBackend : public ::testing::TestWithParam<std::string> {
       ++kinds;
       const PropertyRun run = run_property(*backend, property, kind, options);
       EXPECT_TRUE(run.passed) << run.message;
-      std::printf("%s on %s: %s after %d case(s)\n", std::string(name(property)).c_str(), std::string(name(kind)).c_str(),
-                  run.passed ? "held" : "FAILED", run.cases);
+      std::printf("%s on %s: %s after %d case(s)\n", std::string(name(property)).c_str(),
+                  std::string(name(kind)).c_str(), run.passed ? "held" : "FAILED", run.cases);
     }
     EXPECT_GT(kinds, 0) << backend->name << " runs no workload kind";
   }
@@ -35,10 +35,10 @@ class PropertyOfBackend : public ::testing::TestWithParam<std::string> {
 std::string parameter(const ::testing::TestParamInfo<std::string>& info) { return parameter_name(info.param); }
 
 // Each property gets its own fixture so that its parameters are exactly the backends it applies to.
-#define ACCUCHECK_PROPERTY_SUITE(Fixture, Test, PROPERTY)                                                      \
-  class Fixture : public PropertyOfBackend {};                                                                 \
-  TEST_P(Fixture, Test) { check(PROPERTY); }                                                                   \
-  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixture);                                                      \
+#define ACCUCHECK_PROPERTY_SUITE(Fixture, Test, PROPERTY) \
+  class Fixture : public PropertyOfBackend {};            \
+  TEST_P(Fixture, Test) { check(PROPERTY); }              \
+  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixture); \
   INSTANTIATE_TEST_SUITE_P(Registered, Fixture, ::testing::ValuesIn(registered_backends_where(PROPERTY)), parameter)
 
 // No element of any generated workload gets a violation verdict (bound exceeded, overflow,
@@ -64,7 +64,8 @@ TEST(PropertySuite, CoversEveryRegisteredBackend) {
     EXPECT_TRUE(property_applies(Property::stated_bound, b)) << b.name;
     EXPECT_TRUE(property_applies(Property::special_values, b)) << b.name;
     EXPECT_EQ(property_applies(Property::correctly_rounded, b), b.bound.kind == BoundKind::correctly_rounded) << b.name;
-    EXPECT_EQ(property_applies(Property::determinism, b), b.determinism != Determinism::run_to_run_nondeterministic) << b.name;
+    EXPECT_EQ(property_applies(Property::determinism, b), b.determinism != Determinism::run_to_run_nondeterministic)
+        << b.name;
     if (b.determinism == Determinism::run_to_run_nondeterministic) {
       EXPECT_FALSE(property_applies(Property::scaling, b)) << b.name;
       EXPECT_FALSE(property_applies(Property::negation, b)) << b.name;

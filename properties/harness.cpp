@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "io/case_file.h"
 #include "checking/judge.h"
 #include "checking/shrink.h"
 #include "engine/findings.h"
+#include "io/case_file.h"
 #include "plugins/plugin_loader.h"
 
 namespace accucheck::props {
@@ -47,9 +47,8 @@ HarnessOptions options_from_environment() {
 
 rc::Gen<std::vector<std::uint8_t>> choice_bytes() {
   return rc::gen::withSize([](int size) {
-    return rc::gen::resize(size * kBytesPerSize,
-                           rc::gen::container<std::vector<std::uint8_t>>(
-                               rc::gen::resize(rc::kNominalSize, rc::gen::arbitrary<std::uint8_t>())));
+    return rc::gen::resize(size * kBytesPerSize, rc::gen::container<std::vector<std::uint8_t>>(rc::gen::resize(
+                                                     rc::kNominalSize, rc::gen::arbitrary<std::uint8_t>())));
   });
 }
 
@@ -82,7 +81,8 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
     Workload w = generate_for_property(property, backend, kind, stream, options.limits, options.family);
     std::optional<Finding> found;
     if (const std::string problem = validate(w); !problem.empty()) {
-      found = Finding{property, Verdict::ok, "invalid-workload", "the generator made an invalid workload: " + problem, {}, {}, {}};
+      found = Finding{
+          property, Verdict::ok, "invalid-workload", "the generator made an invalid workload: " + problem, {}, {}, {}};
     } else {
       found = failure_of(w);
     }
@@ -127,13 +127,16 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
   run.minimal = minimal;
 
   std::string text = "property " + std::string(name(property)) + " failed for backend " + backend.name + " on " +
-                     std::string(name(kind)) + " workloads after " + std::to_string(run.cases) + " case(s) (RC_PARAMS=\"seed=" +
-                     std::to_string(rapidcheck_seed()) + "\")\n" + "minimal case: " + final_failure->detail;
+                     std::string(name(kind)) + " workloads after " + std::to_string(run.cases) +
+                     " case(s) (RC_PARAMS=\"seed=" + std::to_string(rapidcheck_seed()) + "\")\n" +
+                     "minimal case: " + final_failure->detail;
   if (options.write_finding) {
-    const std::string found_by = "property " + std::string(name(property)) + " (RC_PARAMS=\"seed=" +
-                                 std::to_string(rapidcheck_seed()) + "\"), case " + std::to_string(run.cases);
+    const std::string found_by = "property " + std::string(name(property)) +
+                                 " (RC_PARAMS=\"seed=" + std::to_string(rapidcheck_seed()) + "\"), case " +
+                                 std::to_string(run.cases);
     try {
-      run.case_path = write_finding(options.findings_dir, backend, *final_failure, minimal, Provenance{found_by, std::nullopt});
+      run.case_path =
+          write_finding(options.findings_dir, backend, *final_failure, minimal, Provenance{found_by, std::nullopt});
       text += "written to " + run.case_path + "\n";
       if (options.registered) {
         text += "replay: accucheck replay " + run.case_path + "\n";
@@ -155,9 +158,10 @@ PropertyRun run_property(const Backend& backend, Property property, WorkloadKind
     hex += byte;
   }
   if (last_bytes.size() > 256) hex += "...";
-  const int shrinks = result.template is<rc::detail::FailureResult>()
-                          ? static_cast<int>(result.template get<rc::detail::FailureResult>().reproduce.shrinkPath.size())
-                          : 0;
+  const int shrinks =
+      result.template is<rc::detail::FailureResult>()
+          ? static_cast<int>(result.template get<rc::detail::FailureResult>().reproduce.shrinkPath.size())
+          : 0;
   text += "RapidCheck: falsifiable after " + std::to_string(run.cases) + " case(s) and " + std::to_string(shrinks) +
           " shrink(s); choice bytes [" + hex + "] (" + describe_shape(*last) + ")\n";
   run.message = text;
@@ -176,7 +180,8 @@ static void load_environment_plugins() {
     std::exit(2);
   }
   static const bool warned = [] {
-    for (const auto& warning : plugin_warnings()) std::fprintf(stderr, "property suite: warning: %s\n", warning.c_str());
+    for (const auto& warning : plugin_warnings())
+      std::fprintf(stderr, "property suite: warning: %s\n", warning.c_str());
     return true;
   }();
   (void)warned;

@@ -24,20 +24,20 @@
 
 #include "checking/backend.h"
 #include "checking/families.h"
-#include "engine/findings.h"
 #include "checking/properties.h"
+#include "engine/findings.h"
 
 namespace accucheck::props {
 
 struct HarnessOptions {
   GenerationLimits limits;
-  int max_success = 0;          // cases per run; 0: RC_PARAMS's max_success (default 100)
+  int max_success = 0;  // cases per run; 0: RC_PARAMS's max_success (default 100)
   bool rapidcheck_shrink = true;
   std::size_t shrink_budget = 3000;  // calls of shrink_workload's predicate
   const Family* family = nullptr;    // fixed family (the uniform baseline); null: the property's
   bool write_finding = true;
-  std::string findings_dir;          // where case files go
-  bool registered = true;            // the backend is in the CLI's registry (replay command printed)
+  std::string findings_dir;  // where case files go
+  bool registered = true;    // the backend is in the CLI's registry (replay command printed)
 };
 
 // Options from the environment: limits with ACCUCHECK_MAX_LONG_STEPS, ACCUCHECK_FINDINGS.
@@ -45,11 +45,11 @@ HarnessOptions options_from_environment();
 
 struct PropertyRun {
   bool passed = true;
-  int cases = 0;                        // cases generated up to and including the first failure (all of them if none)
-  std::string message;                  // on failure: what failed, the minimal case, where it was written, how to replay
-  std::optional<Finding> failure;       // of the minimal case
-  std::optional<Workload> minimal;      // the failing workload after RapidCheck's and shrink_workload's shrinking
-  std::string case_path;                // the case file written ("" if none)
+  int cases = 0;                    // cases generated up to and including the first failure (all of them if none)
+  std::string message;              // on failure: what failed, the minimal case, where it was written, how to replay
+  std::optional<Finding> failure;   // of the minimal case
+  std::optional<Workload> minimal;  // the failing workload after RapidCheck's and shrink_workload's shrinking
+  std::string case_path;            // the case file written ("" if none)
 };
 
 // Runs one property of one backend on workloads of one kind (the backend must run the kind

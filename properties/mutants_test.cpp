@@ -12,10 +12,10 @@
 
 #include <unistd.h>
 
-#include "io/case_file.h"
 #include "checking/judge.h"
 #include "checking/shrink.h"
 #include "harness.h"
+#include "io/case_file.h"
 #include "mutants/mutants.h"
 
 namespace accucheck::props {
@@ -50,7 +50,8 @@ Detection detect(const Mutant& m, const Family* family, bool print) {
       budget = std::max(budget, run.cases);
       if (print)
         std::printf("  %-8s %-18s %-8s %s after %d case(s)\n", family ? std::string(family->name).c_str() : "suite",
-                    std::string(name(p)).c_str(), std::string(name(kind)).c_str(), run.passed ? "held" : "DETECTED", run.cases);
+                    std::string(name(p)).c_str(), std::string(name(kind)).c_str(), run.passed ? "held" : "DETECTED",
+                    run.cases);
       if (!run.passed && (!best.detected || run.cases < best.cases)) {
         best = Detection{true, run.cases, p, kind, run.message};
       }
@@ -69,20 +70,21 @@ TEST_P(MutantDetected, WithinCiBudget) {
               m->backend.bound_text().c_str(), std::string(name(m->backend.determinism)).c_str());
   const Detection suite = detect(*m, nullptr, true);
   EXPECT_TRUE(suite.detected) << m->backend.name << " (" << m->bug << ") was not detected by any property within "
-                              << suite.cases << " cases per property and kind: a harness bug (strengthen the generators or checks)";
+                              << suite.cases
+                              << " cases per property and kind: a harness bug (strengthen the generators or checks)";
   const Family* uniform = find_family("uniform");
   const bool dense = m->backend.supports(WorkloadKind::dense);
   const Detection baseline = dense ? detect(*m, uniform, true) : Detection{};
-  std::printf("DETECTION %-38s suite: %-32s uniform: %s\n", m->backend.name.c_str(),
-              suite.detected ? (std::string(name(suite.property)) + " after " + std::to_string(suite.cases)).c_str() : "MISSED",
-              !dense ? "n/a (no dense kind)"
-                     : baseline.detected ? (std::string(name(baseline.property)) + " after " + std::to_string(baseline.cases)).c_str()
-                                         : ("missed within " + std::to_string(baseline.cases)).c_str());
+  std::printf(
+      "DETECTION %-38s suite: %-32s uniform: %s\n", m->backend.name.c_str(),
+      suite.detected ? (std::string(name(suite.property)) + " after " + std::to_string(suite.cases)).c_str() : "MISSED",
+      !dense              ? "n/a (no dense kind)"
+      : baseline.detected ? (std::string(name(baseline.property)) + " after " + std::to_string(baseline.cases)).c_str()
+                          : ("missed within " + std::to_string(baseline.cases)).c_str());
   if (suite.detected) std::printf("%s\n", suite.message.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(Planted, MutantDetected,
-                         ::testing::ValuesIn([] {
+INSTANTIATE_TEST_SUITE_P(Planted, MutantDetected, ::testing::ValuesIn([] {
                            std::vector<std::string> names;
                            for (const auto& m : mutants::all()) names.push_back(m.backend.name);
                            return names;
@@ -126,7 +128,8 @@ TEST_P(MutantFinding, ShrinksWritesAndReplays) {
   const Mutant* m = mutants::find(GetParam());
   ASSERT_NE(m, nullptr);
   HarnessOptions options = options_from_environment();
-  options.findings_dir = (std::filesystem::temp_directory_path() / ("accucheck_findings_" + std::to_string(::getpid()))).string();
+  options.findings_dir =
+      (std::filesystem::temp_directory_path() / ("accucheck_findings_" + std::to_string(::getpid()))).string();
   options.registered = false;
   const WorkloadKind kind = m->backend.supports(WorkloadKind::dense)     ? WorkloadKind::dense
                             : m->backend.supports(WorkloadKind::product) ? WorkloadKind::product
@@ -161,8 +164,8 @@ TEST_P(MutantFinding, ShrinksWritesAndReplays) {
 // One mutant per workload kind and one per non-bound property.
 INSTANTIATE_TEST_SUITE_P(Planted, MutantFinding,
                          ::testing::Values("elemwise_sum_double_count_f32", "ties_away_correctly_rounded_f32",
-                                           "threaded_claims_bitwise_f32", "nan_skipped_f32", "embedding_scatter_overwrite_f32",
-                                           "gemm_beta0_f32"),
+                                           "threaded_claims_bitwise_f32", "nan_skipped_f32",
+                                           "embedding_scatter_overwrite_f32", "gemm_beta0_f32"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return parameter_name(info.param); });
 
 // The mxnet-17995 double count needs more than 4 inputs: its minimal case has exactly 5 steps.

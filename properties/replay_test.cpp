@@ -14,9 +14,9 @@
 
 #include <unistd.h>
 
-#include "io/case_file.h"
 #include "checking/judge.h"
 #include "harness.h"
+#include "io/case_file.h"
 
 namespace accucheck::props {
 namespace {
@@ -83,7 +83,8 @@ TEST_F(Cli, ReplayPassingCaseExitsZero) {
                                              WorkloadKind::dense, s, GenerationLimits{});
     ASSERT_FALSE(check_property(Property::stated_bound, *naive, w).has_value());
     Finding label{Property::stated_bound, Verdict::ok, "ok", "a passing case, written to test replay", {}, {}, {}};
-    const std::string path = write_finding(directory_.string(), *naive, label, w, Provenance{"replay_test", std::nullopt});
+    const std::string path =
+        write_finding(directory_.string(), *naive, label, w, Provenance{"replay_test", std::nullopt});
     EXPECT_EQ(run_cli("replay " + path), 0) << path;
     EXPECT_EQ(run_cli("replay --json " + path), 0) << path;
   }
@@ -91,8 +92,9 @@ TEST_F(Cli, ReplayPassingCaseExitsZero) {
 
 TEST_F(Cli, ReplayUnreadableCaseExitsTwo) {
   const auto path = directory_ / "broken.json";
-  std::ofstream(path) << "{\"accucheck_case\": 1, \"workload\": \"dense\", \"format\": \"f32\", \"elements\": 1, \"steps\": 1,"
-                         " \"initial\": [\"0x1p-200\"], \"addends\": [[\"1\"]]}";
+  std::ofstream(path)
+      << "{\"accucheck_case\": 1, \"workload\": \"dense\", \"format\": \"f32\", \"elements\": 1, \"steps\": 1,"
+         " \"initial\": [\"0x1p-200\"], \"addends\": [[\"1\"]]}";
   EXPECT_EQ(run_cli("replay " + path.string()), 2);  // 2^-200 is not an f32 value
   EXPECT_EQ(run_cli("replay " + (directory_ / "missing.json").string()), 2);
 }

@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "checking/judge.h"
 #include "checking/choice.h"
 #include "checking/families.h"
+#include "checking/judge.h"
 #include "mutants/stochastic_mutants.h"
 
 namespace accucheck {
@@ -85,8 +85,8 @@ std::vector<DenseWorkload> workloads(Format f) {
     return c;
   };
   const double big = std::ldexp(1.0, traits(f).precision);  // 256 in bf16, 2048 in f16
-  column_workload({constant(big, 0.05 * big / 256, 63), constant(big, 0.3 * big / 256, 63), constant(big, -0.7 * big / 256, 63),
-                   constant(big, 1.0 * big / 256, 63)},
+  column_workload({constant(big, 0.05 * big / 256, 63), constant(big, 0.3 * big / 256, 63),
+                   constant(big, -0.7 * big / 256, 63), constant(big, 1.0 * big / 256, 63)},
                   "increments below the spacing");
   column_workload({constant(big, big / 256, 100)}, "ties from 2^p");
   GenerationLimits limits;
@@ -105,7 +105,7 @@ struct Report {
   std::uint64_t trials = 0;
   std::uint64_t exceed_stated = 0;
   std::uint64_t exceed_test[3] = {0, 0, 0};
-  double worst_t = 0;  // largest |t| over elements (information)
+  double worst_t = 0;           // largest |t| over elements (information)
   double worst_mean_ratio = 0;  // largest |mean| / (empirical Bernstein threshold): > 1 fails
   std::string worst_mean_where;
   double smallest_p_value = 1;  // over the exceedance tests
@@ -157,8 +157,8 @@ Report examine(const Backend& b) {
       const double ratio = threshold > 0 ? std::fabs(mean[j]) / threshold : (mean[j] == 0 ? 0.0 : INFINITY);
       const double t = variance > 0 ? mean[j] / std::sqrt(variance / kRuns) : (mean[j] == 0 ? 0.0 : INFINITY);
       char where[256];
-      std::snprintf(where, sizeof where, "%s element %zu: mean error %.6g of S %.6g (|t| = %.3g, threshold %.3g)", w.family.c_str(),
-                    j, mean[j], nearest_double(exact[j].sum), std::fabs(t), threshold);
+      std::snprintf(where, sizeof where, "%s element %zu: mean error %.6g of S %.6g (|t| = %.3g, threshold %.3g)",
+                    w.family.c_str(), j, mean[j], nearest_double(exact[j].sum), std::fabs(t), threshold);
       if (ratio > report.worst_mean_ratio) {
         report.worst_mean_ratio = ratio;
         report.worst_mean_where = where;
@@ -179,12 +179,14 @@ Report examine(const Backend& b) {
   };
   p_value(report.exceed_stated, b.bound.lambda, "stated lambda");
   for (int i = 0; i < 3; ++i) p_value(report.exceed_test[i], kTestLambdas[i], "test lambda");
-  std::printf("%s: %llu element-runs; above the bound: %llu at lambda = %g, %llu / %llu / %llu at lambda = 1.5 / 2 / 3; "
-              "smallest binomial p-value %.3g; largest |mean error| / threshold %.3g (%s); largest finite |t| %.3g\n",
-              b.name.c_str(), static_cast<unsigned long long>(report.trials), static_cast<unsigned long long>(report.exceed_stated),
-              b.bound.lambda, static_cast<unsigned long long>(report.exceed_test[0]),
-              static_cast<unsigned long long>(report.exceed_test[1]), static_cast<unsigned long long>(report.exceed_test[2]),
-              report.smallest_p_value, report.worst_mean_ratio, report.worst_mean_where.c_str(), std::fabs(report.worst_t));
+  std::printf(
+      "%s: %llu element-runs; above the bound: %llu at lambda = %g, %llu / %llu / %llu at lambda = 1.5 / 2 / 3; "
+      "smallest binomial p-value %.3g; largest |mean error| / threshold %.3g (%s); largest finite |t| %.3g\n",
+      b.name.c_str(), static_cast<unsigned long long>(report.trials),
+      static_cast<unsigned long long>(report.exceed_stated), b.bound.lambda,
+      static_cast<unsigned long long>(report.exceed_test[0]), static_cast<unsigned long long>(report.exceed_test[1]),
+      static_cast<unsigned long long>(report.exceed_test[2]), report.smallest_p_value, report.worst_mean_ratio,
+      report.worst_mean_where.c_str(), std::fabs(report.worst_t));
   return report;
 }
 
@@ -219,7 +221,8 @@ TEST(StochasticSuite, CoversTheShippedSrBackends) {
 // The planted biased and correlated SR variants fail: each test catches a different bug.
 TEST(StochasticMutants, FewRandomBitsFailsTheZeroMeanTest) {
   const auto& all = mutants::stochastic_mutants();
-  const auto it = std::find_if(all.begin(), all.end(), [](const auto& m) { return m.backend.name == "stochastic_few_bits_bf16"; });
+  const auto it =
+      std::find_if(all.begin(), all.end(), [](const auto& m) { return m.backend.name == "stochastic_few_bits_bf16"; });
   ASSERT_NE(it, all.end());
   const Report r = examine(it->backend);
   EXPECT_GT(r.worst_mean_ratio, 1.0) << "the 4-bit SR's bias toward zero went unnoticed: " << r.worst_mean_where;
@@ -227,15 +230,16 @@ TEST(StochasticMutants, FewRandomBitsFailsTheZeroMeanTest) {
 
 TEST(StochasticMutants, SharedRandomBitsFailTheBinomialTest) {
   const auto& all = mutants::stochastic_mutants();
-  const auto it =
-      std::find_if(all.begin(), all.end(), [](const auto& m) { return m.backend.name == "stochastic_shared_bits_bf16"; });
+  const auto it = std::find_if(all.begin(), all.end(),
+                               [](const auto& m) { return m.backend.name == "stochastic_shared_bits_bf16"; });
   ASSERT_NE(it, all.end());
   const Report r = examine(it->backend);
   EXPECT_LT(r.smallest_p_value, 1e-6) << "correlated roundings stayed within the bound's rate: " << r.smallest_p_where;
 }
 
 TEST(StochasticMutants, NoneIsRegistered) {
-  for (const auto& m : mutants::stochastic_mutants()) EXPECT_EQ(Registry::global().find(m.backend.name), nullptr) << m.backend.name;
+  for (const auto& m : mutants::stochastic_mutants())
+    EXPECT_EQ(Registry::global().find(m.backend.name), nullptr) << m.backend.name;
 }
 
 }  // namespace

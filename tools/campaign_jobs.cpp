@@ -33,7 +33,9 @@ struct Worker {
 };
 
 std::string describe_end(int status) {
-  if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+           ")";
   if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
   return "status " + std::to_string(status);
 }
@@ -60,9 +62,15 @@ pid_t spawn(const std::vector<std::string>& argv) {
 // writes them to its progress file about once a second).
 class Progress {
  public:
-  Progress(bool quiet, std::optional<double> seconds, std::optional<std::uint64_t> cases, std::vector<std::string> files)
-      : quiet_(quiet), seconds_(seconds), cases_(cases), files_(std::move(files)), tty_(isatty(fileno(stderr))),
-        start_(Clock::now()), last_(start_) {}
+  Progress(bool quiet, std::optional<double> seconds, std::optional<std::uint64_t> cases,
+           std::vector<std::string> files)
+      : quiet_(quiet),
+        seconds_(seconds),
+        cases_(cases),
+        files_(std::move(files)),
+        tty_(isatty(fileno(stderr))),
+        start_(Clock::now()),
+        last_(start_) {}
   void update(std::size_t running) {
     if (quiet_) return;
     const auto now = Clock::now();
@@ -85,12 +93,12 @@ class Progress {
       const double fraction = cases_ ? double(cases) / double(*cases_) : elapsed / *seconds_;
       const int filled = static_cast<int>(std::min(1.0, fraction) * width);
       std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %llu violations  %zu of %zu jobs running ",
-                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), elapsed, cases, violations,
-                   running, files_.size());
+                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), elapsed, cases,
+                   violations, running, files_.size());
       open_ = true;
     } else {
-      std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %llu violations, %zu of %zu jobs running\n", elapsed,
-                   cases, violations, running, files_.size());
+      std::fprintf(stderr, "accucheck check: %.0f s, %llu cases per stream, %llu violations, %zu of %zu jobs running\n",
+                   elapsed, cases, violations, running, files_.size());
     }
   }
   void end() {
@@ -109,7 +117,8 @@ class Progress {
 
 // The merged worst case of a backend takes the name one process (of this shard) gives it; the
 // workers' own files that lost are removed (they were this run's, written by its workers).
-void settle_case_files(CampaignResults& results, const std::vector<std::string>& superseded, const CampaignOptions& options) {
+void settle_case_files(CampaignResults& results, const std::vector<std::string>& superseded,
+                       const CampaignOptions& options) {
   std::error_code ignored;
   for (const auto& path : superseded) std::filesystem::remove(path, ignored);
   for (auto& b : results.backends) {
@@ -147,7 +156,8 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
     if (mkdtemp(custom.data())) directory = custom;
   }
   if (directory.empty()) {
-    if (!mkdtemp(pattern)) throw std::runtime_error(std::string("check --jobs: a temporary directory: ") + std::strerror(errno));
+    if (!mkdtemp(pattern))
+      throw std::runtime_error(std::string("check --jobs: a temporary directory: ") + std::strerror(errno));
     directory = pattern;
   }
 
@@ -169,7 +179,8 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
   std::vector<std::string> progress_files;
   for (const auto& w : workers) progress_files.push_back(worker_progress_file(w.results_path));
   Progress progress(options.quiet, options.seconds,
-                    options.cases ? std::optional<std::uint64_t>(cases_in_shard(options)) : std::nullopt, progress_files);
+                    options.cases ? std::optional<std::uint64_t>(cases_in_shard(options)) : std::nullopt,
+                    progress_files);
   bool stop_sent = false, stopped_for_fail_fast = false;
   std::size_t running = workers.size();
   while (running > 0) {
@@ -188,7 +199,8 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
           w.running = false;
           w.status = status;
           --running;
-          if (options.stop_at_first_violation && WIFEXITED(status) && WEXITSTATUS(status) == 1 && !campaign_stop_requested()) {
+          if (options.stop_at_first_violation && WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+              !campaign_stop_requested()) {
             stopped_for_fail_fast = true;
             request_campaign_stop();
           }
@@ -212,9 +224,10 @@ JobsOutcome run_campaign_jobs(const JobsRequest& request) {
       parts.push_back(results_from_json(text, w.results_path));
       sources.push_back("worker " + std::to_string(j));
     } catch (const std::exception&) {
-      problems.push_back("worker " + std::to_string(j) + " of " + std::to_string(workers.size()) + " ended without results (" +
-                         describe_end(w.status) + "): its cases (case numbers c with c mod " +
-                         std::to_string(workers.size()) + " = " + std::to_string(j) + ") are missing");
+      problems.push_back("worker " + std::to_string(j) + " of " + std::to_string(workers.size()) +
+                         " ended without results (" + describe_end(w.status) +
+                         "): its cases (case numbers c with c mod " + std::to_string(workers.size()) + " = " +
+                         std::to_string(j) + ") are missing");
     }
   }
   std::error_code ignored;

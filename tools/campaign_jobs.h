@@ -29,9 +29,9 @@ void stop_campaign_on_signals();
 struct JobsRequest {
   std::vector<std::string> args;  // check's arguments as given (worker arguments are appended)
   std::uint64_t jobs = 2;
-  bool seed_given = false;        // else --seed options.seed is appended
-  CampaignOptions options;        // as parsed (seed, findings, budget, shard, fail-fast, quiet)
-  std::string start_line;         // Campaign::start_line of the campaign the workers share
+  bool seed_given = false;  // else --seed options.seed is appended
+  CampaignOptions options;  // as parsed (seed, findings, budget, shard, fail-fast, quiet)
+  std::string start_line;   // Campaign::start_line of the campaign the workers share
 };
 
 // Where worker writes its progress ("<cases per stream> <violations>"), beside its results.

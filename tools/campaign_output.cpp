@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "io/case_file.h"
 #include "cli.h"
+#include "io/case_file.h"
 #include "report.h"
 
 namespace accucheck::cli {
 
-void print_campaign_table(const CampaignResults& results, std::FILE* out, const std::string& findings_dir, bool generated) {
+void print_campaign_table(const CampaignResults& results, std::FILE* out, const std::string& findings_dir,
+                          bool generated) {
   const std::string text = campaign_table(results, findings_dir, generated);
   std::fwrite(text.data(), 1, text.size(), out);
 }

@@ -14,7 +14,8 @@ namespace accucheck::cli {
 
 // The verdict table, the backend failures, the notes and the summary line. `generated`: cases
 // per format x workload stream and the seed (check); else a count of cases (trace).
-void print_campaign_table(const CampaignResults& results, std::FILE* out, const std::string& findings_dir, bool generated);
+void print_campaign_table(const CampaignResults& results, std::FILE* out, const std::string& findings_dir,
+                          bool generated);
 
 // One testcase per backend x format (each backend has one storage format).
 std::string campaign_junit(const CampaignResults& results);

@@ -78,7 +78,8 @@ class HelpFormatter : public CLI::Formatter {
     }
     std::string out = synopsis + "\n\n" + wrapped(app->get_description(), kHelpWidth, 0, 0) + "\n";
     const auto positional = app->get_options([](const CLI::Option* o) { return o->get_positional(); });
-    const auto named = app->get_options([](const CLI::Option* o) { return !o->get_positional() && !o->get_group().empty(); });
+    const auto named =
+        app->get_options([](const CLI::Option* o) { return !o->get_positional() && !o->get_group().empty(); });
     if (!positional.empty()) out += "\narguments:\n" + table(positional);
     out += "\noptions:\n" + table(named);
     return out;
@@ -111,8 +112,10 @@ class HelpFormatter : public CLI::Formatter {
       std::string name = "  " + (o->get_positional() ? o->get_name(true, false) : o->get_name(false, true));
       if (!o->get_positional() && !is_flag(*o)) name += " " + o->get_type_name();
       if (takes_many(*o)) name += " ...";
-      if (name.size() + 1 >= kOptionColumn) name += "\n" + std::string(kOptionColumn, ' ');
-      else name += std::string(kOptionColumn - name.size(), ' ');
+      if (name.size() + 1 >= kOptionColumn)
+        name += "\n" + std::string(kOptionColumn, ' ');
+      else
+        name += std::string(kOptionColumn - name.size(), ' ');
       out += name + wrapped(o->get_description(), kHelpWidth, kOptionColumn, kOptionColumn) + "\n";
     }
     return out;
@@ -140,7 +143,8 @@ void check_output_directory(const std::string& option, const std::string& path) 
   if (path.empty()) throw UsageError(option + " needs a directory name");
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
-    if (!std::filesystem::is_directory(path, ec)) throw UsageError(option + " " + path + ": exists and is not a directory");
+    if (!std::filesystem::is_directory(path, ec))
+      throw UsageError(option + " " + path + ": exists and is not a directory");
     return;
   }
   check_parent_directory(option, path);
@@ -165,12 +169,15 @@ double parse_minutes(const std::string& text) {
   char* end = nullptr;
   const double minutes = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !(minutes > 0) || minutes > 100000)
-    throw UsageError("--minutes needs a number of minutes above 0 and at most 100000 (about 69 days), got '" + text + "'");
+    throw UsageError("--minutes needs a number of minutes above 0 and at most 100000 (about 69 days), got '" + text +
+                     "'");
   return minutes;
 }
 
 CommandLine::CommandLine(std::string command, std::string summary, std::vector<std::string> args)
-    : command_(std::move(command)), args_(std::move(args)), app_(std::make_unique<CLI::App>(std::move(summary), command_)) {
+    : command_(std::move(command)),
+      args_(std::move(args)),
+      app_(std::make_unique<CLI::App>(std::move(summary), command_)) {
   // Leftovers are named by parse() ("unknown option --colour"), not by CLI11's ExtrasError.
   app_->allow_extras();
   app_->set_help_flag("-h,--help", "print this synopsis and exit");
@@ -191,13 +198,13 @@ CLI::Option* CommandLine::option(const std::string& name, const std::string& pla
       ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
-CLI::Option* CommandLine::text(const std::string& name, std::optional<std::string>& target, const std::string& placeholder,
-                               const std::string& help) {
+CLI::Option* CommandLine::text(const std::string& name, std::optional<std::string>& target,
+                               const std::string& placeholder, const std::string& help) {
   return option(name, placeholder, help, [&target](const std::string& text) { target = text; });
 }
 
-CLI::Option* CommandLine::repeatable_option(const std::string& name, const std::string& placeholder, const std::string& help,
-                                            std::function<void(const std::string&)> store) {
+CLI::Option* CommandLine::repeatable_option(const std::string& name, const std::string& placeholder,
+                                            const std::string& help, std::function<void(const std::string&)> store) {
   // One value per occurrence ("--backend a b": b is an argument), every occurrence kept.
   return app_
       ->add_option_function<std::vector<std::string>>(
@@ -212,8 +219,8 @@ CLI::Option* CommandLine::repeatable_option(const std::string& name, const std::
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-CLI::Option* CommandLine::repeatable(const std::string& name, std::vector<std::string>& target, const std::string& placeholder,
-                                     const std::string& help) {
+CLI::Option* CommandLine::repeatable(const std::string& name, std::vector<std::string>& target,
+                                     const std::string& placeholder, const std::string& help) {
   return repeatable_option(name, placeholder, help, [&target](const std::string& text) { target.push_back(text); });
 }
 
@@ -222,11 +229,13 @@ CLI::Option* CommandLine::format(const std::string& name, std::optional<Format>&
   return option(name, "F", help, [&target, name, fp8_too](const std::string& text) {
     target = fp8_too ? parse_any_format(text) : parse_format(text);
     if (!target)
-      throw UsageError(name + ": unknown format '" + text + "' (f64, f32, f16, bf16" + (fp8_too ? ", e4m3, e5m2)" : ")"));
+      throw UsageError(name + ": unknown format '" + text + "' (f64, f32, f16, bf16" +
+                       (fp8_too ? ", e4m3, e5m2)" : ")"));
   });
 }
 
-CLI::Option* CommandLine::output_file(const std::string& name, std::optional<std::string>& target, const std::string& help) {
+CLI::Option* CommandLine::output_file(const std::string& name, std::optional<std::string>& target,
+                                      const std::string& help) {
   checks_.push_back([&target, name] {
     if (target) check_output_file(name, *target);
   });
@@ -253,8 +262,9 @@ void CommandLine::plugins(BackendSources& sources) {
              "load the backends FILE.py registers with @accucheck.backend (docs/python.md)");
 }
 
-CLI::Option* CommandLine::arguments(const std::string& placeholder, std::vector<std::string>& target, const std::string& help,
-                                    std::size_t min, std::size_t max, std::string count_error) {
+CLI::Option* CommandLine::arguments(const std::string& placeholder, std::vector<std::string>& target,
+                                    const std::string& help, std::size_t min, std::size_t max,
+                                    std::string count_error) {
   CLI::Option* o = app_->add_option(placeholder, target, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   argument_counts_.push_back({o, min, max, std::move(count_error)});
   return o;
@@ -294,8 +304,8 @@ bool CommandLine::parse() {
       continue;
     }
     if (extra.size() > 1 && extra[0] == '-') throw UsageError("unknown option " + extra);
-    throw UsageError("unexpected argument '" + extra + "': " + command_ + " takes options only (see accucheck " + command_ +
-                     " --help)");
+    throw UsageError("unexpected argument '" + extra + "': " + command_ + " takes options only (see accucheck " +
+                     command_ + " --help)");
   }
   for (const auto& c : argument_counts_) {
     const std::size_t given = c.option->count();
@@ -315,8 +325,8 @@ std::string CommandLine::usage_message(const std::exception& error) const {
     for (const CLI::Option* o : options)
       if (is_single_valued(*o) && o->count() > 1) {
         const auto& given = o->results();
-        return o->get_name() + " given " + (given.size() == 2 ? "twice" : std::to_string(given.size()) + " times") + " ('" +
-               given[0] + "' and '" + given[1] + "'): it takes one value";
+        return o->get_name() + " given " + (given.size() == 2 ? "twice" : std::to_string(given.size()) + " times") +
+               " ('" + given[0] + "' and '" + given[1] + "'): it takes one value";
       }
     for (const CLI::Option* o : options)
       for (const auto& lname : o->get_lnames()) {
@@ -327,7 +337,8 @@ std::string CommandLine::usage_message(const std::exception& error) const {
   if (dynamic_cast<const CLI::ExcludesError*>(&error))
     for (const CLI::Option* o : options)
       for (const CLI::Option* other : o->get_excludes())
-        if (o->count() > 0 && other->count() > 0) return "give " + o->get_name() + " or " + other->get_name() + ", not both";
+        if (o->count() > 0 && other->count() > 0)
+          return "give " + o->get_name() + " or " + other->get_name() + ", not both";
   if (dynamic_cast<const CLI::RequiredError*>(&error))
     for (const CLI::Option* o : options)
       if (o->get_required() && o->count() == 0)

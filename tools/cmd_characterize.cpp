@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <random>
 
-#include "engine/campaign.h"
-#include "io/case_file.h"
-#include "characterize/characterize.h"
-#include "plugins/plugin_loader.h"
 #include "campaign_output.h"
+#include "characterize/characterize.h"
 #include "characterize_output.h"
 #include "cli.h"
+#include "engine/campaign.h"
+#include "io/case_file.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::cli {
 namespace {
@@ -39,21 +39,27 @@ int characterize_command(CommandLine& cl) {
   cl.arguments("BACKEND", globs, "backends to characterize (names or shell globs; see accucheck list)", 1, SIZE_MAX,
                "characterize needs at least one BACKEND (a name or a glob; see accucheck list)");
   cl.plugins(plugins);
-  cl.repeatable_option("--n", "N", "probe sums of N terms, the initial value included, 2 to 65536 (default: 2 ... 4096 with the "
-                                   "boundaries of 8, 16, 32, 256, 1024)",
+  cl.repeatable_option("--n", "N",
+                       "probe sums of N terms, the initial value included, 2 to 65536 (default: 2 ... 4096 with the "
+                       "boundaries of 8, 16, 32, 256, 1024)",
                        [&](const std::string& text) { options.lengths.push_back(parse_count(text, "--n", 2, 65536)); });
-  cl.option("--workload", "KIND", "probe with dense, sparse or product workloads (default: dense when the backend runs them)",
+  cl.option("--workload", "KIND",
+            "probe with dense, sparse or product workloads (default: dense when the backend runs them)",
             [&](const std::string& text) { options.kind = parse_kind(text); });
   cl.output_file("--json", json_path, "write the characterization as JSON");
   cl.output_file("--html", html_path, "write the HTML report: the trees drawn, leaf depth against position");
   cl.option("--minutes", "M", "then a campaign of M minutes that judges the derived bounds, at the probed lengths",
             [&](const std::string& text) { minutes = parse_minutes(text); });
-  cl.count("--seed", seed, "S", "the seed of the random inputs and of the campaign, 0 to 2^64-1 (default: 1 for the probes, "
-                               "a random one for the campaign)");
-  cl.output_directory("--findings", findings_dir, "write witnesses and the campaign's findings here (default findings)");
-  cl.count("--values-per-call", options.values_per_call, "V", "batch probes into calls of at most V values (default 2^20)", 1);
+  cl.count("--seed", seed, "S",
+           "the seed of the random inputs and of the campaign, 0 to 2^64-1 (default: 1 for the probes, "
+           "a random one for the campaign)");
+  cl.output_directory("--findings", findings_dir,
+                      "write witnesses and the campaign's findings here (default findings)");
+  cl.count("--values-per-call", options.values_per_call, "V",
+           "batch probes into calls of at most V values (default 2^20)", 1);
   cl.count("--width", options.width, "W",
-           "probe in buffers of W elements (default 1025, within --values-per-call); one call still looks at 1025", 1, 65536);
+           "probe in buffers of W elements (default 1025, within --values-per-call); one call still looks at 1025", 1,
+           65536);
   cl.flag("--quiet", quiet, "no progress lines");
   if (!cl.parse()) return kExitOk;
   load_plugins(plugins);

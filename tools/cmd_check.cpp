@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <random>
 
-#include "engine/campaign.h"
-#include "io/case_file.h"
-#include "checking/families.h"
-#include "plugins/plugin_loader.h"
 #include "campaign_jobs.h"
 #include "campaign_output.h"
+#include "checking/families.h"
 #include "cli.h"
+#include "engine/campaign.h"
+#include "io/case_file.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::cli {
 namespace {
@@ -59,15 +59,18 @@ int check_command(CommandLine& cl) {
   std::optional<std::uint64_t> seed;
   BackendSources plugins;
   std::optional<std::string> json_path, junit_path, html_path;
-  cl.repeatable("--backend", options.backend_globs, "GLOB", "run the backends whose names match (default: every backend)");
+  cl.repeatable("--backend", options.backend_globs, "GLOB",
+                "run the backends whose names match (default: every backend)");
   cl.format("--format", options.format, "only the backends that store this format (f64, f32, f16, bf16)");
-  cl.repeatable_option("--family", "NAME", "only these generator families (default: all)", [&](const std::string& family) {
-    check_family(family);
-    options.families.push_back(family);
-  });
+  cl.repeatable_option("--family", "NAME", "only these generator families (default: all)",
+                       [&](const std::string& family) {
+                         check_family(family);
+                         options.families.push_back(family);
+                       });
   CLI::Option* minutes_option = cl.option("--minutes", "M", "run for M minutes, plugin time included (default 1)",
                                           [&](const std::string& text) { minutes = parse_minutes(text); });
-  cl.exclusive(minutes_option, cl.count("--cases", options.cases, "N", "run N cases per format x workload stream instead", 1));
+  cl.exclusive(minutes_option,
+               cl.count("--cases", options.cases, "N", "run N cases per format x workload stream instead", 1));
   cl.count("--seed", seed, "S", "the seed, 0 to 2^64-1 (default: a random one, printed)");
   cl.plugins(plugins);
   cl.output_directory("--findings", options.findings_dir, "write the minimized findings here (default findings)");
@@ -80,9 +83,10 @@ int check_command(CommandLine& cl) {
   cl.count("--max-wide-elements", options.limits.max_wide_elements, "N",
            "boundary shapes: at most N elements in a widened dense case (default 131072; 0: no widened cases)");
   cl.flag("--fail-fast", options.stop_at_first_violation, "stop after the case with the first violation");
-  cl.flag("--maximize", options.maximize,
-          "climb toward each backend's bound: mutate its worst case between generated cases; report when 0.9 and 0.99 of "
-          "the bound were reached, write the worst case to <findings>/worst/");
+  cl.flag(
+      "--maximize", options.maximize,
+      "climb toward each backend's bound: mutate its worst case between generated cases; report when 0.9 and 0.99 of "
+      "the bound were reached, write the worst case to <findings>/worst/");
   cl.flag("--quiet", options.quiet, "no progress line");
   std::optional<std::uint64_t> jobs;
   cl.count("--jobs", jobs, "N",
@@ -90,12 +94,14 @@ int check_command(CommandLine& cl) {
            "findings and table whatever N is (but with --maximize: each process climbs from its own cases)",
            1, 1024);
   Share shard, worker;
-  cl.option("--shard", "K/M", "run share K of M of the campaign (0 <= K < M; the same seed on M machines), merge the M "
+  cl.option("--shard", "K/M",
+            "run share K of M of the campaign (0 <= K < M; the same seed on M machines), merge the M "
             "--json results with `accucheck merge`",
             [&](const std::string& text) { shard = parse_share(text, "--shard"); });
   // check --jobs's workers (campaign_jobs.h): worker J of N writes its results to a file.
   std::optional<std::string> worker_results;
-  cl.internal(cl.option("--worker", "J/N", "", [&](const std::string& text) { worker = parse_share(text, "--worker"); }));
+  cl.internal(
+      cl.option("--worker", "J/N", "", [&](const std::string& text) { worker = parse_share(text, "--worker"); }));
   cl.internal(cl.text("--worker-results", worker_results, "FILE", ""));
   if (!cl.parse()) return kExitOk;
   const bool is_worker = worker_results.has_value();
@@ -146,7 +152,8 @@ int check_command(CommandLine& cl) {
   write_campaign_outputs(results, json_path, junit_path, html_path);
   if (results.violation_count() > 0) return kExitViolation;
   if (!complete) {
-    std::fprintf(stderr, "accucheck check: a worker ended without results (see the notes above): the campaign is incomplete\n");
+    std::fprintf(stderr,
+                 "accucheck check: a worker ended without results (see the notes above): the campaign is incomplete\n");
     return kExitUsage;
   }
   return kExitOk;

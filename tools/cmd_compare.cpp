@@ -8,19 +8,19 @@
 #include <cstdio>
 #include <map>
 
-#include "checking/judge.h"
 #include "checking/families.h"
-#include "numerics/hash.h"
+#include "checking/judge.h"
 #include "cli.h"
+#include "numerics/hash.h"
 
 namespace accucheck::cli {
 namespace {
 
 struct Reach {
-  double ratio = 0;          // max error/bound over elements whose bound is finite
-  bool vacuous = false;      // that element's bound was vacuous (>= A)
-  std::string family;        // the family (and order variant) that reached it
-  std::uint64_t cases = 0;   // cases of exactly n addends that were judged
+  double ratio = 0;         // max error/bound over elements whose bound is finite
+  bool vacuous = false;     // that element's bound was vacuous (>= A)
+  std::string family;       // the family (and order variant) that reached it
+  std::uint64_t cases = 0;  // cases of exactly n addends that were judged
   std::uint64_t violations = 0;
 };
 
@@ -52,7 +52,8 @@ Reach reach(const Backend& b, std::size_t n, const std::vector<const Family*>& f
 
 std::string cell(const Reach& r) {
   char text[160];
-  std::snprintf(text, sizeof text, "%.4f%s (%s)", r.ratio, r.vacuous ? " vacuous" : "", r.family.empty() ? "-" : r.family.c_str());
+  std::snprintf(text, sizeof text, "%.4f%s (%s)", r.ratio, r.vacuous ? " vacuous" : "",
+                r.family.empty() ? "-" : r.family.c_str());
   return text;
 }
 
@@ -63,7 +64,8 @@ int compare_command(CommandLine& cl) {
   BackendSources plugins;
   std::vector<std::size_t> lengths;
   std::uint64_t cases = 200, seed = 1;
-  cl.repeatable("--backend", globs, "GLOB", "the backends that run dense workloads among those matching (default naive_f32, naive_bf16)");
+  cl.repeatable("--backend", globs, "GLOB",
+                "the backends that run dense workloads among those matching (default naive_f32, naive_bf16)");
   cl.repeatable_option("--n", "N", "cases of exactly N addends, 2 to 10^7 (default 100 and 10000)",
                        [&](const std::string& text) { lengths.push_back(parse_count(text, "--n", 2, 10000000)); });
   cl.count("--cases", cases, "N", "cases per cell (default 200)", 1);
@@ -79,7 +81,8 @@ int compare_command(CommandLine& cl) {
     const auto matched = Registry::global().match(glob);
     if (matched.empty()) throw UsageError("--backend '" + glob + "' matches no backend (see accucheck list)");
     for (const Backend* b : matched)
-      if (b->supports(WorkloadKind::dense) && std::find(backends.begin(), backends.end(), b) == backends.end()) backends.push_back(b);
+      if (b->supports(WorkloadKind::dense) && std::find(backends.begin(), backends.end(), b) == backends.end())
+        backends.push_back(b);
   }
   if (backends.empty()) throw UsageError("no selected backend runs dense workloads");
   const std::vector<const Family*> adversarial = families_of(WorkloadKind::dense);
@@ -94,14 +97,17 @@ int compare_command(CommandLine& cl) {
       const Reach a = reach(*b, n, adversarial, cases, seed);
       const Reach u = reach(*b, n, uniform, cases, seed);
       violations += a.violations + u.violations;
-      std::printf("%-22s %-24s %7zu  %-44s %s\n", b->name.c_str(), b->bound_text().c_str(), n, cell(a).c_str(), cell(u).c_str());
+      std::printf("%-22s %-24s %7zu  %-44s %s\n", b->name.c_str(), b->bound_text().c_str(), n, cell(a).c_str(),
+                  cell(u).c_str());
       std::fflush(stdout);
     }
-  std::printf("\n\"vacuous\": the bound is at least A there (no accuracy promised), so the ratio says little.\n"
-              "Cases to detect each planted bug (adversarial vs uniform) are printed by the property suite:\n"
-              "  ctest -L property -R MutantDetected --output-on-failure -V | grep DETECTION\n");
-  if (violations) std::printf("%llu case(s) violated a stated bound: run accucheck check on these backends\n",
-                              static_cast<unsigned long long>(violations));
+  std::printf(
+      "\n\"vacuous\": the bound is at least A there (no accuracy promised), so the ratio says little.\n"
+      "Cases to detect each planted bug (adversarial vs uniform) are printed by the property suite:\n"
+      "  ctest -L property -R MutantDetected --output-on-failure -V | grep DETECTION\n");
+  if (violations)
+    std::printf("%llu case(s) violated a stated bound: run accucheck check on these backends\n",
+                static_cast<unsigned long long>(violations));
   return violations ? kExitViolation : kExitOk;
 }
 

@@ -9,10 +9,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "numerics/exact.h"
-#include "io/json.h"
-#include "numerics/number_parse.h"
 #include "cli.h"
+#include "io/json.h"
+#include "numerics/exact.h"
+#include "numerics/number_parse.h"
 
 namespace accucheck::cli {
 namespace {
@@ -89,12 +89,13 @@ int exact_command(CommandLine& cl) {
         .field("special", name(exact.special))
         .field("sum_hex", hex_float(rounded))
         .field("sum_decimal", shortest_decimal(rounded, *f))
-        .field("sum_bits", [&] {
-          char bits[24];
-          std::snprintf(bits, sizeof bits, "0x%0*llx", traits(*f).storage_bits / 4,
-                        static_cast<unsigned long long>(encode(rounded, *f)));
-          return std::string(bits);
-        }())
+        .field("sum_bits",
+               [&] {
+                 char bits[24];
+                 std::snprintf(bits, sizeof bits, "0x%0*llx", traits(*f).storage_bits / 4,
+                               static_cast<unsigned long long>(encode(rounded, *f)));
+                 return std::string(bits);
+               }())
         .field("exact", exact_text)
         .field("exact_nearest_f64", finite ? nearest_double(exact.sum) : rounded)
         .field("abs_sum_hex", abs_text)

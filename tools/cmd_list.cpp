@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "checking/backend.h"
-#include "io/json.h"
 #include "cli.h"
+#include "io/json.h"
 
 namespace accucheck::cli {
 
@@ -38,13 +38,15 @@ int list_command(CommandLine& cl) {
   }
   BackendColumns width;
   for (const auto& b : backends) width.fit(b);
-  std::printf("%-*s %-6s %-7s %-5s %-*s %s\n", width.name, "backend", "device", "storage", "acc", width.bound, "stated bound",
-              "determinism");
+  std::printf("%-*s %-6s %-7s %-5s %-*s %s\n", width.name, "backend", "device", "storage", "acc", width.bound,
+              "stated bound", "determinism");
   for (const auto& b : backends) {
-    std::printf("%-*s %-6s %-7s %-5s %-*s %s%s%s\n", width.name, b.name.c_str(), std::string(name(b.device)).c_str(),
-                std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(), width.bound,
-                b.bound_text().c_str(), std::string(name(b.determinism)).c_str(),
-                b.origin == "builtin" ? "" : ("  [" + std::string(origin_kind(b.origin)) + " " + b.origin + "]").c_str(), b.accepts_strides ? " [strides]" : "");
+    std::printf(
+        "%-*s %-6s %-7s %-5s %-*s %s%s%s\n", width.name, b.name.c_str(), std::string(name(b.device)).c_str(),
+        std::string(name(b.storage)).c_str(), std::string(name(b.accumulation)).c_str(), width.bound,
+        b.bound_text().c_str(), std::string(name(b.determinism)).c_str(),
+        b.origin == "builtin" ? "" : ("  [" + std::string(origin_kind(b.origin)) + " " + b.origin + "]").c_str(),
+        b.accepts_strides ? " [strides]" : "");
   }
   std::printf("%zu backends\n", backends.size());
   return kExitOk;

@@ -3,10 +3,10 @@
 // the table of one process that ran every case, and its --json, --junit and --html outputs.
 #include <cstdio>
 
-#include "io/case_file.h"
-#include "io/results.h"
 #include "campaign_output.h"
 #include "cli.h"
+#include "io/case_file.h"
+#include "io/results.h"
 
 namespace accucheck::cli {
 

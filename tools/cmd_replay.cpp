@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <functional>
 
-#include "io/case_file.h"
 #include "checking/judge.h"
-#include "engine/findings.h"
-#include "io/json.h"
-#include "io/memory.h"
 #include "checking/properties.h"
 #include "cli.h"
+#include "engine/findings.h"
+#include "io/case_file.h"
+#include "io/json.h"
+#include "io/memory.h"
 
 namespace accucheck::cli {
 
@@ -39,16 +39,20 @@ std::vector<const Backend*> backends_for_case(const std::vector<std::string>& gl
     }
     if (others > 4) other_formats += ", ...";
     if (chosen.empty())
-      throw UsageError(source + ": the case's format is " + format_text + ", and --backend selects only backends of other storage formats: " +
-                       other_formats + " (a backend runs workloads of its own storage format)");
+      throw UsageError(source + ": the case's format is " + format_text +
+                       ", and --backend selects only backends of other storage formats: " + other_formats +
+                       " (a backend runs workloads of its own storage format)");
     return chosen;
   }
   if (!named.empty()) {
     const Backend* b = registry.find(named);
-    if (!b) throw UsageError("the case names backend '" + named + "', which is not registered (see accucheck list; load its plugin with --plugin)");
+    if (!b)
+      throw UsageError("the case names backend '" + named +
+                       "', which is not registered (see accucheck list; load its plugin with --plugin)");
     if (b->storage != storage)
-      throw UsageError(source + ": backend: '" + named + "' stores " + std::string(name(b->storage)) + ", but the case's format is " +
-                       format_text + " (a backend runs workloads of its own storage format; --backend GLOB picks " + format_text +
+      throw UsageError(source + ": backend: '" + named + "' stores " + std::string(name(b->storage)) +
+                       ", but the case's format is " + format_text +
+                       " (a backend runs workloads of its own storage format; --backend GLOB picks " + format_text +
                        " backends)");
     return {b};
   }
@@ -61,8 +65,8 @@ std::vector<const Backend*> backends_for_case(const std::vector<std::string>& gl
 constexpr std::size_t kShownElements = 20;
 
 void print_table_header(std::FILE* out) {
-  std::fprintf(out, "  %7s %-24s %-24s %-24s %-11s %-11s %-10s %6s %-10s %s\n", "element", "exact", "computed", "RNE(S)", "error",
-               "bound", "err/bound", "ulps", "kappa", "verdict");
+  std::fprintf(out, "  %7s %-24s %-24s %-24s %-11s %-11s %-10s %6s %-10s %s\n", "element", "exact", "computed",
+               "RNE(S)", "error", "bound", "err/bound", "ulps", "kappa", "verdict");
 }
 
 // One row; when the `exact` double is not S itself it ends in `~` and S follows exactly on a line of its own.
@@ -70,9 +74,10 @@ void print_element_row(const JudgedElement& e, std::FILE* out) {
   const ElementVerdict& v = e.verdict;
   char exact[40];
   std::snprintf(exact, sizeof exact, "%.17g%s", v.exact, v.exact_is_rounded ? "~" : "");
-  std::fprintf(out, "  %7zu %-24s %-24.17g %-24.17g %-11.4g %-11.4g %-10.4g %6lld %-10.4g %s%s\n", e.index, exact, v.computed,
-               v.correctly_rounded, v.error, v.bound, v.ratio, static_cast<long long>(v.ulps), v.kappa,
-               std::string(name(v.verdict)).c_str(), v.vacuous && v.verdict != Verdict::bound_vacuous ? " (vacuous)" : "");
+  std::fprintf(out, "  %7zu %-24s %-24.17g %-24.17g %-11.4g %-11.4g %-10.4g %6lld %-10.4g %s%s\n", e.index, exact,
+               v.computed, v.correctly_rounded, v.error, v.bound, v.ratio, static_cast<long long>(v.ulps), v.kappa,
+               std::string(name(v.verdict)).c_str(),
+               v.vacuous && v.verdict != Verdict::bound_vacuous ? " (vacuous)" : "");
   if (v.exact_is_rounded) std::fprintf(out, "  %7s ~ S = %s exactly\n", "", e.exact_hex.c_str());
 }
 
@@ -80,18 +85,29 @@ std::string verdict_counts_text(const OutcomeSummary& summary) {
   std::string text;
   for (std::size_t v = 0; v < kVerdictCount; ++v)
     if (summary.counts[v])
-      text += (text.empty() ? "" : ", ") + std::string(name(static_cast<Verdict>(v))) + " " + std::to_string(summary.counts[v]);
+      text += (text.empty() ? "" : ", ") + std::string(name(static_cast<Verdict>(v))) + " " +
+              std::to_string(summary.counts[v]);
   return text;
 }
 
 void write_element_json(JsonWriter& out, const JudgedElement& e) {
   const ElementVerdict& v = e.verdict;
-  out.begin_object().field("element", static_cast<std::uint64_t>(e.index)).field("verdict", name(v.verdict))
-      .field("exact", v.exact).field("exact_is_rounded", v.exact_is_rounded);
+  out.begin_object()
+      .field("element", static_cast<std::uint64_t>(e.index))
+      .field("verdict", name(v.verdict))
+      .field("exact", v.exact)
+      .field("exact_is_rounded", v.exact_is_rounded);
   if (!e.exact_hex.empty()) out.field("exact_hex", e.exact_hex);
-  out.field("computed", v.computed).field("correctly_rounded", v.correctly_rounded).field("error", v.error)
-      .field("bound", v.bound).field("ratio", v.ratio).field("ulps", v.ulps).field("kappa", v.kappa).field("vacuous", v.vacuous)
-      .field("precondition_met", v.precondition_met).end_object();
+  out.field("computed", v.computed)
+      .field("correctly_rounded", v.correctly_rounded)
+      .field("error", v.error)
+      .field("bound", v.bound)
+      .field("ratio", v.ratio)
+      .field("ulps", v.ulps)
+      .field("kappa", v.kappa)
+      .field("vacuous", v.vacuous)
+      .field("precondition_met", v.precondition_met)
+      .end_object();
 }
 
 // What replaying needs beyond the workload itself: a copy of it (the permuted, scaled and
@@ -108,19 +124,21 @@ int replay_command(CommandLine& cl) {
   BackendSources plugins;
   bool json = false, show_all = false;
   cl.arguments("CASE", files, "the case file (docs/case-format.md)", 1, 1, "replay takes one CASE file");
-  cl.repeatable("--backend", globs, "GLOB",
-                "run the backends of the case's format whose names match (default: the case's backend, else all of its format)");
+  cl.repeatable(
+      "--backend", globs, "GLOB",
+      "run the backends of the case's format whose names match (default: the case's backend, else all of its format)");
   cl.plugins(plugins);
   cl.flag("--json", json, "print the verdicts as JSON");
   cl.flag("--all", show_all, "every element (default: a buffer of more than 20 shows its 20 most severe)");
   std::optional<BoundExpr> bound_override;
-  cl.option("--bound", "EXPR",
-            "judge against this bound instead of each backend's stated one (a bound `characterize` derived; docs/bounds.md)",
-            [&](const std::string& text) {
-              std::string error;
-              bound_override = parse_bound(text, &error);
-              if (!bound_override) throw UsageError("--bound: " + error);
-            });
+  cl.option(
+      "--bound", "EXPR",
+      "judge against this bound instead of each backend's stated one (a bound `characterize` derived; docs/bounds.md)",
+      [&](const std::string& text) {
+        std::string error;
+        bound_override = parse_bound(text, &error);
+        if (!bound_override) throw UsageError("--bound: " + error);
+      });
   if (!cl.parse()) return kExitOk;
   load_plugins(plugins);
   CaseFile c;
@@ -140,7 +158,8 @@ int replay_command(CommandLine& cl) {
     return true;
   });
   if (backends.empty())
-    throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " + std::string(name(format)) + why_none);
+    throw UsageError("no selected backend runs " + std::string(name(kind_of(w))) + " workloads in " +
+                     std::string(name(format)) + why_none);
   std::vector<Backend> restated;  // --bound: copies stating it (kept alive for the pointers below)
   if (bound_override) {
     restated.reserve(backends.size());
@@ -156,17 +175,21 @@ int replay_command(CommandLine& cl) {
   const bool every_element = show_all || elements <= kShownElements;
   bool failed = false;
   JsonWriter out;
-  out.begin_object().field("case", files[0]).field("workload", name(kind_of(w))).field("format", name(format))
-      .field("elements", elements).field("max_terms", max_terms(w));
+  out.begin_object()
+      .field("case", files[0])
+      .field("workload", name(kind_of(w)))
+      .field("format", name(format))
+      .field("elements", elements)
+      .field("max_terms", max_terms(w));
   out.key("backends").begin_array();
-  if (!json)
-    std::printf("case %s: %s\n\n", files[0].c_str(), describe_shape(w).c_str());
+  if (!json) std::printf("case %s: %s\n\n", files[0].c_str(), describe_shape(w).c_str());
   for (const Backend* b : backends) {
     if (json) {
       out.begin_object().field("backend", b->name).field("bound", b->bound_text());
       out.key("elements").begin_array();
     } else {
-      std::printf("%s  (stated bound %s, %s)\n", b->name.c_str(), b->bound_text().c_str(), std::string(name(b->determinism)).c_str());
+      std::printf("%s  (stated bound %s, %s)\n", b->name.c_str(), b->bound_text().c_str(),
+                  std::string(name(b->determinism)).c_str());
     }
     // Every element as it is judged (a small buffer, or --all), else the most severe ones.
     std::function<void(const JudgedElement&)> each;
@@ -202,14 +225,20 @@ int replay_command(CommandLine& cl) {
       for (std::size_t v = 0; v < kVerdictCount; ++v)
         if (summary.counts[v]) out.field(name(static_cast<Verdict>(v)), summary.counts[v]);
       out.end_object();
-      const Verdict worst = outcome.violated() || property_failures.empty() ? outcome.worst : property_failures.front().verdict;
+      const Verdict worst =
+          outcome.violated() || property_failures.empty() ? outcome.worst : property_failures.front().verdict;
       out.field("worst", name(worst)).field("failure", outcome.failure);
       out.key("properties").begin_array();
       for (const auto& f : property_failures)
-        out.begin_object().field("property", name(f.property)).field("label", f.label).field("detail", f.detail).end_object();
+        out.begin_object()
+            .field("property", name(f.property))
+            .field("label", f.label)
+            .field("detail", f.detail)
+            .end_object();
       out.end_array().end_object();
     } else {
-      if (!outcome.failure.empty()) std::printf("  backend failed: %s\n", outcome.failure.c_str());
+      if (!outcome.failure.empty())
+        std::printf("  backend failed: %s\n", outcome.failure.c_str());
       else if (!every_element)
         std::printf("  %zu elements: %s; the %zu most severe shown (--all shows every element)\n", elements,
                     verdict_counts_text(summary).c_str(), summary.most_severe.size());

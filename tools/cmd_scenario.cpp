@@ -29,7 +29,8 @@ int scenario_command(CommandLine& cl) {
   if (!cl.parse()) return kExitOk;
   if (list) {
     if (!names.empty() || dump_dir) throw UsageError("--list takes no scenario name and no --dump");
-    for (const auto& s : scenarios::all()) std::printf("%-24s %s\n", std::string(s.name).c_str(), std::string(s.summary).c_str());
+    for (const auto& s : scenarios::all())
+      std::printf("%-24s %s\n", std::string(s.name).c_str(), std::string(s.summary).c_str());
     return kExitOk;
   }
   if (names.size() != 1) throw UsageError(give_one);

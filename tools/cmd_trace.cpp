@@ -18,12 +18,12 @@
 #include <memory>
 #include <set>
 
-#include "numerics/hash.h"
-#include "io/memory.h"
-#include "io/npy.h"
-#include "plugins/plugin_loader.h"
 #include "campaign_output.h"
 #include "cli.h"
+#include "io/memory.h"
+#include "io/npy.h"
+#include "numerics/hash.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::cli {
 namespace {
@@ -59,22 +59,26 @@ struct BitPatterns {
 // The values of a float array in the trace's format: the file's own, or rounded to --as. FP8
 // values are the addends of a buffer of --as (f32 unless said): every FP8 value is one of
 // each buffer format, so nothing is rounded.
-std::vector<double> float_values(const NpyArray& a, const BitPatterns& bits, const std::optional<Format>& as, Format& format) {
+std::vector<double> float_values(const NpyArray& a, const BitPatterns& bits, const std::optional<Format>& as,
+                                 Format& format) {
   if (bits.bf16 && a.dtype != NpyDtype::u16)
     throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
                      "': --bf16 reads uint16 arrays ('<u2') as bfloat16 bit patterns, and this array is not one");
   if (bits.fp8 && a.dtype != NpyDtype::u8)
-    throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) + "': --fp8 reads uint8 arrays ('|u1') as " +
-                     std::string(name(*bits.fp8)) + " bit patterns, and this array is not one");
+    throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
+                     "': --fp8 reads uint8 arrays ('|u1') as " + std::string(name(*bits.fp8)) +
+                     " bit patterns, and this array is not one");
   const auto f = a.float_format(bits.bf16, bits.fp8);
   if (!f) {
     if (a.dtype == NpyDtype::u16)
       throw UsageError(a.source + ": dtype '<u2' (uint16): if these are bfloat16 bit patterns, pass --bf16");
     if (a.dtype == NpyDtype::u8)
-      throw UsageError(a.source + ": dtype '|u1' (uint8): if these are FP8 bit patterns, pass --fp8 e4m3 or --fp8 e5m2");
-    throw UsageError(a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
-                     "' is an integer type; a gradient trace is float64, float32, float16, bfloat16 (as uint16 with --bf16) "
-                     "or FP8 (as uint8 with --fp8)");
+      throw UsageError(a.source +
+                       ": dtype '|u1' (uint8): if these are FP8 bit patterns, pass --fp8 e4m3 or --fp8 e5m2");
+    throw UsageError(
+        a.source + ": dtype '" + std::string(npy_descr(a.dtype)) +
+        "' is an integer type; a gradient trace is float64, float32, float16, bfloat16 (as uint16 with --bf16) "
+        "or FP8 (as uint8 with --fp8)");
   }
   std::vector<double> values = a.floats(bits.bf16, bits.fp8);
   format = *f;
@@ -88,15 +92,18 @@ std::vector<double> float_values(const NpyArray& a, const BitPatterns& bits, con
     std::size_t beyond = 0, first = 0;
     for (std::size_t i = 0; i < values.size(); ++i) {
       const double rounded = round_to_format(values[i], *as);
-      if (std::isinf(rounded) && std::isfinite(values[i]) && beyond++ == 0) first = i;
-      else values[i] = rounded;
+      if (std::isinf(rounded) && std::isfinite(values[i]) && beyond++ == 0)
+        first = i;
+      else
+        values[i] = rounded;
     }
     if (beyond) {
       char numbers[160];
       std::snprintf(numbers, sizeof numbers, "largest finite %.17g; --as would make them infinite): the first is %.17g",
                     largest_finite(*as), values[first]);
-      throw UsageError(a.source + ": " + std::to_string(beyond) + " of " + std::to_string(values.size()) + " values do not fit in " +
-                       std::string(name(*as)) + " (" + numbers + " at index " + npy_index_text(a.shape, first));
+      throw UsageError(a.source + ": " + std::to_string(beyond) + " of " + std::to_string(values.size()) +
+                       " values do not fit in " + std::string(name(*as)) + " (" + numbers + " at index " +
+                       npy_index_text(a.shape, first));
     }
     format = *as;
   }
@@ -112,9 +119,11 @@ struct Trace {
   std::function<Workload(std::size_t)> make_case;  // case c, 0 <= c < cases
 };
 
-Trace dense_trace(const std::string& path, const BitPatterns& bits, const std::optional<Format>& as, std::size_t chunk) {
+Trace dense_trace(const std::string& path, const BitPatterns& bits, const std::optional<Format>& as,
+                  std::size_t chunk) {
   const NpyArray a = read(path);
-  if (a.shape.empty()) throw UsageError(path + ": shape () is a scalar; a trace has shape (T, ...) with T accumulation steps");
+  if (a.shape.empty())
+    throw UsageError(path + ": shape () is a scalar; a trace has shape (T, ...) with T accumulation steps");
   const std::size_t steps = a.shape[0];
   std::size_t elements = 1;
   for (std::size_t i = 1; i < a.shape.size(); ++i) elements *= a.shape[i];
@@ -127,8 +136,8 @@ Trace dense_trace(const std::string& path, const BitPatterns& bits, const std::o
   Trace t;
   t.label = "trace:" + std::filesystem::path(path).filename().string();
   t.cases = (elements + chunk - 1) / chunk;
-  t.description = path + ": " + (input_format ? std::string(name(*input_format)) + " into " : "") + std::string(name(format)) + ", " +
-                  std::to_string(steps) + " steps x " + std::to_string(elements) +
+  t.description = path + ": " + (input_format ? std::string(name(*input_format)) + " into " : "") +
+                  std::string(name(format)) + ", " + std::to_string(steps) + " steps x " + std::to_string(elements) +
                   " elements (shape " + a.shape_text() + "), " + std::to_string(t.cases) + " case(s)";
   t.make_case = [values, format, input_format, label = t.label, elements, steps, chunk](std::size_t c) -> Workload {
     const std::size_t begin = c * chunk, end = std::min(elements, begin + chunk);
@@ -147,12 +156,13 @@ Trace dense_trace(const std::string& path, const BitPatterns& bits, const std::o
   return t;
 }
 
-Trace sparse_trace(const std::string& indices_path, const std::string& rows_path, const BitPatterns& bits, const std::optional<Format>& as,
-                   const std::optional<std::uint64_t>& vocab, std::size_t chunk) {
+Trace sparse_trace(const std::string& indices_path, const std::string& rows_path, const BitPatterns& bits,
+                   const std::optional<Format>& as, const std::optional<std::uint64_t>& vocab, std::size_t chunk) {
   const NpyArray ia = read(indices_path);
   const NpyArray ra = read(rows_path);
   if (ia.dtype != NpyDtype::i32 && ia.dtype != NpyDtype::i64)
-    throw UsageError(indices_path + ": dtype '" + std::string(npy_descr(ia.dtype)) + "': indices must be int32 or int64");
+    throw UsageError(indices_path + ": dtype '" + std::string(npy_descr(ia.dtype)) +
+                     "': indices must be int32 or int64");
   std::size_t steps, per_step;
   if (ia.shape.size() == 2) {
     steps = ia.shape[0];
@@ -166,10 +176,10 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   const std::size_t pairs = steps * per_step;
   if (pairs == 0) throw UsageError(indices_path + ": shape " + ia.shape_text() + " holds no indices");
   std::size_t dim;
-  const std::string expected = ia.shape.size() == 2 ? "(" + std::to_string(steps) + ", " + std::to_string(per_step) + ", dim) or (" +
-                                                          std::to_string(pairs) + ", dim)"
-                                                    : "(" + std::to_string(pairs) + ", dim) or (T, B, dim) with T*B = " +
-                                                          std::to_string(pairs);
+  const std::string expected =
+      ia.shape.size() == 2 ? "(" + std::to_string(steps) + ", " + std::to_string(per_step) + ", dim) or (" +
+                                 std::to_string(pairs) + ", dim)"
+                           : "(" + std::to_string(pairs) + ", dim) or (T, B, dim) with T*B = " + std::to_string(pairs);
   if (ra.shape.size() == 3 && ia.shape.size() == 2 && ra.shape[0] == steps && ra.shape[1] == per_step) {
     dim = ra.shape[2];
   } else if (ra.shape.size() == 3 && ia.shape.size() == 1 && ra.shape[0] * ra.shape[1] == pairs && ra.shape[0] > 0) {
@@ -179,13 +189,14 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   } else if (ra.shape.size() == 2 && ra.shape[0] == pairs) {
     dim = ra.shape[1];
   } else {
-    throw UsageError(rows_path + ": shape " + ra.shape_text() + " does not match the indices " + ia.shape_text() + " of " +
-                     indices_path + ": expected " + expected);
+    throw UsageError(rows_path + ": shape " + ra.shape_text() + " does not match the indices " + ia.shape_text() +
+                     " of " + indices_path + ": expected " + expected);
   }
   if (dim == 0) throw UsageError(rows_path + ": shape " + ra.shape_text() + ": dim is 0");
   // The values as doubles, the indices as int64 and then as rows, and the pairs grouped by case.
-  check_trace_memory(rows_path, ia.data.size() + ra.data.size() + sizeof(double) * ra.count() +
-                                    (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs,
+  check_trace_memory(rows_path,
+                     ia.data.size() + ra.data.size() + sizeof(double) * ra.count() +
+                         (sizeof(std::int64_t) + 2 * sizeof(std::uint32_t)) * pairs,
                      chunk);
   Format format;
   std::vector<double> values = float_values(ra, bits, as, format);
@@ -193,12 +204,14 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   std::int64_t largest = 0;
   for (std::size_t p = 0; p < index.size(); ++p) {
     if (index[p] < 0)
-      throw UsageError(indices_path + ": index " + std::to_string(index[p]) + " at position " + std::to_string(p) + " is negative");
+      throw UsageError(indices_path + ": index " + std::to_string(index[p]) + " at position " + std::to_string(p) +
+                       " is negative");
     largest = std::max(largest, index[p]);
   }
   const std::uint64_t rows = vocab ? *vocab : static_cast<std::uint64_t>(largest) + 1;
   if (static_cast<std::uint64_t>(largest) >= rows)
-    throw UsageError(indices_path + ": index " + std::to_string(largest) + " is outside the table of --vocab " + std::to_string(rows) + " rows");
+    throw UsageError(indices_path + ": index " + std::to_string(largest) + " is outside the table of --vocab " +
+                     std::to_string(rows) + " rows");
   if (rows > 0xffffffffULL || rows * dim > kMaxTableValues)
     throw UsageError(indices_path + ": a table of " + std::to_string(rows) + " rows x " + std::to_string(dim) +
                      " is too large (at most " + std::to_string(kMaxTableValues) + " values)");
@@ -209,9 +222,9 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   // memory for one case at a time (an element's exact sum and verdict take about 700 bytes).
   struct Layout {
     std::size_t rows, dim, steps, per_step, cols_per_case, col_pieces, rows_per_case;
-    std::vector<std::uint32_t> row;          // pair p's row
-    std::vector<double> values;              // pair p's vector at p * dim
-    std::vector<std::size_t> block_start;    // row block b's pairs: pairs_by_block[block_start[b] .. block_start[b+1])
+    std::vector<std::uint32_t> row;        // pair p's row
+    std::vector<double> values;            // pair p's vector at p * dim
+    std::vector<std::size_t> block_start;  // row block b's pairs: pairs_by_block[block_start[b] .. block_start[b+1])
     std::vector<std::uint32_t> pairs_by_block;
   };
   auto layout = std::make_shared<Layout>();
@@ -237,15 +250,16 @@ Trace sparse_trace(const std::string& indices_path, const std::string& rows_path
   for (std::size_t b = 0; b < blocks; ++b) l.block_start[b + 1] += l.block_start[b];
   l.pairs_by_block.resize(pairs);
   std::vector<std::size_t> next(l.block_start.begin(), l.block_start.end() - 1);
-  for (std::size_t p = 0; p < pairs; ++p) l.pairs_by_block[next[l.row[p] / l.rows_per_case]++] = static_cast<std::uint32_t>(p);
+  for (std::size_t p = 0; p < pairs; ++p)
+    l.pairs_by_block[next[l.row[p] / l.rows_per_case]++] = static_cast<std::uint32_t>(p);
   l.values = std::move(values);
   Trace t;
   t.label = "trace:" + std::filesystem::path(rows_path).filename().string();
   t.cases = blocks * l.col_pieces;
   t.description = indices_path + " + " + rows_path + ": " + (bits.fp8 ? std::string(name(*bits.fp8)) + " into " : "") +
-                  std::string(name(format)) + " embedding gradient, " +
-                  std::to_string(steps) + " step(s), " + std::to_string(pairs) + " pairs into " + std::to_string(rows) +
-                  " rows (" + std::to_string(touched_rows) + " touched) x dim " + std::to_string(dim) + ", " +
+                  std::string(name(format)) + " embedding gradient, " + std::to_string(steps) + " step(s), " +
+                  std::to_string(pairs) + " pairs into " + std::to_string(rows) + " rows (" +
+                  std::to_string(touched_rows) + " touched) x dim " + std::to_string(dim) + ", " +
                   std::to_string(t.cases) + " case(s)";
   t.make_case = [layout, format, input_format = bits.fp8, label = t.label](std::size_t c) -> Workload {
     const Layout& l = *layout;
@@ -290,9 +304,12 @@ int trace_command(CommandLine& cl) {
   cl.text("--rows", rows, "ROWS.npy", "an embedding trace's gradient rows, with --indices");
   cl.count("--vocab", vocab, "V", "the rows of the embedding table (default: the largest index + 1)", 1);
   cl.flag("--bf16", bits.bf16, "the uint16 arrays hold bfloat16 bit patterns");
-  cl.format("--fp8", fp8, "the uint8 arrays hold FP8 bit patterns of this format (e4m3, e5m2), accumulated into --as (default f32)", true);
+  cl.format("--fp8", fp8,
+            "the uint8 arrays hold FP8 bit patterns of this format (e4m3, e5m2), accumulated into --as (default f32)",
+            true);
   cl.format("--as", as, "round every value (RNE) to this format first; with --fp8, the buffer's format");
-  cl.repeatable("--backend", options.backend_globs, "GLOB", "run the backends whose names match (default: every backend)");
+  cl.repeatable("--backend", options.backend_globs, "GLOB",
+                "run the backends whose names match (default: every backend)");
   cl.plugins(plugins);
   cl.count("--chunk", chunk_given, "N", "split a dense trace into cases of N elements (default 4096)", 1);
   cl.output_directory("--findings", options.findings_dir, "write the findings here (default findings)");
@@ -302,12 +319,18 @@ int trace_command(CommandLine& cl) {
   cl.flag("--quiet", options.quiet, "no progress lines");
   if (!cl.parse()) return kExitOk;
   const std::size_t chunk = chunk_given.value_or(4096);
-  if (indices.has_value() != rows.has_value()) throw UsageError("an embedding trace needs both --indices IDX.npy and --rows ROWS.npy");
-  if (files.empty() && !indices) throw UsageError("trace needs FILE.npy (shape (T, ...)) or --indices IDX.npy --rows ROWS.npy");
+  if (indices.has_value() != rows.has_value())
+    throw UsageError("an embedding trace needs both --indices IDX.npy and --rows ROWS.npy");
+  if (files.empty() && !indices)
+    throw UsageError("trace needs FILE.npy (shape (T, ...)) or --indices IDX.npy --rows ROWS.npy");
   // Options that would change nothing are refused rather than ignored.
-  if (vocab && !indices) throw UsageError("--vocab sizes an embedding trace's table: it needs --indices IDX.npy --rows ROWS.npy");
-  if (chunk_given && files.empty()) throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
-  if (fp8 && !is_fp8(*fp8)) throw UsageError("--fp8: '" + std::string(name(*fp8)) + "' is not an FP8 format (e4m3, e5m2); --as F rounds to " + std::string(name(*fp8)));
+  if (vocab && !indices)
+    throw UsageError("--vocab sizes an embedding trace's table: it needs --indices IDX.npy --rows ROWS.npy");
+  if (chunk_given && files.empty())
+    throw UsageError("--chunk splits dense traces (FILE.npy) into cases, and none is given");
+  if (fp8 && !is_fp8(*fp8))
+    throw UsageError("--fp8: '" + std::string(name(*fp8)) + "' is not an FP8 format (e4m3, e5m2); --as F rounds to " +
+                     std::string(name(*fp8)));
   if (fp8 && bits.bf16) throw UsageError("--fp8 and --bf16 each say how every array's bits are read: give one");
   bits.fp8 = fp8;
   load_plugins(plugins);
@@ -339,8 +362,10 @@ int trace_command(CommandLine& cl) {
   });
   if (campaign.empty()) {
     std::string what;
-    for (const auto& [f, k] : needed) what += (what.empty() ? "" : ", ") + std::string(name(k)) + " " + std::string(name(f));
-    throw UsageError("no selected backend runs " + what + " workloads (see accucheck list; --as F rounds a trace to another format)");
+    for (const auto& [f, k] : needed)
+      what += (what.empty() ? "" : ", ") + std::string(name(k)) + " " + std::string(name(f));
+    throw UsageError("no selected backend runs " + what +
+                     " workloads (see accucheck list; --as F rounds a trace to another format)");
   }
 
   const auto start = std::chrono::steady_clock::now();

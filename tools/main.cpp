@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fp_environment.h"
 #include "cli.h"
+#include "numerics/fp_environment.h"
 
 namespace {
 
@@ -37,7 +37,8 @@ void usage(std::FILE* out) {
   std::fprintf(out, "usage: accucheck <command> [options]\n\ncommands:\n");
   for (const auto& s : kSubcommands) std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
   std::fprintf(out, "\n'accucheck <command> --help' shows the options of a command.\n");
-  std::fprintf(out, "exit status: 0 ok, 1 a bound was violated, 2 usage or input error (or accucheck could not finish)\n");
+  std::fprintf(out,
+               "exit status: 0 ok, 1 a bound was violated, 2 usage or input error (or accucheck could not finish)\n");
   std::fprintf(out, "plugins: --plugin LIB.so or ACCUCHECK_PLUGINS=A.so:B.so (see docs/plugins.md)\n");
 }
 
@@ -46,10 +47,11 @@ void usage(std::FILE* out) {
 int main(int argc, char** argv) {
   // Every bound and the exact parser assume IEEE's default environment; a process started
   // without it (an LD_PRELOADed -ffast-math library, say) would judge wrongly, so it stops here.
-  if (const std::string change = accucheck::describe_fp_change(accucheck::default_fp_environment(),
-                                                               accucheck::current_fp_environment());
+  if (const std::string change =
+          accucheck::describe_fp_change(accucheck::default_fp_environment(), accucheck::current_fp_environment());
       !change.empty()) {
-    std::fprintf(stderr, "accucheck: the floating-point environment is not IEEE's default (%s): results would be wrong\n",
+    std::fprintf(stderr,
+                 "accucheck: the floating-point environment is not IEEE's default (%s): results would be wrong\n",
                  change.c_str());
     return accucheck::cli::kExitUsage;
   }
@@ -70,7 +72,9 @@ int main(int argc, char** argv) {
       // A last resort: inputs are sized against the memory limit before they are allocated.
       std::string command = "accucheck";
       for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
-      std::fprintf(stderr, "accucheck %s: out of memory while running '%s' (std::bad_alloc): the input is too large for the memory this process may use\n",
+      std::fprintf(stderr,
+                   "accucheck %s: out of memory while running '%s' (std::bad_alloc): the input is too large for the "
+                   "memory this process may use\n",
                    s.name, command.c_str());
       return accucheck::cli::kExitUsage;
     } catch (const std::exception& e) {

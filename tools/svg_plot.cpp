@@ -70,16 +70,18 @@ std::string Plot::svg() const {
     const double p = px(t);
     s += "<line x1=\"" + fmt("%.1f", p) + "\" y1=\"" + fmt("%.1f", y0) + "\" x2=\"" + fmt("%.1f", p) + "\" y2=\"" +
          fmt("%.1f", y1) + "\" stroke=\"#e4e4e4\"/>";
-    s += "<text x=\"" + fmt("%.1f", p) + "\" y=\"" + fmt("%.1f", y1 + 14) + "\" text-anchor=\"middle\">" + tick_label(t) + "</text>";
+    s += "<text x=\"" + fmt("%.1f", p) + "\" y=\"" + fmt("%.1f", y1 + 14) + "\" text-anchor=\"middle\">" +
+         tick_label(t) + "</text>";
   }
   for (double t : y_.ticks ? ticks(y_) : std::vector<double>{}) {
     const double p = py(t);
     s += "<line x1=\"" + fmt("%.1f", x0) + "\" y1=\"" + fmt("%.1f", p) + "\" x2=\"" + fmt("%.1f", x1) + "\" y2=\"" +
          fmt("%.1f", p) + "\" stroke=\"#e4e4e4\"/>";
-    s += "<text x=\"" + fmt("%.1f", x0 - 4) + "\" y=\"" + fmt("%.1f", p + 4) + "\" text-anchor=\"end\">" + tick_label(t) + "</text>";
+    s += "<text x=\"" + fmt("%.1f", x0 - 4) + "\" y=\"" + fmt("%.1f", p + 4) + "\" text-anchor=\"end\">" +
+         tick_label(t) + "</text>";
   }
-  s += "<rect x=\"" + fmt("%.1f", x0) + "\" y=\"" + fmt("%.1f", y0) + "\" width=\"" + fmt("%.1f", x1 - x0) + "\" height=\"" +
-       fmt("%.1f", y1 - y0) + "\" fill=\"none\" stroke=\"#888\"/>";
+  s += "<rect x=\"" + fmt("%.1f", x0) + "\" y=\"" + fmt("%.1f", y0) + "\" width=\"" + fmt("%.1f", x1 - x0) +
+       "\" height=\"" + fmt("%.1f", y1 - y0) + "\" fill=\"none\" stroke=\"#888\"/>";
   s += body_;
   s += "<text x=\"" + fmt("%.1f", (x0 + x1) / 2) + "\" y=\"" + fmt("%.1f", height_ - 8) + "\" text-anchor=\"middle\">" +
        escape(x_.label) + "</text>";
@@ -91,8 +93,10 @@ std::string Plot::svg() const {
 
 double Plot::fraction(double v, const Axis& a) {
   double t;
-  if (a.log) t = (std::log10(std::max(v, a.lo)) - std::log10(a.lo)) / (std::log10(a.hi) - std::log10(a.lo));
-  else t = (v - a.lo) / (a.hi - a.lo);
+  if (a.log)
+    t = (std::log10(std::max(v, a.lo)) - std::log10(a.lo)) / (std::log10(a.hi) - std::log10(a.lo));
+  else
+    t = (v - a.lo) / (a.hi - a.lo);
   return std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0);
 }
 

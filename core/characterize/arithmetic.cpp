@@ -60,7 +60,8 @@ double add_in(double a, double b, const Arithmetic& ar) {
 double simulate(const SummationTree& tree, const std::vector<std::vector<std::uint32_t>>& children,
                 std::span<const double> leaves, const Arithmetic& ar) {
   std::vector<double> value(tree.parents().size());
-  for (std::size_t i = 0; i < tree.leaves(); ++i) value[i] = ar.flush_inputs ? flushed(leaves[i], ar.flush_format) : leaves[i];
+  for (std::size_t i = 0; i < tree.leaves(); ++i)
+    value[i] = ar.flush_inputs ? flushed(leaves[i], ar.flush_format) : leaves[i];
   for (std::size_t k = 0; k < children.size(); ++k) {
     const auto& kids = children[k];
     double r = 0;
@@ -104,8 +105,10 @@ double neumaier_in(std::span<const double> x, Format f) {
   for (std::size_t i = 1; i < x.size(); ++i) {
     const double t = op_in(s + x[i], f);
     if (std::isfinite(t)) {
-      if (std::fabs(s) >= std::fabs(x[i])) c = op_in(c + op_in(op_in(s - t, f) + x[i], f), f);
-      else c = op_in(c + op_in(op_in(x[i] - t, f) + s, f), f);
+      if (std::fabs(s) >= std::fabs(x[i]))
+        c = op_in(c + op_in(op_in(s - t, f) + x[i], f), f);
+      else
+        c = op_in(c + op_in(op_in(x[i] - t, f) + s, f), f);
     }
     s = t;
   }

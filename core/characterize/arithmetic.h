@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "numerics/format.h"
 #include "checking/summation_tree.h"
+#include "numerics/format.h"
 
 namespace accucheck::characterization {
 
@@ -27,7 +27,7 @@ struct Arithmetic {
   Format storage = Format::f32;
   bool flush_inputs = false, flush_results = false;  // below the smallest normal of `flush_format`
   Format flush_format = Format::f32;
-  std::optional<int> window;     // fused nodes: children truncated to this many bits below the largest
+  std::optional<int> window;  // fused nodes: children truncated to this many bits below the largest
 };
 
 double flushed(double x, Format f);
@@ -38,7 +38,8 @@ double round_exact(const std::vector<double>& values, const Arithmetic& a);
 double add_in(double a, double b, const Arithmetic& ar);
 
 // The tree evaluated on one column in the arithmetic.
-double simulate(const SummationTree& tree, const std::vector<std::vector<std::uint32_t>>& children, std::span<const double> leaves, const Arithmetic& ar);
+double simulate(const SummationTree& tree, const std::vector<std::vector<std::uint32_t>>& children,
+                std::span<const double> leaves, const Arithmetic& ar);
 
 // Kahan's and Neumaier's loops in format f, as impls/common/compensated_sums.h writes them.
 double op_in(double x, Format f);

@@ -55,8 +55,8 @@ namespace {
 // The first witness (the structure's own first) whose columns violate the stated bound: judged
 // in-process on the results the probes already have, confirmed by running it again through the
 // finding pipeline, minimized, written as a case file when a directory is given.
-bool contradicting_witness(const Backend& backend, const Prober& prober, LengthCharacterization& r, const std::vector<Witness>& witnesses,
-                           const CharacterizeOptions& options) {
+bool contradicting_witness(const Backend& backend, const Prober& prober, LengthCharacterization& r,
+                           const std::vector<Witness>& witnesses, const CharacterizeOptions& options) {
   const bool with_terms = bound_needs_terms(backend.bound);
   for (const auto& w : witnesses) {
     const std::size_t width = w.width ? w.width : prober.batch(r.n);
@@ -94,15 +94,17 @@ bool contradicting_witness(const Backend& backend, const Prober& prober, LengthC
     } else if (!j.outcome.elements.empty()) {
       const ElementVerdict& v = j.outcome.elements[j.outcome.worst_element];
       char text[240];
-      std::snprintf(text, sizeof text, " at element %zu (computed %s, exact %s, error %.6g, bound %.6g)", j.outcome.worst_element,
-                    hex_float(v.computed).c_str(), hex_float(v.exact).c_str(), v.error, v.bound);
+      std::snprintf(text, sizeof text, " at element %zu (computed %s, exact %s, error %.6g, bound %.6g)",
+                    j.outcome.worst_element, hex_float(v.computed).c_str(), hex_float(v.exact).c_str(), v.error,
+                    v.bound);
       detail += text;
     }
     r.relation = Relation::contradicted;
     r.relation_reason = "a witness built from the revealed structure violates the stated bound: " + detail;
     if (!options.findings_dir.empty()) {
       const Workload minimal = minimize_finding(backend, workload, finding, 500);
-      r.witness = write_finding(options.findings_dir, backend, finding, minimal, Provenance{options.found_by, std::nullopt});
+      r.witness =
+          write_finding(options.findings_dir, backend, finding, minimal, Provenance{options.found_by, std::nullopt});
     }
     return true;
   }
@@ -122,17 +124,22 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   const auto start = Clock::now();
 
   WorkloadKind kind = WorkloadKind::dense;
-  if (options.kind) kind = *options.kind;
-  else if (!backend.supports(WorkloadKind::dense)) kind = backend.supports(WorkloadKind::sparse) ? WorkloadKind::sparse : WorkloadKind::product;
-  if (!backend.supports(kind)) throw std::invalid_argument(backend.name + " does not run " + std::string(name(kind)) + " workloads");
+  if (options.kind)
+    kind = *options.kind;
+  else if (!backend.supports(WorkloadKind::dense))
+    kind = backend.supports(WorkloadKind::sparse) ? WorkloadKind::sparse : WorkloadKind::product;
+  if (!backend.supports(kind))
+    throw std::invalid_argument(backend.name + " does not run " + std::string(name(kind)) + " workloads");
   // The probes' leaves are values FP8 cannot hold (ties, ulps of FP32, the window's edges).
   if (backend.fp8_inputs_only)
-    throw std::invalid_argument(backend.name + " takes FP8 inputs only, which cannot hold characterize's probes; its chain is " +
+    throw std::invalid_argument(backend.name +
+                                " takes FP8 inputs only, which cannot hold characterize's probes; its chain is " +
                                 "that of a dense model, characterized as one (e.g. tc_h100_fp8_f32)");
   // Its inputs lose bits before the chain: a bound derived from the chain alone would omit that.
   if (backend.normal_inputs_only)
-    throw std::invalid_argument(backend.name + " truncates its inputs, which the probes' leaves (FP32 ulps, ties) do not pass " +
-                                "through; its chain is that of a dense model, characterized as one (e.g. tc_a100_tf32_f32)");
+    throw std::invalid_argument(
+        backend.name + " truncates its inputs, which the probes' leaves (FP32 ulps, ties) do not pass " +
+        "through; its chain is that of a dense model, characterized as one (e.g. tc_a100_tf32_f32)");
   out.kind = kind;
   Prober prober(backend, kind, options.values_per_call, options.width);
 
@@ -143,7 +150,8 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   std::sort(lengths.begin(), lengths.end());
   lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
   std::erase_if(lengths, [](std::size_t n) { return n < 2; });
-  if (!lengths.empty() && lengths.front() == 2 && lengths.size() > 1) std::rotate(lengths.begin(), lengths.begin() + 1, lengths.end());
+  if (!lengths.empty() && lengths.front() == 2 && lengths.size() > 1)
+    std::rotate(lengths.begin(), lengths.begin() + 1, lengths.end());
 
   std::vector<Facts> facts;
   std::optional<std::pair<int, bool>> hint_bits;
@@ -187,7 +195,8 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   static const std::vector<TreeShape> candidates = [] {
     std::vector<TreeShape> c{{TreeShape::Kind::sequential, 0}, {TreeShape::Kind::numpy, 0}};
     for (std::uint64_t l : {2, 4, 8, 16, 32, 64}) c.push_back({TreeShape::Kind::lanes, l});
-    for (std::uint64_t b : {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}) c.push_back({TreeShape::Kind::blocked, b});
+    for (std::uint64_t b : {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096})
+      c.push_back({TreeShape::Kind::blocked, b});
     c.push_back({TreeShape::Kind::numpy_buffered, 8192});
     c.push_back({TreeShape::Kind::cuda_block, 32, 1, 1});
     c.push_back({TreeShape::Kind::cuda_block, 256, 4, 1024});
@@ -208,7 +217,8 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
     const Derivation& d = derivations[k];
     // The shape it is at this length: the one common to all lengths when it fits here (lanes:8
     // and numpy build the same tree at n = 40), else the first that does.
-    if (r.tree && !common_shape.empty() && shape_tree(fitting.front(), r.n) == r.tree) r.shape = common_shape;
+    if (r.tree && !common_shape.empty() && shape_tree(fitting.front(), r.n) == r.tree)
+      r.shape = common_shape;
     else if (r.tree)
       for (const auto& s : candidates)
         if (shape_tree(s, r.n) == r.tree) {
@@ -225,23 +235,27 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
     r.derived_note = d.note;
 
     // Contradictions first: a determinism the backend does not have, then a witness.
-    if (backend.determinism != Determinism::run_to_run_nondeterministic && r.determinism == name(Determinism::run_to_run_nondeterministic)) {
+    if (backend.determinism != Determinism::run_to_run_nondeterministic &&
+        r.determinism == name(Determinism::run_to_run_nondeterministic)) {
       r.relation = Relation::contradicted;
-      r.relation_reason = "stated " + out.stated_determinism + ", but " + (r.order_note.empty() ? "the runs differ" : r.order_note);
+      r.relation_reason =
+          "stated " + out.stated_determinism + ", but " + (r.order_note.empty() ? "the runs differ" : r.order_note);
       continue;
     }
     std::vector<Witness> witnesses;
     if (r.tree && r.accumulation_bits && !r.bits_at_least)
       witnesses.push_back({{deepest_path_witness(*r.tree, *r.accumulation_bits, backend.storage)},
                            {},
-                           "X at the deepest leaf and X 2^-" + std::to_string(*r.accumulation_bits) + " beside it at every node above"});
+                           "X at the deepest leaf and X 2^-" + std::to_string(*r.accumulation_bits) +
+                               " beside it at every node above"});
     witnesses.insert(witnesses.end(), facts[k].witnesses.begin(), facts[k].witnesses.end());
     if (contradicting_witness(backend, prober, r, witnesses, options)) continue;
     if (backend.determinism == Determinism::order_independent && r.order != "exact" && r.tree && r.accumulation_bits &&
         !r.bits_at_least) {
       r.relation = Relation::contradicted;
-      r.relation_reason = "stated order-independent, but the result depends on the order of the leaves: a tree of roundings in " +
-                          std::to_string(*r.accumulation_bits) + " bits";
+      r.relation_reason =
+          "stated order-independent, but the result depends on the order of the leaves: a tree of roundings in " +
+          std::to_string(*r.accumulation_bits) + " bits";
       continue;
     }
     if (here.empty()) {
@@ -288,7 +302,8 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
   std::optional<Derivation> any_order;
   for (std::size_t k = 0; k < out.lengths.size(); ++k) {
     const auto kind_k = derivations[k].kind;
-    only_trees_and_any_order = only_trees_and_any_order && (kind_k == Derivation::Kind::tree || kind_k == Derivation::Kind::anyorder);
+    only_trees_and_any_order =
+        only_trees_and_any_order && (kind_k == Derivation::Kind::tree || kind_k == Derivation::Kind::anyorder);
     if (kind_k == Derivation::Kind::anyorder) any_order = derivations[k];
   }
   if (all_derived && expressions.size() == 1) {
@@ -298,7 +313,8 @@ BackendCharacterization characterize(const Backend& backend, const CharacterizeO
     const std::string text = expression(*any_order, backend.storage, 0, std::nullopt, "");
     bool same_arithmetic = true;
     for (const auto& d : derivations)
-      same_arithmetic = same_arithmetic && d.format == any_order->format && d.widen == any_order->widen && d.ftz == any_order->ftz;
+      same_arithmetic =
+          same_arithmetic && d.format == any_order->format && d.widen == any_order->widen && d.ftz == any_order->ftz;
     if (same_arithmetic) out.derived_bound = text;
   } else if (all_derived) {
     std::string merged, shell;

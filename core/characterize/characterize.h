@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "io/json.h"
 #include "checking/summation_tree.h"
+#include "io/json.h"
 
 namespace accucheck {
 
@@ -40,15 +40,15 @@ namespace accucheck {
 const std::vector<std::size_t>& default_characterize_lengths();
 
 struct CharacterizeOptions {
-  std::vector<std::size_t> lengths;        // n, the initial value included (2 and more); empty: the defaults
-  std::optional<WorkloadKind> kind;        // the workload the probes use; default dense, else sparse, else product
+  std::vector<std::size_t> lengths;  // n, the initial value included (2 and more); empty: the defaults
+  std::optional<WorkloadKind> kind;  // the workload the probes use; default dense, else sparse, else product
   std::size_t values_per_call = std::size_t{1} << 20;  // probes are batched, one per element, up to this many values
-  std::size_t width = 0;                   // elements per call (0: 1025 within values_per_call); one wide call looks at 1025
-  std::size_t repeats = 6;                 // reruns (other thread counts and order seeds) compared bit for bit
-  std::size_t model_columns = 256;         // random inputs the revealed model must reproduce bit for bit
-  double seconds_budget = 60;              // per backend: default lengths whose projected time passes it are skipped
-  std::uint64_t seed = 1;                  // of the random inputs
-  std::string findings_dir;                // witnesses of a contradiction are written here ("": not written)
+  std::size_t width = 0;            // elements per call (0: 1025 within values_per_call); one wide call looks at 1025
+  std::size_t repeats = 6;          // reruns (other thread counts and order seeds) compared bit for bit
+  std::size_t model_columns = 256;  // random inputs the revealed model must reproduce bit for bit
+  double seconds_budget = 60;       // per backend: default lengths whose projected time passes it are skipped
+  std::uint64_t seed = 1;           // of the random inputs
+  std::string findings_dir;         // witnesses of a contradiction are written here ("": not written)
   std::string found_by = "accucheck characterize";
   std::function<void(const std::string&)> progress;  // one line per finished length (optional)
 };
@@ -65,12 +65,12 @@ struct LengthCharacterization {
   // is that of one run), "element-dependent" (elements of one buffer follow different trees;
   // the tree is element 0's), or "failed" (the backend failed: `failure`).
   std::string order;
-  std::string order_note;         // what showed the dependence, or why no tree explains the probes
+  std::string order_note;  // what showed the dependence, or why no tree explains the probes
   std::optional<SummationTree> tree;
-  std::string shape;              // the tree shape it is, when recognised ("sequential", "lanes:8", ...)
+  std::string shape;  // the tree shape it is, when recognised ("sequential", "lanes:8", ...)
   std::vector<std::pair<std::size_t, SummationTree>> other_elements;  // element-dependent: element j's tree
-  std::string compensated;        // "kahan", "neumaier" or "" (recognised by its results)
-  std::size_t max_arity = 0;      // > 2: fused nodes
+  std::string compensated;    // "kahan", "neumaier" or "" (recognised by its results)
+  std::size_t max_arity = 0;  // > 2: fused nodes
   bool element_dependent = false, data_dependent = false, run_dependent = false;
   // Precision: significand bits kept by the running sum (where an increment stops registering),
   // a lower bound when `bits_at_least`; the alignment window of fused nodes when measured.
@@ -80,17 +80,18 @@ struct LengthCharacterization {
   std::optional<int> fused_window_bits;
   // Special behaviour.
   bool flushes_subnormal_inputs = false, flushes_subnormal_results = false;
-  std::string rounding;           // "nearest-even", "nearest-away", "toward-zero", "upward", "downward", "stochastic", "unobservable"
+  std::string
+      rounding;  // "nearest-even", "nearest-away", "toward-zero", "upward", "downward", "stochastic", "unobservable"
   std::string rounding_note;
-  std::string determinism;        // observed: bitwise-deterministic, order-independent, run-to-run-nondeterministic
-  bool model_verified = false;    // the revealed model gave the backend's bits on every random input
+  std::string determinism;      // observed: bitwise-deterministic, order-independent, run-to-run-nondeterministic
+  bool model_verified = false;  // the revealed model gave the backend's bits on every random input
   std::size_t model_inputs = 0;
   // The bound.
-  std::string derived_bound;      // a bound expression accucheck parses ("" when none can be derived)
+  std::string derived_bound;  // a bound expression accucheck parses ("" when none can be derived)
   std::string derived_note;
   Relation relation = Relation::undetermined;
   std::string relation_reason;
-  std::string witness;            // case file of the witness that contradicts the stated bound
+  std::string witness;  // case file of the witness that contradicts the stated bound
   std::string failure;
   std::uint64_t calls = 0;
   double seconds = 0;
@@ -101,7 +102,7 @@ struct BackendCharacterization {
   Format storage = Format::f32, accumulation = Format::f32;
   WorkloadKind kind = WorkloadKind::dense;
   std::vector<LengthCharacterization> lengths;
-  std::vector<std::size_t> skipped;        // default lengths left out: their projected time passed the budget
+  std::vector<std::size_t> skipped;  // default lengths left out: their projected time passed the budget
   // Over all lengths: one expression valid at every probed n ("" when none), and the relation
   // (contradicted if any length is, else looser if any is, else equal if all are, else tighter).
   std::string derived_bound;

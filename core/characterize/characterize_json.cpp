@@ -1,8 +1,8 @@
 // characterize --json (characterize.h write_characterization; the keys: docs/characterize.md).
 #include "characterize/characterize.h"
 
-#include "io/json.h"
 #include "checking/summation_tree.h"
+#include "io/json.h"
 
 namespace accucheck {
 
@@ -12,15 +12,18 @@ namespace {
 // null without a tree.
 void write_tree(JsonWriter& out, const char* text_key, const char* parents_key, const SummationTree* tree) {
   out.key(text_key);
-  if (tree) out.value(tree->text());
-  else out.null();
+  if (tree)
+    out.value(tree->text());
+  else
+    out.null();
   out.key(parents_key);
   if (!tree) {
     out.null();
     return;
   }
   out.begin_array();
-  for (auto p : tree->parents()) out.value(p == SummationTree::kNoParent ? std::int64_t{-1} : static_cast<std::int64_t>(p));
+  for (auto p : tree->parents())
+    out.value(p == SummationTree::kNoParent ? std::int64_t{-1} : static_cast<std::int64_t>(p));
   out.end_array();
 }
 
@@ -74,14 +77,20 @@ void write_characterization(JsonWriter& out, const BackendCharacterization& c) {
       out.end_object();
     }
     out.end_array();
-    out.field("element_dependent", r.element_dependent).field("data_dependent", r.data_dependent).field("run_dependent", r.run_dependent);
+    out.field("element_dependent", r.element_dependent)
+        .field("data_dependent", r.data_dependent)
+        .field("run_dependent", r.run_dependent);
     out.key("accumulation_bits");
-    if (r.accumulation_bits) out.value(*r.accumulation_bits);
-    else out.null();
+    if (r.accumulation_bits)
+      out.value(*r.accumulation_bits);
+    else
+      out.null();
     out.field("accumulation_bits_at_least", r.bits_at_least).field("accumulation_note", r.bits_note);
     out.key("fused_window_bits");
-    if (r.fused_window_bits) out.value(*r.fused_window_bits);
-    else out.null();
+    if (r.fused_window_bits)
+      out.value(*r.fused_window_bits);
+    else
+      out.null();
     out.field("compensated", r.compensated)
         .field("flushes_subnormal_inputs", r.flushes_subnormal_inputs)
         .field("flushes_subnormal_results", r.flushes_subnormal_results)

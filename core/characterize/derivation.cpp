@@ -31,7 +31,8 @@ std::string expression(const Derivation& d, Format storage, std::size_t n, const
       const std::string k = std::to_string(d.fused_addends), w = std::to_string(d.fused_window);
       const std::string q = d.fused_result_bits != 0 ? std::to_string(d.fused_result_bits) + "," : "";
       if (d.fused_period != 0)
-        return wrap("fused_promoted(" + k + "," + w + "," + std::to_string(d.fused_period) + "," + q + f + ")", d, storage);
+        return wrap("fused_promoted(" + k + "," + w + "," + std::to_string(d.fused_period) + "," + q + f + ")", d,
+                    storage);
       if (d.fused_result_bits != 0) return wrap("fused_truncated(" + k + "," + w + "," + q + f + ")", d, storage);
       return wrap("fused(" + k + "," + w + "," + f + ")", d, storage);
     }
@@ -55,17 +56,22 @@ std::vector<std::vector<double>> comparison_vectors(std::size_t n) {
   out.emplace_back(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) out.back()[i] = std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(i, 60)));
   out.emplace_back(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i) out.back()[n - 1 - i] = std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(i, 60)));
+  for (std::size_t i = 0; i < n; ++i)
+    out.back()[n - 1 - i] = std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(i, 60)));
   return out;
 }
 
-std::pair<Relation, std::string> compare_bounds(const BoundExpr& derived, const BoundExpr& stated, Format storage, std::size_t n) {
+std::pair<Relation, std::string> compare_bounds(const BoundExpr& derived, const BoundExpr& stated, Format storage,
+                                                std::size_t n) {
   const bool derived_error = is_error_bound(derived.kind), stated_error = is_error_bound(stated.kind);
   if (!derived_error || !stated_error) {
-    if (derived.kind == stated.kind && derived.count == stated.count) return {Relation::equal, "the same rounding claim"};
+    if (derived.kind == stated.kind && derived.count == stated.count)
+      return {Relation::equal, "the same rounding claim"};
     if (derived.kind == BoundKind::correctly_rounded)
-      return {Relation::tighter, "correct rounding is within every error bound and rounding claim a correct backend can state"};
-    return {Relation::looser, "the stated bound is a rounding claim (" + to_string(stated) + "); the derived one is an error bound"};
+      return {Relation::tighter,
+              "correct rounding is within every error bound and rounding claim a correct backend can state"};
+    return {Relation::looser,
+            "the stated bound is a rounding claim (" + to_string(stated) + "); the derived one is an error bound"};
   }
   if (to_string(derived) == to_string(stated)) return {Relation::equal, "the same expression"};
   bool somewhere_below = false, somewhere_above = false;
@@ -83,8 +89,11 @@ std::pair<Relation, std::string> compare_bounds(const BoundExpr& derived, const 
     }
   }
   if (somewhere_above)
-    return {Relation::looser, "the derived bound exceeds the stated one on some inputs of " + std::to_string(n) + " terms (" + where + ")"};
-  if (somewhere_below) return {Relation::tighter, "at most the stated bound on every compared input of " + std::to_string(n) + " terms, below it on some"};
+    return {Relation::looser, "the derived bound exceeds the stated one on some inputs of " + std::to_string(n) +
+                                  " terms (" + where + ")"};
+  if (somewhere_below)
+    return {Relation::tighter,
+            "at most the stated bound on every compared input of " + std::to_string(n) + " terms, below it on some"};
   return {Relation::equal, "the same value on every compared input of " + std::to_string(n) + " terms"};
 }
 
@@ -139,7 +148,8 @@ SummationTree fused_chain_tree(std::size_t n, std::size_t addends, std::size_t p
   return b.finish(accumulator);
 }
 
-void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vector<Derivation>& derivations, Format storage) {
+void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vector<Derivation>& derivations,
+                         Format storage) {
   std::optional<int> window;
   std::size_t arity = 0, longest = 0;
   for (const auto& r : lengths) {
@@ -182,9 +192,10 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
   // as a binned sum's one node over every term, is described but not bounded here.
   if (found->first > kMaxFusedAddends) {
     for (Derivation& d : derivations)
-      d.note += std::string(d.note.empty() ? "" : "; ") + "one fused node of " + std::to_string(found->first) + " addends cut to a " + std::to_string(*window) +
-                        "-bit window: more addends per node than fused(K,W,F) states (K <= " + std::to_string(kMaxFusedAddends) +
-                        ")";
+      d.note +=
+          std::string(d.note.empty() ? "" : "; ") + "one fused node of " + std::to_string(found->first) +
+          " addends cut to a " + std::to_string(*window) +
+          "-bit window: more addends per node than fused(K,W,F) states (K <= " + std::to_string(kMaxFusedAddends) + ")";
     return;
   }
   const bool promoted = found->second != 0;
@@ -197,15 +208,18 @@ void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vect
     d.fused_window = static_cast<std::size_t>(*window);
     d.fused_period = found->second;
     d.fused_result_bits = result_bits;
-    d.note = "one fused chain: " + std::to_string(found->first) + " addends" + (found->second ? "" : " and the accumulator") +
-             " per node, cut to a " + std::to_string(*window) + "-bit window" +
-             (found->second ? ", restarted from zero every " + std::to_string(found->second) +
-                                  " addends and added to the accumulator (the smallest such period the probed lengths show)"
-                            : "") +
-             (result_bits == 0 ? ""
-              : promoted ? "; the chunks' fused sums' rounding cannot be told from the window's cut: assumed toward zero to " +
-                               std::to_string(result_bits) + " bits"
-                         : "; the sums' rounding was not seen: assumed toward zero to " + std::to_string(result_bits) + " bits");
+    d.note =
+        "one fused chain: " + std::to_string(found->first) + " addends" +
+        (found->second ? "" : " and the accumulator") + " per node, cut to a " + std::to_string(*window) +
+        "-bit window" +
+        (found->second ? ", restarted from zero every " + std::to_string(found->second) +
+                             " addends and added to the accumulator (the smallest such period the probed lengths show)"
+                       : "") +
+        (result_bits == 0 ? ""
+         : promoted
+             ? "; the chunks' fused sums' rounding cannot be told from the window's cut: assumed toward zero to " +
+                   std::to_string(result_bits) + " bits"
+             : "; the sums' rounding was not seen: assumed toward zero to " + std::to_string(result_bits) + " bits");
   }
 }
 
@@ -230,11 +244,16 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
     r.order_note += facts.results_vary + "; ";
   }
   if (r.order == "failed") {
-  } else if (r.element_dependent) r.order = "element-dependent";
-  else if (r.run_dependent) r.order = "run-dependent";
-  else if (model == "exact") r.order = "exact";
-  else if (!r.compensated.empty() || !tree || r.data_dependent) r.order = "data-dependent";
-  else r.order = "tree";  // one tree at every magnitude; its model may still fail (more than additions)
+  } else if (r.element_dependent)
+    r.order = "element-dependent";
+  else if (r.run_dependent)
+    r.order = "run-dependent";
+  else if (model == "exact")
+    r.order = "exact";
+  else if (!r.compensated.empty() || !tree || r.data_dependent)
+    r.order = "data-dependent";
+  else
+    r.order = "tree";  // one tree at every magnitude; its model may still fail (more than additions)
   // The tree is shown where it is the order (of every run, or of one run or element when verified).
   if (tree && (r.order == "tree" || tree_model)) {
     r.tree = tree;
@@ -244,29 +263,32 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
     if (!r.compensated.empty())
       r.order_note += "compensated: the results are " + r.compensated + "'s loop in " + std::string(name(storage)) +
                       " on every input, not a tree of roundings; ";
-    else if (!facts.tree_mismatch.empty() && r.data_dependent) r.order_note += facts.tree_mismatch + "; ";
-    else if (!facts.reveal_note.empty()) r.order_note += facts.reveal_note + "; ";
+    else if (!facts.tree_mismatch.empty() && r.data_dependent)
+      r.order_note += facts.tree_mismatch + "; ";
+    else if (!facts.reveal_note.empty())
+      r.order_note += facts.reveal_note + "; ";
   } else if (!facts.reveal_note.empty() && tree) {
     r.order_note += facts.reveal_note + "; ";
   }
   if (r.order == "tree" && !tree_model && !facts.tree_mismatch.empty()) r.order_note += facts.tree_mismatch + "; ";
   if (!r.order_note.empty()) r.order_note.resize(r.order_note.size() - 2);
-  r.determinism = std::string(name(r.run_dependent || stochastic   ? Determinism::run_to_run_nondeterministic
-                                   : r.order == "exact"            ? Determinism::order_independent
-                                                                   : Determinism::bitwise_deterministic));
+  r.determinism = std::string(name(r.run_dependent || stochastic ? Determinism::run_to_run_nondeterministic
+                                   : r.order == "exact"          ? Determinism::order_independent
+                                                                 : Determinism::bitwise_deterministic));
   if (r.order == "failed") return d;
 
   const int bits = r.accumulation_bits.value_or(traits(storage).precision);
   const auto acc = format_within(bits);
   d.format = acc.value_or(storage);
   d.widen = traits(d.format).precision > traits(storage).precision;
-  if (r.flushes_subnormal_inputs || r.flushes_subnormal_results) d.ftz = traits(d.format).emin > traits(storage).emin ? d.format : storage;
+  if (r.flushes_subnormal_inputs || r.flushes_subnormal_results)
+    d.ftz = traits(d.format).emin > traits(storage).emin ? d.format : storage;
   if (model == "exact") {
     d.kind = Derivation::Kind::correctly_rounded;
     d.note = "every input came back correctly rounded: no rounding is observable before the final one";
     if (r.accumulation_bits && r.bits_at_least)
-      d.note += "; the running sum keeps at least " + std::to_string(*r.accumulation_bits) + " bits, more than " + std::string(name(storage)) +
-                " inputs can show";
+      d.note += "; the running sum keeps at least " + std::to_string(*r.accumulation_bits) + " bits, more than " +
+                std::string(name(storage)) + " inputs can show";
     return d;
   }
   if (!r.compensated.empty()) {
@@ -291,7 +313,8 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
   }
   const bool order_varies = r.run_dependent || r.data_dependent || r.element_dependent;
   if (r.rounding != "nearest-even" && r.rounding != "unobservable" && !(facts.rounding_blocked && order_varies)) {
-    d.note = "rounding " + r.rounding + " (" + r.rounding_note + "): the bounds of this language assume round to nearest";
+    d.note =
+        "rounding " + r.rounding + " (" + r.rounding_note + "): the bounds of this language assume round to nearest";
     return d;
   }
   if (kind == WorkloadKind::product) {
@@ -300,13 +323,15 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
     return d;
   }
   if (r.order == "tree" && !tree_model) {
-    d.note = facts.tree_mismatch + ", while the order stays the same at other magnitudes: the backend does more than a tree of "
+    d.note = facts.tree_mismatch +
+             ", while the order stays the same at other magnitudes: the backend does more than a tree of "
              "roundings (no bound derived)";
     return d;
   }
   if (r.max_arity > 2 && r.fused_window_bits) {
     d.note = "fused nodes of " + std::to_string(r.max_arity) + " children that cut their children to a " +
-             std::to_string(*r.fused_window_bits) + "-bit window before adding them: no bound kind of this language states them";
+             std::to_string(*r.fused_window_bits) +
+             "-bit window before adding them: no bound kind of this language states them";
     return d;
   }
   if (tree_model && r.order == "tree") {
@@ -314,20 +339,26 @@ Derivation classify(LengthCharacterization& r, const Facts& facts, const std::st
       d.note = "fused nodes of " + std::to_string(r.max_arity) + " children: each adds them exactly and rounds once";
     }
     d.kind = Derivation::Kind::tree;
-    if (!format_of_bits(bits)) d.note += (d.note.empty() ? "" : "; ") + std::to_string(bits) + " accumulation bits, stated with " + std::string(name(d.format));
+    if (!format_of_bits(bits))
+      d.note += (d.note.empty() ? "" : "; ") + std::to_string(bits) + " accumulation bits, stated with " +
+                std::string(name(d.format));
     return d;
   }
   if ((order_varies || !tree) && facts.revealed.clean && r.accumulation_bits && !r.bits_at_least) {
     d.kind = Derivation::Kind::anyorder;
     const char* what = r.run_dependent ? "runs" : r.element_dependent ? "elements" : "inputs";
-    d.note = tree_model ? std::string("a tree of roundings whose shape differs between ") + what + ": any order"
-                        : std::string("every pair probe was a whole count (a tree per probe), but the order differs between ") + what +
-                              ": any order, assuming each is summed by some tree of " + std::string(name(d.format)) + " roundings";
+    d.note =
+        tree_model
+            ? std::string("a tree of roundings whose shape differs between ") + what + ": any order"
+            : std::string("every pair probe was a whole count (a tree per probe), but the order differs between ") +
+                  what + ": any order, assuming each is summed by some tree of " + std::string(name(d.format)) +
+                  " roundings";
     return d;
   }
   d.note = !facts.tree_mismatch.empty()
-               ? facts.tree_mismatch + ", while the order stays the same at other magnitudes: the backend does more than a tree of "
-                 "roundings (no bound derived)"
+               ? facts.tree_mismatch +
+                     ", while the order stays the same at other magnitudes: the backend does more than a tree of "
+                     "roundings (no bound derived)"
                : "no tree, exact sum or compensated loop explains the results";
   return d;
 }

@@ -18,19 +18,30 @@ namespace accucheck::characterization {
 // ---------------------------------------------------------------------------------------------
 // Bounds: comparing the derived with the stated, and judging probe columns against the stated.
 struct Derivation {
-  enum class Kind { none, correctly_rounded, kahan, neumaier, stochastic, tree, anyorder, products, fused } kind = Kind::none;
-  Format format = Format::f32;       // the inner bound's format
+  enum class Kind {
+    none,
+    correctly_rounded,
+    kahan,
+    neumaier,
+    stochastic,
+    tree,
+    anyorder,
+    products,
+    fused
+  } kind = Kind::none;
+  Format format = Format::f32;  // the inner bound's format
   // fused: K, W, N when promoted (else 0), Q when the sums are truncated (else 0: to nearest)
   std::size_t fused_addends = 0, fused_window = 0, fused_period = 0, fused_result_bits = 0;
-  bool widen = false;                // widened(..., storage)
-  std::optional<Format> ftz;         // ftz(..., F)
+  bool widen = false;         // widened(..., storage)
+  std::optional<Format> ftz;  // ftz(..., F)
   std::string note;
 };
 
 std::string wrap(std::string inner, const Derivation& d, Format storage);
 
 // The expression of a derivation: a tree's depths as `shape` when one is given, else as a table.
-std::string expression(const Derivation& d, Format storage, std::size_t n, const std::optional<SummationTree>& tree, const std::string& shape);
+std::string expression(const Derivation& d, Format storage, std::size_t n, const std::optional<SummationTree>& tree,
+                       const std::string& shape);
 
 // Vectors of n terms the bounds are compared on: each leaf alone (a sample above 64 leaves), all
 // ones, alternating signs (|S| small: the |S| terms of widened and neumaier), decreasing and
@@ -38,7 +49,8 @@ std::string expression(const Derivation& d, Format storage, std::size_t n, const
 std::vector<std::vector<double>> comparison_vectors(std::size_t n);
 
 // How the derived bound compares with the stated one at n, as functions of the terms.
-std::pair<Relation, std::string> compare_bounds(const BoundExpr& derived, const BoundExpr& stated, Format storage, std::size_t n);
+std::pair<Relation, std::string> compare_bounds(const BoundExpr& derived, const BoundExpr& stated, Format storage,
+                                                std::size_t n);
 
 // The witness path: X at the deepest leaf and, at each node above it, X 2^-p at the smallest leaf
 // of another child (a tie that rounds back to X): error d X 2^-p, the most a tree of depth d loses.
@@ -62,10 +74,12 @@ SummationTree fused_chain_tree(std::size_t n, std::size_t addends, std::size_t p
 // toward zero, subnormal inputs cut beside larger ones); any other precision, rounding or flushed
 // result rules the chain out. K and N are the smallest that fit: N may be larger beyond the
 // longest probed length.
-void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vector<Derivation>& derivations, Format storage);
+void derive_fused_chains(std::vector<LengthCharacterization>& lengths, std::vector<Derivation>& derivations,
+                         Format storage);
 
 // The order class, the observed determinism and the derivation of one length, given the model
 // chosen for the backend (or this length's own first match).
-Derivation classify(LengthCharacterization& r, const Facts& facts, const std::string& backend_model, bool stochastic, WorkloadKind kind, Format storage);
+Derivation classify(LengthCharacterization& r, const Facts& facts, const std::string& backend_model, bool stochastic,
+                    WorkloadKind kind, Format storage);
 
 }  // namespace accucheck::characterization

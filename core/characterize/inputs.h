@@ -37,14 +37,17 @@ class Inputs {
           x[i] = i == 0 ? value(std::min(top_, low + p + 2), false) : value(low, false);
           break;
         case 3:  // cancellation: +-x pairs with noise
-          x[i] = (i % 2 == 1) ? -x[i - 1] : value(low + static_cast<int>(next() % static_cast<std::uint64_t>(width + 1)), next() & 1);
+          x[i] = (i % 2 == 1)
+                     ? -x[i - 1]
+                     : value(low + static_cast<int>(next() % static_cast<std::uint64_t>(width + 1)), next() & 1);
           if (next() % 4 == 0) x[i] = value(std::max(bottom_, low - p), next() & 1);
           break;
         case 4:  // sparse: mostly zeros
-          x[i] = next() % 4 == 0 ? value(low + static_cast<int>(next() % static_cast<std::uint64_t>(width + 1)), next() & 1) : 0.0;
+          x[i] = next() % 4 == 0
+                     ? value(low + static_cast<int>(next() % static_cast<std::uint64_t>(width + 1)), next() & 1)
+                     : 0.0;
           break;
-        default:
-          x[i] = 0.0;
+        default: x[i] = 0.0;
       }
     }
     if (style == 5) compensation_ties(x);
@@ -60,7 +63,8 @@ class Inputs {
     // needs (M = 2^13 is the only choice above 2^(p+1)).
     const int p = traits(f_).precision;
     const int e = std::min(traits(f_).emax - 2, p + 2 + static_cast<int>(next() % 10));
-    const double values[5] = {std::ldexp(1.0, e), 1.0, std::ldexp(1.0, -p), std::ldexp(1.0, std::max(bottom_, -p - 6)), -std::ldexp(1.0, e)};
+    const double values[5] = {std::ldexp(1.0, e), 1.0, std::ldexp(1.0, -p), std::ldexp(1.0, std::max(bottom_, -p - 6)),
+                              -std::ldexp(1.0, e)};
     const std::size_t n = x.size();
     if (n < 5 || e <= p) return;
     std::vector<std::size_t> place;
@@ -74,7 +78,6 @@ class Inputs {
   }
 
  public:
-
  private:
   std::uint64_t next() { return rng_.next(); }
   // A value of f with exponent e (clamped to the range) and a random significand.

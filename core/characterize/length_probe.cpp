@@ -19,7 +19,8 @@ namespace {
 
 class LengthProbe {
  public:
-  LengthProbe(Prober& prober, std::size_t n, const CharacterizeOptions& options, std::optional<std::pair<int, bool>> hint_bits)
+  LengthProbe(Prober& prober, std::size_t n, const CharacterizeOptions& options,
+              std::optional<std::pair<int, bool>> hint_bits)
       : prober_(prober), n_(n), o_(options), hint_bits_(hint_bits), f_(prober.format()) {}
 
   // Fills what the probes show into r and facts; a ProbeFailure (the backend's own) ends it.
@@ -42,12 +43,15 @@ class LengthProbe {
 
   std::vector<double> run_columns(const std::vector<std::vector<double>>& columns, const RunOptions& options = {}) {
     return prober_.run(
-        n_, columns.size(), [&](std::size_t c, std::span<double> x) { std::copy(columns[c].begin(), columns[c].end(), x.begin()); },
+        n_, columns.size(),
+        [&](std::size_t c, std::span<double> x) { std::copy(columns[c].begin(), columns[c].end(), x.begin()); },
         options, placement_);
   }
 
-  void remember(Facts& facts, const std::vector<double>& column, std::string what, std::optional<double> result = std::nullopt) {
-    facts.witnesses.push_back({{column}, result ? std::vector<double>{*result} : std::vector<double>{}, std::move(what)});
+  void remember(Facts& facts, const std::vector<double>& column, std::string what,
+                std::optional<double> result = std::nullopt) {
+    facts.witnesses.push_back(
+        {{column}, result ? std::vector<double>{*result} : std::vector<double>{}, std::move(what)});
   }
 
   // An exponent for X in the precision and rounding probes: well inside the range, so that a
@@ -79,7 +83,8 @@ class LengthProbe {
         probe.small = unit;
         probe.capacity = capacity;
         subnormal_units_ = unit == smallest_subnormal(f_);
-        if (!subnormal_units_) note = "sums of subnormal units are not exact (flushed?): counting in the smallest normal";
+        if (!subnormal_units_)
+          note = "sums of subnormal units are not exact (flushed?): counting in the smallest normal";
         return probe;
       }
     }
@@ -93,7 +98,8 @@ class LengthProbe {
   // keeps the backend's default thread count, for probes whose tree must stay the same).
   std::vector<RunOptions> variations(bool threads) const {
     std::vector<RunOptions> v;
-    for (std::size_t k = 1; k <= o_.repeats; ++k) v.push_back({threads ? static_cast<unsigned>(1 + (k - 1) % 4) : 0u, k});
+    for (std::size_t k = 1; k <= o_.repeats; ++k)
+      v.push_back({threads ? static_cast<unsigned>(1 + (k - 1) % 4) : 0u, k});
     return v;
   }
 
@@ -119,8 +125,9 @@ class LengthProbe {
       for (std::size_t c = 0; c < again.size() && !r.run_dependent; ++c)
         if (!same_bits(again[c], reference[c])) {
           r.run_dependent = true;
-          r.order_note += "runs differ: the pair probe (0, " + std::to_string(targets[c]) + ") gave " + hex_float(reference[c]) +
-                          ", then " + hex_float(again[c]) + " with " + std::to_string(options.threads) + " threads and order seed " +
+          r.order_note += "runs differ: the pair probe (0, " + std::to_string(targets[c]) + ") gave " +
+                          hex_float(reference[c]) + ", then " + hex_float(again[c]) + " with " +
+                          std::to_string(options.threads) + " threads and order seed " +
                           std::to_string(options.order_seed) + "; ";
         }
     }
@@ -130,12 +137,14 @@ class LengthProbe {
     if (wide > 1 && !r.run_dependent) {
       const std::vector<std::vector<double>> same(wide, pair_columns.back());
       const auto results = prober_.call(n_, same, RunOptions{});
-      facts.witnesses.push_back({same, results, "one pair probe in each of " + std::to_string(wide) + " elements", wide});
+      facts.witnesses.push_back(
+          {same, results, "one pair probe in each of " + std::to_string(wide) + " elements", wide});
       for (std::size_t j = 1; j < wide && !r.element_dependent; ++j)
         if (!same_bits(results[j], results[0])) {
           r.element_dependent = true;
-          r.order_note += "the same pair probe gives " + hex_float(results[0]) + " in element 0 and " + hex_float(results[j]) +
-                          " in element " + std::to_string(j) + " of " + std::to_string(wide) + "; ";
+          r.order_note += "the same pair probe gives " + hex_float(results[0]) + " in element 0 and " +
+                          hex_float(results[j]) + " in element " + std::to_string(j) + " of " + std::to_string(wide) +
+                          "; ";
           element_seen_ = j;
           wide_ = wide;
           placement_ = Placement{0, wide};  // then one probe per call, in element 0 of a buffer as wide
@@ -150,11 +159,12 @@ class LengthProbe {
     facts.revealed = reveal_tree(prober_, n_, probe, RunOptions{}, placement_);
     facts.revealed_with = probe;
     facts.reveal_note = facts.revealed.tree ? "" : facts.revealed.failure;
-    if (!facts.revealed.tree && !facts.revealed.all_survive && std::ilogb(middle.big) - std::ilogb(middle.small) > t().precision + 14) {
+    if (!facts.revealed.tree && !facts.revealed.all_survive &&
+        std::ilogb(middle.big) - std::ilogb(middle.small) > t().precision + 14) {
       Reveal second = reveal_tree(prober_, n_, middle, RunOptions{}, placement_);
       if (second.tree) {
-        facts.reveal_note = "revealed with M = " + hex_float(middle.big) + ", s = " + hex_float(middle.small) + " (at M = " +
-                            hex_float(probe.big) + ": " + facts.revealed.failure + ")";
+        facts.reveal_note = "revealed with M = " + hex_float(middle.big) + ", s = " + hex_float(middle.small) +
+                            " (at M = " + hex_float(probe.big) + ": " + facts.revealed.failure + ")";
         facts.revealed = std::move(second);
         facts.revealed_with = middle;
       }
@@ -179,8 +189,9 @@ class LengthProbe {
     if (!tree || r.run_dependent || r.element_dependent) {
       LengthCharacterization arranged;
       measure_precision_without_tree(arranged, facts, r.run_dependent ? 4 : 1);
-      if (arranged.accumulation_bits && (!r.accumulation_bits || *arranged.accumulation_bits < *r.accumulation_bits ||
-                                         (*arranged.accumulation_bits == *r.accumulation_bits && !arranged.bits_at_least))) {
+      if (arranged.accumulation_bits &&
+          (!r.accumulation_bits || *arranged.accumulation_bits < *r.accumulation_bits ||
+           (*arranged.accumulation_bits == *r.accumulation_bits && !arranged.bits_at_least))) {
         r.accumulation_bits = arranged.accumulation_bits;
         r.bits_at_least = arranged.bits_at_least;
         r.bits_note = arranged.bits_note;
@@ -189,17 +200,21 @@ class LengthProbe {
     if (!r.accumulation_bits && hint_bits_) {
       r.accumulation_bits = hint_bits_->first;
       r.bits_at_least = hint_bits_->second;
-      r.bits_note += (r.bits_note.empty() ? "" : "; ") + std::string("taken from a longer length (not observable at this n)");
+      r.bits_note +=
+          (r.bits_note.empty() ? "" : "; ") + std::string("taken from a longer length (not observable at this n)");
     }
 
     // Rounding mode, at the first pair's node (needs a later leaf).
-    if (tree && r.accumulation_bits && !r.bits_at_least) measure_rounding(r, facts, *tree);
-    else r.rounding = "unobservable";
+    if (tree && r.accumulation_bits && !r.bits_at_least)
+      measure_rounding(r, facts, *tree);
+    else
+      r.rounding = "unobservable";
 
     special_value_columns(facts);
     model_check(r, facts);
     // (Not under stochastic rounding: M + s rounds up now and then at the smaller magnitudes.)
-    if (tree && !r.run_dependent && !r.element_dependent && r.rounding != "stochastic") data_recheck(r, *tree, facts.revealed_with);
+    if (tree && !r.run_dependent && !r.element_dependent && r.rounding != "stochastic")
+      data_recheck(r, *tree, facts.revealed_with);
   }
 
   // The flush probes' pair: the smallest leaves of the two children of the first binary node
@@ -256,8 +271,8 @@ class LengthProbe {
       if (out == tree.leaves()) continue;
       bool at_least = false;
       const int bits = increment_bits(facts, smallest[kids[k][0]], smallest[kids[k][1]], out, at_least);
-      per_node += (per_node.empty() ? "" : ", ") + std::string("node of ") + std::to_string(sizes[id]) + " leaves: " +
-                  (at_least ? ">= " : "") + std::to_string(bits);
+      per_node += (per_node.empty() ? "" : ", ") + std::string("node of ") + std::to_string(sizes[id]) +
+                  " leaves: " + (at_least ? ">= " : "") + std::to_string(bits);
       if (least < 0 || bits < least) {
         least = bits;
         least_at_least = at_least;
@@ -266,10 +281,11 @@ class LengthProbe {
     if (!fused.empty()) {
       const std::size_t k = fused.front();
       bool at_least = false;
-      const int window = increment_bits(facts, smallest[kids[k][0]], smallest[kids[k][1]], smallest[kids[k][2]], at_least);
+      const int window =
+          increment_bits(facts, smallest[kids[k][0]], smallest[kids[k][1]], smallest[kids[k][2]], at_least);
       if (!at_least) r.fused_window_bits = window;
-      per_node += (per_node.empty() ? "" : ", ") + std::string("inside a fused node of ") + std::to_string(kids[k].size()) +
-                  " children: " + (at_least ? ">= " : "") + std::to_string(window);
+      per_node += (per_node.empty() ? "" : ", ") + std::string("inside a fused node of ") +
+                  std::to_string(kids[k].size()) + " children: " + (at_least ? ">= " : "") + std::to_string(window);
     }
     r.bits_note = per_node;
     if (least < 0) {
@@ -297,7 +313,8 @@ class LengthProbe {
       const auto results = run_columns(columns, options);
       for (int m = 1; m <= most; ++m)
         if (results[m - 1] != std::ldexp(1.0, e - m)) {
-          remember(facts, columns[m - 1], "X, X 2^-" + std::to_string(m) + " and -X: the increment does not come back", results[m - 1]);
+          remember(facts, columns[m - 1], "X, X 2^-" + std::to_string(m) + " and -X: the increment does not come back",
+                   results[m - 1]);
           if (m == 1 && e != 2) break;  // not even half of X: try a small X
           at_least = false;
           return m;
@@ -324,7 +341,8 @@ class LengthProbe {
     for (std::size_t run = 0; run < runs; ++run)
       for (const auto& p : arrangement) {
         bool this_at_least = false;
-        const int bits = increment_bits(facts, place[p[0]], place[p[1]], place[p[2]], this_at_least, RunOptions{0, run});
+        const int bits =
+            increment_bits(facts, place[p[0]], place[p[1]], place[p[2]], this_at_least, RunOptions{0, run});
         if (least < 0 || bits < least) {
           least = bits;
           at_least = this_at_least;
@@ -387,10 +405,12 @@ class LengthProbe {
         const auto results = run_columns(columns, options);
         for (std::size_t i = 0; i < columns.size() && disturbed.empty(); ++i) {
           const double sign = i < 3 ? 1.0 : -1.0;
-          if (results[i] == sign * spacing) ++up[i];
+          if (results[i] == sign * spacing)
+            ++up[i];
           else if (results[i] != 0)
-            disturbed = "X + " + svg_number(fractions[i % 3]) + " of its spacing, then -X, gave " + hex_float(results[i]) +
-                        " (neither 0 nor one spacing) with order seed " + std::to_string(options.order_seed);
+            disturbed = "X + " + svg_number(fractions[i % 3]) + " of its spacing, then -X, gave " +
+                        hex_float(results[i]) + " (neither 0 nor one spacing) with order seed " +
+                        std::to_string(options.order_seed);
         }
         if (!disturbed.empty()) break;
         ++total;
@@ -403,22 +423,30 @@ class LengthProbe {
       facts.rounding_blocked = true;
       return;
     }
-    facts.witnesses.push_back({columns, run_columns(columns), "X plus a quarter, a half and three quarters of its spacing, then -X"});
+    facts.witnesses.push_back(
+        {columns, run_columns(columns), "X plus a quarter, a half and three quarters of its spacing, then -X"});
     auto all = [&](std::size_t i) { return up[i] == total; };
     auto none = [&](std::size_t i) { return up[i] == 0; };
     bool varied = false;
     for (std::size_t i = 0; i < up.size(); ++i) varied = varied || (!all(i) && !none(i));
     char note[200];
-    std::snprintf(note, sizeof note, "away from X in %zu, %zu and %zu of %zu runs at 1/4, 1/2 and 3/4 of its spacing", up[0], up[1],
-                  up[2], total);
+    std::snprintf(note, sizeof note, "away from X in %zu, %zu and %zu of %zu runs at 1/4, 1/2 and 3/4 of its spacing",
+                  up[0], up[1], up[2], total);
     r.rounding_note = note;
-    if (varied) r.rounding = "stochastic";
-    else if (none(0) && none(1) && all(2) && none(3) && none(4) && all(5)) r.rounding = "nearest-even";
-    else if (none(0) && all(1) && all(2) && none(3) && all(4) && all(5)) r.rounding = "nearest-away";
-    else if (none(0) && none(1) && none(2) && none(3) && none(4) && none(5)) r.rounding = "toward-zero";
-    else if (all(0) && all(1) && all(2) && none(3) && none(4) && none(5)) r.rounding = "upward";
-    else if (none(0) && none(1) && none(2) && all(3) && all(4) && all(5)) r.rounding = "downward";
-    else r.rounding = "unknown";
+    if (varied)
+      r.rounding = "stochastic";
+    else if (none(0) && none(1) && all(2) && none(3) && none(4) && all(5))
+      r.rounding = "nearest-even";
+    else if (none(0) && all(1) && all(2) && none(3) && all(4) && all(5))
+      r.rounding = "nearest-away";
+    else if (none(0) && none(1) && none(2) && none(3) && none(4) && none(5))
+      r.rounding = "toward-zero";
+    else if (all(0) && all(1) && all(2) && none(3) && none(4) && none(5))
+      r.rounding = "upward";
+    else if (none(0) && none(1) && none(2) && all(3) && all(4) && all(5))
+      r.rounding = "downward";
+    else
+      r.rounding = "unknown";
   }
 
   static std::string svg_number(double v) {
@@ -434,12 +462,15 @@ class LengthProbe {
     with_inf[n_ - 1] = inf;
     both[0] = inf;
     both[n_ - 1] = -inf;
-    for (auto* c : {&with_nan, &with_inf, &negative_zeros, &both}) remember(facts, *c, "special values");  // run when judged
+    for (auto* c : {&with_nan, &with_inf, &negative_zeros, &both})
+      remember(facts, *c, "special values");  // run when judged
   }
 
   // Results compared as models see them: bit for bit, except that +0 and -0 are the same sum (a
   // backend that starts from +0 is still that tree; the special values are judged separately).
-  static bool model_agrees(double model, double backend) { return (model == 0 && backend == 0) || same_bits(model, backend); }
+  static bool model_agrees(double model, double backend) {
+    return (model == 0 && backend == 0) || same_bits(model, backend);
+  }
 
   // Which models give the backend's bits on random inputs: the revealed tree in the measured
   // precision, the exact sum, Kahan's and Neumaier's loops in the storage format. The batch runs
@@ -456,13 +487,15 @@ class LengthProbe {
     r.model_inputs = columns.size();
     // In one buffer when they fit one call: then it is also the wide buffer an element-dependent
     // bug shows in.
-    facts.witnesses.push_back({columns, results, "random inputs (a buffer of " + std::to_string(columns.size()) + " elements)"});
+    facts.witnesses.push_back(
+        {columns, results, "random inputs (a buffer of " + std::to_string(columns.size()) + " elements)"});
     for (const auto& options : variations(true)) {
       const auto again = run_columns(columns, options);
       for (std::size_t c = 0; c < again.size() && facts.results_vary.empty(); ++c)
         if (!same_bits(again[c], results[c]))
-          facts.results_vary = "runs differ: a random input gave " + hex_float(results[c]) + ", then " + hex_float(again[c]) + " with " +
-                               std::to_string(options.threads) + " threads and order seed " + std::to_string(options.order_seed);
+          facts.results_vary = "runs differ: a random input gave " + hex_float(results[c]) + ", then " +
+                               hex_float(again[c]) + " with " + std::to_string(options.threads) +
+                               " threads and order seed " + std::to_string(options.order_seed);
     }
     // Other buffer widths: the first inputs again in buffers of 1, 2, 3, ... elements. A library
     // may take another path for a narrow buffer (NumPy reduces a (n, 1) array pairwise and a
@@ -473,17 +506,19 @@ class LengthProbe {
       for (std::size_t w : {1, 2, 3, 5, 8, 16, 17, 64, 100}) {
         if (w >= prober_.batch(n_) || r.element_dependent) continue;
         for (std::size_t first = 0; first < sample && !r.element_dependent; first += w) {
-          std::vector<std::vector<double>> buffer(columns.begin() + static_cast<std::ptrdiff_t>(first),
-                                                  columns.begin() + static_cast<std::ptrdiff_t>(std::min(columns.size(), first + w)));
+          std::vector<std::vector<double>> buffer(
+              columns.begin() + static_cast<std::ptrdiff_t>(first),
+              columns.begin() + static_cast<std::ptrdiff_t>(std::min(columns.size(), first + w)));
           buffer.resize(w, std::vector<double>(n_, 0.0));
           const auto narrow = prober_.call(n_, buffer, RunOptions{});
           for (std::size_t c = 0; c < w && first + c < sample; ++c)
             if (!model_agrees(results[first + c], narrow[c])) {
               r.element_dependent = true;
-              r.order_note += "the order depends on the buffer's width: a random input gives " + hex_float(results[first + c]) +
-                              " in a buffer of " + std::to_string(prober_.batch(n_)) + " elements and " + hex_float(narrow[c]) +
-                              " in one of " + std::to_string(w) + "; ";
-              facts.witnesses.push_back({buffer, narrow, "random inputs in a buffer of " + std::to_string(w) + " elements", w});
+              r.order_note += "the order depends on the buffer's width: a random input gives " +
+                              hex_float(results[first + c]) + " in a buffer of " + std::to_string(prober_.batch(n_)) +
+                              " elements and " + hex_float(narrow[c]) + " in one of " + std::to_string(w) + "; ";
+              facts.witnesses.push_back(
+                  {buffer, narrow, "random inputs in a buffer of " + std::to_string(w) + " elements", w});
               break;
             }
         }
@@ -540,8 +575,9 @@ class LengthProbe {
         continue;
       }
       if (model != "tree") continue;
-      facts.tree_mismatch = "the revealed tree in " + std::to_string(bits) + "-bit arithmetic differs from the backend on " +
-                            std::to_string(mismatches.size()) + " of " + std::to_string(columns.size()) + " random inputs";
+      facts.tree_mismatch = "the revealed tree in " + std::to_string(bits) +
+                            "-bit arithmetic differs from the backend on " + std::to_string(mismatches.size()) +
+                            " of " + std::to_string(columns.size()) + " random inputs";
       if (r.run_dependent || r.element_dependent || !facts.results_vary.empty()) continue;
       // Element or data? The first few mismatching inputs, each alone in element 0.
       for (std::size_t k = 0; k < std::min<std::size_t>(4, mismatches.size()) && !r.element_dependent; ++k) {
@@ -550,8 +586,8 @@ class LengthProbe {
         const double alone = prober_.call(n_, {columns[c]}, RunOptions{})[0];
         if (model_agrees(compute(columns[c]), alone)) {
           r.element_dependent = true;
-          r.order_note += "a random input gives the tree's result alone but not as element " + std::to_string(c) + " of " +
-                          std::to_string(columns.size()) + "; ";
+          r.order_note += "a random input gives the tree's result alone but not as element " + std::to_string(c) +
+                          " of " + std::to_string(columns.size()) + "; ";
         }
       }
     }
@@ -598,9 +634,9 @@ class LengthProbe {
     for (std::size_t c = 0; c < columns.size(); ++c)
       if (results[c] != -static_cast<double>(expected[c]) * small) {
         r.data_dependent = true;
-        r.order_note += "at M = " + hex_float(big) + " with the signs exchanged the pair (" + std::to_string(pairs[c].first) + ", " +
-                        std::to_string(pairs[c].second) + ") gives " + hex_float(results[c]) + " where the tree says " +
-                        std::to_string(expected[c]) + " units; ";
+        r.order_note += "at M = " + hex_float(big) + " with the signs exchanged the pair (" +
+                        std::to_string(pairs[c].first) + ", " + std::to_string(pairs[c].second) + ") gives " +
+                        hex_float(results[c]) + " where the tree says " + std::to_string(expected[c]) + " units; ";
         return;
       }
   }

@@ -21,19 +21,19 @@ struct Witness {
   std::vector<std::vector<double>> columns;
   std::vector<double> results;  // empty: not run yet
   std::string what;
-  std::size_t width = 0;        // the buffer it ran in (0: the length's probe width)
+  std::size_t width = 0;  // the buffer it ran in (0: the length's probe width)
 };
 
 // What one length's probes established, before the backend-level choice of a model.
 struct Facts {
   Reveal revealed;
-  CountProbe revealed_with;               // the magnitudes that revealed the tree
-  std::string reveal_note;                // which magnitudes revealed it, or why none did
-  std::set<std::string> matching;         // models that gave the backend's bits on every random input
-  std::string tree_mismatch;              // how the revealed tree's model failed
-  bool rounding_blocked = false;          // the rounding probes gave neither neighbour
-  std::string results_vary;               // how the random inputs' results differed between runs ("" if not)
-  std::vector<Witness> witnesses;         // judged against the stated bound
+  CountProbe revealed_with;        // the magnitudes that revealed the tree
+  std::string reveal_note;         // which magnitudes revealed it, or why none did
+  std::set<std::string> matching;  // models that gave the backend's bits on every random input
+  std::string tree_mismatch;       // how the revealed tree's model failed
+  bool rounding_blocked = false;   // the rounding probes gave neither neighbour
+  std::string results_vary;        // how the random inputs' results differed between runs ("" if not)
+  std::vector<Witness> witnesses;  // judged against the stated bound
 };
 
 // Fills what the probes of length n show into r and facts; a ProbeFailure (the backend's own)

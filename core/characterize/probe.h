@@ -72,7 +72,8 @@ class Prober {
       columns.assign(per_call, std::vector<double>(n, 0.0));
       for (std::size_t c = 0; c < k; ++c) fill(first + c, columns[c]);
       const auto out = call(n, columns, options);
-      std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), results.begin() + static_cast<std::ptrdiff_t>(first));
+      std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k),
+                results.begin() + static_cast<std::ptrdiff_t>(first));
     }
     return results;
   }
@@ -176,6 +177,8 @@ class Prober {
   int sparse_layout_ = 0;
 };
 
-inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b) || (std::isnan(a) && std::isnan(b)); }
+inline bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b) || (std::isnan(a) && std::isnan(b));
+}
 
 }  // namespace accucheck::characterization

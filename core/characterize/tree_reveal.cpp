@@ -22,7 +22,8 @@ namespace {
 //     with L(c, x) < v form c's child (a build whose answers are already known), the rest the others.
 class TreeReveal {
  public:
-  TreeReveal(Prober& prober, std::size_t n, const CountProbe& probe, const RunOptions& options, const Placement& placement)
+  TreeReveal(Prober& prober, std::size_t n, const CountProbe& probe, const RunOptions& options,
+             const Placement& placement)
       : prober_(prober), n_(n), probe_(probe), options_(options), placement_(placement) {}
 
   Reveal run() {
@@ -65,7 +66,7 @@ class TreeReveal {
     std::uint32_t pivot = 0;
     std::vector<std::uint32_t> targets;
     std::shared_ptr<const std::vector<std::uint32_t>> universe;  // sorted
-    std::int64_t attach_to = kRoot;  // the node whose child the result is
+    std::int64_t attach_to = kRoot;                              // the node whose child the result is
   };
   struct Node {
     std::vector<std::int64_t> children;  // >= 0: a leaf; < 0: node -(index + 1)
@@ -108,7 +109,8 @@ class TreeReveal {
         if (u[i] == task.pivot || u[i] == task.targets[col.target]) --counted;
       const double r = results[k];
       const double count = r / probe_.small;
-      if (!std::isfinite(r) || count < 0 || count != std::floor(count) || count * probe_.small != r || count > counted) {
+      if (!std::isfinite(r) || count < 0 || count != std::floor(count) || count * probe_.small != r ||
+          count > counted) {
         clean_ = false;
         failure_ = "a pair probe gave " + hex_float(r) + ", not a whole count of s = " + hex_float(probe_.small) +
                    " (0 to " + std::to_string(counted) + "): no tree of roundings explains it";
@@ -131,8 +133,10 @@ class TreeReveal {
   Node& node(std::int64_t ref) { return nodes_[static_cast<std::size_t>(-ref - 1)]; }
 
   void attach(std::int64_t parent, std::int64_t child) {
-    if (parent == kRoot) root_ = child;
-    else node(parent).children.push_back(child);
+    if (parent == kRoot)
+      root_ = child;
+    else
+      node(parent).children.push_back(child);
   }
 
   void process(const Task& task, const std::vector<std::uint32_t>& lca, std::vector<Task>& next) {
@@ -145,8 +149,8 @@ class TreeReveal {
     std::vector<std::uint32_t> inside, inside_lca, rest;
     for (std::size_t k = 0; k < task.targets.size(); ++k) {
       if (lca[k] < 2 || lca[k] > v) {
-        failure_ = "the pair probes of leaves " + std::to_string(task.pivot) + " and " + std::to_string(task.targets[k]) +
-                   " disagree with the others (no single tree explains them)";
+        failure_ = "the pair probes of leaves " + std::to_string(task.pivot) + " and " +
+                   std::to_string(task.targets[k]) + " disagree with the others (no single tree explains them)";
         return;
       }
       if (lca[k] < v) {
@@ -172,8 +176,8 @@ class TreeReveal {
   }
 
   // The subtree of `pivot` and `targets` from L(pivot, x): its chain of ancestors of the pivot.
-  std::int64_t build(std::uint32_t pivot, const std::vector<std::uint32_t>& targets, const std::vector<std::uint32_t>& lca,
-                     std::vector<Task>& next) {
+  std::int64_t build(std::uint32_t pivot, const std::vector<std::uint32_t>& targets,
+                     const std::vector<std::uint32_t>& lca, std::vector<Task>& next) {
     std::map<std::uint32_t, std::vector<std::uint32_t>> groups;
     for (std::size_t k = 0; k < targets.size(); ++k) groups[lca[k]].push_back(targets[k]);
     std::int64_t current = pivot;
@@ -182,8 +186,8 @@ class TreeReveal {
     for (auto& [l, group] : groups) {
       size += static_cast<std::uint32_t>(group.size());
       if (l != size) {
-        failure_ = "leaf " + std::to_string(pivot) + "'s pair probes give a node of " + std::to_string(l) + " leaves where " +
-                   std::to_string(size) + " are below it (no single tree explains them)";
+        failure_ = "leaf " + std::to_string(pivot) + "'s pair probes give a node of " + std::to_string(l) +
+                   " leaves where " + std::to_string(size) + " are below it (no single tree explains them)";
         return current;
       }
       const std::int64_t parent = new_node();
@@ -223,7 +227,8 @@ class TreeReveal {
         continue;
       }
       std::vector<TreeBuilder::Ref> kids;
-      for (std::int64_t c : node(ref).children) kids.push_back(c >= 0 ? b.leaf(static_cast<std::size_t>(c)) : made.at(c));
+      for (std::int64_t c : node(ref).children)
+        kids.push_back(c >= 0 ? b.leaf(static_cast<std::size_t>(c)) : made.at(c));
       made[ref] = root_ref = b.fused(kids);
     }
     if (root_ >= 0) root_ref = b.leaf(static_cast<std::size_t>(root_));

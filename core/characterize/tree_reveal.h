@@ -12,13 +12,13 @@
 namespace accucheck::characterization {
 
 struct CountProbe {
-  double big = 0, small = 0;   // +-M at the pair, s at the counted leaves
-  std::size_t capacity = 1;    // most s that one result counts exactly
+  double big = 0, small = 0;  // +-M at the pair, s at the counted leaves
+  std::size_t capacity = 1;   // most s that one result counts exactly
 };
 
 struct Reveal {
   std::optional<SummationTree> tree;
-  std::string failure;   // "" when the tree was found; else why none explains the probes
+  std::string failure;       // "" when the tree was found; else why none explains the probes
   bool all_survive = false;  // every probe counted every s: nothing was swamped (no rounding seen)
   bool clean = true;         // every result was a whole count of s
 };

@@ -106,7 +106,9 @@ std::string Backend::why_not(const Workload& w) const {
   const auto* p = std::get_if<ProductWorkload>(&w);
   if (fp8_inputs_only && !(p && p->input_format))
     return name + " takes FP8 inputs only (a product workload with input_format e4m3 or e5m2)";
-  return name + " takes normal inputs only (no nonzero subnormal in A or B: its truncation of them loses what no bound states)";
+  return name +
+         " takes normal inputs only (no nonzero subnormal in A or B: its truncation of them loses what no bound "
+         "states)";
 }
 
 void Backend::run(const Workload& w, std::span<double> result, const RunOptions& options) const {
@@ -115,17 +117,20 @@ void Backend::run(const Workload& w, std::span<double> result, const RunOptions&
   // change every later result and the oracle's own parsing: restored here, and its failure.
   const FpEnvironmentGuard environment;
   try {
-    if (auto* d = std::get_if<DenseWorkload>(&w)) run_dense(*d, result, options);
-    else if (auto* p = std::get_if<ProductWorkload>(&w)) run_product(*p, result, options);
-    else run_sparse(std::get<SparseWorkload>(w), result, options);
+    if (auto* d = std::get_if<DenseWorkload>(&w))
+      run_dense(*d, result, options);
+    else if (auto* p = std::get_if<ProductWorkload>(&w))
+      run_product(*p, result, options);
+    else
+      run_sparse(std::get<SparseWorkload>(w), result, options);
   } catch (...) {
     environment.check_and_restore();
     throw;
   }
   if (const std::string change = environment.check_and_restore(); !change.empty())
-    throw BackendFailure(name + " changed the floating-point environment and left it changed: " + change +
-                             " (accucheck restored it)",
-                         FailureKind::fp_environment);
+    throw BackendFailure(
+        name + " changed the floating-point environment and left it changed: " + change + " (accucheck restored it)",
+        FailureKind::fp_environment);
 }
 
 std::string_view name(FailureKind k) {
@@ -181,7 +186,8 @@ Registry& Registry::global() {
 
 void Registry::add(Backend backend) {
   if (!valid_backend_name(backend.name))
-    throw std::invalid_argument("backend name '" + backend.name + "' must be letters, digits, '_', '-', '.', not starting with '.' or '-'");
+    throw std::invalid_argument("backend name '" + backend.name +
+                                "' must be letters, digits, '_', '-', '.', not starting with '.' or '-'");
   if (find(backend.name)) throw std::invalid_argument("duplicate backend name '" + backend.name + "'");
   // Kept sorted by name: tables, listings and the campaign's streams then do not depend on the
   // order in which object files happen to register (moving a file cannot reorder a table).

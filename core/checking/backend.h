@@ -27,9 +27,9 @@ enum class Device : std::uint8_t { cpu, cuda };
 std::string_view name(Device d);
 
 enum class Determinism : std::uint8_t {
-  bitwise_deterministic,       // same bits every run, any thread count
-  order_independent,           // same bits under any permutation or split of the addends
-  run_to_run_nondeterministic, // only the bound is promised
+  bitwise_deterministic,        // same bits every run, any thread count
+  order_independent,            // same bits under any permutation or split of the addends
+  run_to_run_nondeterministic,  // only the bound is promised
 };
 std::string_view name(Determinism d);
 
@@ -80,8 +80,8 @@ struct Backend {
   Format accumulation = Format::f32;
   BoundExpr bound;
   Determinism determinism = Determinism::bitwise_deterministic;
-  std::string summary;            // one line: what it does
-  std::string origin = "builtin"; // "builtin", or the plugin file it came from
+  std::string summary;             // one line: what it does
+  std::string origin = "builtin";  // "builtin", or the plugin file it came from
   std::vector<PropertyExemption> exemptions;
   // It reads its inputs at the places a workload's layout gives (workload.h): plugins that set
   // ACCUCHECK_ACCEPTS_STRIDES. Every other backend is given contiguous memory.
@@ -93,7 +93,7 @@ struct Backend {
   // loses an absolute amount no bound kind states, so it runs the product workloads whose A and
   // B hold no nonzero subnormal of the workload's format.
   bool normal_inputs_only = false;
-  DenseRun run_dense;      // each backend runs at least one workload kind
+  DenseRun run_dense;  // each backend runs at least one workload kind
   ProductRun run_product;
   SparseRun run_sparse;
   // What its latest run wrote to stdout/stderr, escaped for one line ("" if nothing): plugin
@@ -163,6 +163,6 @@ struct Registration {
 #define ACCUCHECK_CONCAT_INNER(a, b) a##b
 #define ACCUCHECK_CONCAT(a, b) ACCUCHECK_CONCAT_INNER(a, b)
 #define ACCUCHECK_REGISTER_BACKEND(...) \
-  static const ::accucheck::Registration ACCUCHECK_CONCAT(accucheck_registration_, __COUNTER__){__VA_ARGS__}
+  static const ::accucheck::Registration ACCUCHECK_CONCAT(accucheck_registration_, __COUNTER__) { __VA_ARGS__ }
 
 }  // namespace accucheck

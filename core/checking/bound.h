@@ -66,10 +66,10 @@ enum class BoundKind : std::uint8_t {
 struct TreeShape {
   enum class Kind : std::uint8_t {
     sequential,  // left to right from the initial value: h = n-1
-    pairwise,  // recursive halving: h = ceil(log2 n)
-    numpy,     // NumPy's pairwise_sum: 8 accumulators up to 128, halving above
-    blocked,   // blocks of b summed in order, block sums in order: (b-1) + (ceil(n/b)-1)
-    lanes,     // L lanes in order, then a pairwise tree over lanes: ceil(n/L)-1 + ceil(log2 L)
+    pairwise,    // recursive halving: h = ceil(log2 n)
+    numpy,       // NumPy's pairwise_sum: 8 accumulators up to 128, halving above
+    blocked,     // blocks of b summed in order, block sums in order: (b-1) + (ceil(n/b)-1)
+    lanes,       // L lanes in order, then a pairwise tree over lanes: ceil(n/L)-1 + ceil(log2 L)
     // NumPy's reduction of a contiguous row through its buffered iterator: blocks of B (the
     // buffer size, 8192 by default) each summed by pairwise_sum, the block sums added in order
     // to the identity: max(h_numpy(min(n,B)) + k-1, h_numpy(last block) + 1), k = ceil(n/B).
@@ -116,14 +116,14 @@ struct DepthProfile {
 
 struct BoundExpr {
   BoundKind kind = BoundKind::recursive;
-  Format format = Format::f64;   // whose unit roundoff the bound uses (u_acc, or u_out)
-  TreeShape shape;               // tree
-  std::int64_t count = 0;        // ulps: k; reproducible_binned: K (fold); fused*: K (addends per step); truncated_inputs: B
-  std::int64_t width = 0;        // reproducible_binned: W (bin width); fused*: W (window bits)
-  std::int64_t period = 0;       // fused_promoted: N (addends between promotions, a multiple of K)
+  Format format = Format::f64;  // whose unit roundoff the bound uses (u_acc, or u_out)
+  TreeShape shape;              // tree
+  std::int64_t count = 0;   // ulps: k; reproducible_binned: K (fold); fused*: K (addends per step); truncated_inputs: B
+  std::int64_t width = 0;   // reproducible_binned: W (bin width); fused*: W (window bits)
+  std::int64_t period = 0;  // fused_promoted: N (addends between promotions, a multiple of K)
   std::int64_t result_bits = 0;  // fused_truncated, fused_promoted(K,W,N,Q,F): Q (bits the fused sums are truncated to)
   double lambda = 0.0;           // stochastic
-  std::shared_ptr<const BoundExpr> inner;  // widened, ftz, truncated_inputs
+  std::shared_ptr<const BoundExpr> inner;      // widened, ftz, truncated_inputs
   std::shared_ptr<const DepthProfile> depths;  // depths
 };
 
@@ -157,8 +157,8 @@ struct BoundCheck {
 // Checks |abs_error| <= bound for an error bound kind, where abs_error is the exact
 // |computed - S| in the fixed-point grid. `output` is the format of the result buffer.
 // `terms`: the element's terms in summation order, for a bound that needs them (else empty).
-BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
-                             const FixedInt& abs_error, std::span<const double> terms = {});
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const FixedInt& abs_error,
+                             std::span<const double> terms = {});
 
 // The same from the nearest doubles judge() already has: RNE of |error|, A and |S| into f64,
 // each with whether it was inexact. Comparisons they decide (RNE is monotone: RNE(e) < b

@@ -3,8 +3,8 @@
 // One formula per kind, written once as a template over the number type: Interval (doubles
 // rounded outward: fast, decides almost every comparison) and Rational (exact; where a
 // formula needs sqrt or exp, a rational upper bound, so the bound is rounded upward).
-#include <boost/multiprecision/cpp_int.hpp>
 #include <bit>
+#include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -143,12 +143,8 @@ struct Ops<Rational> {
   static Rational power_of_two(int e) {
     return e >= 0 ? Rational(BigInt(1) << e) : Rational(BigInt(1), BigInt(1) << -e);
   }
-  static Rational exact_double(double x) {
-    return Rational(BigInt(to_fixed(x)), BigInt(1) << fixed_scale);
-  }
-  static Rational fixed(const FixedInt& x) {
-    return Rational(mp::abs(BigInt(x)), BigInt(1) << fixed_scale);
-  }
+  static Rational exact_double(double x) { return Rational(BigInt(to_fixed(x)), BigInt(1) << fixed_scale); }
+  static Rational fixed(const FixedInt& x) { return Rational(mp::abs(BigInt(x)), BigInt(1) << fixed_scale); }
   // sqrt(a/b) = sqrt(a*b)/b <= (isqrt(a*b*4^m) + 1) / (b*2^m).
   static Rational sqrt_up(const Rational& x) {
     constexpr unsigned m = 128;
@@ -192,10 +188,10 @@ std::uint64_t floor_sqrt_power_of_two(int p) {
 
 template <class Num>
 struct Quantities {
-  std::uint64_t n;  // addends, the initial buffer value included
-  Num abs_sum;      // A
-  Num abs_exact;    // |S|
-  Num max_abs;      // max |x|
+  std::uint64_t n;                // addends, the initial buffer value included
+  Num abs_sum;                    // A
+  Num abs_exact;                  // |S|
+  Num max_abs;                    // max |x|
   std::span<const double> terms;  // the terms in order, for a bound that needs them (else empty)
   // The most significant bits any operand of the backend's arithmetic has, where known (0: not
   // known): truncated_inputs states it for its inner bound, whose operands are not the terms.
@@ -223,8 +219,12 @@ int operand_bits(const Quantities<Num>& q) {
 
 template <class Num>
 Quantities<Num> quantities(const ExactSum& exact, std::span<const double> terms) {
-  return {exact.count, Ops<Num>::fixed(exact.abs_sum), Ops<Num>::fixed(exact.sum), Ops<Num>::exact_double(exact.max_abs),
-          terms, 0};
+  return {exact.count,
+          Ops<Num>::fixed(exact.abs_sum),
+          Ops<Num>::fixed(exact.sum),
+          Ops<Num>::exact_double(exact.max_abs),
+          terms,
+          0};
 }
 
 // sum_i gamma(d_i) |x_i| (every d_i with gamma defined): per term in intervals; grouped by depth
@@ -282,8 +282,10 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
     case BoundKind::tree: {
       const std::uint64_t h = tree_height(b.shape, n);
       std::optional<Num> tree;
-      if (h + 1 <= floor_sqrt_power_of_two(p)) tree = O::integer(h) * u * q.abs_sum;
-      else if (auto g = gamma(h)) tree = *g * q.abs_sum;
+      if (h + 1 <= floor_sqrt_power_of_two(p))
+        tree = O::integer(h) * u * q.abs_sum;
+      else if (auto g = gamma(h))
+        tree = *g * q.abs_sum;
       const Num any = anyorder();
       return tree ? minimum(*tree, any) : any;
     }
@@ -320,8 +322,8 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
     case BoundKind::stochastic: {
       // gamma~_{n-1}(lambda) = exp(lambda sqrt(n-1) u_sr + (n-1) u_sr^2/(1-u_sr)) - 1.
       const Num usr = O::power_of_two(1 - p);
-      const Num exponent = O::exact_double(b.lambda) * O::sqrt_up(O::integer(k)) * usr +
-                           O::integer(k) * usr * usr / (one - usr);
+      const Num exponent =
+          O::exact_double(b.lambda) * O::sqrt_up(O::integer(k)) * usr + O::integer(k) * usr * usr / (one - usr);
       return (O::exp_up(exponent) - one) * q.abs_sum;
     }
     case BoundKind::fused:
@@ -360,7 +362,8 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       // the interval and the rational evaluations agree: times 2^(W+q), r = 2^-q,
       // m ((K+1) 2^(1+q) + 2^(1+W)) <= 2^(W+q-1), below 2^126 for K <= 64, W, q <= 53, m < 2^64.
       using u128 = unsigned __int128;
-      const u128 scaled_step = (static_cast<u128>(per_step) + 1) * (u128{1} << (1 + q_bits)) + (u128{1} << (1 + b.width));
+      const u128 scaled_step =
+          (static_cast<u128>(per_step) + 1) * (u128{1} << (1 + q_bits)) + (u128{1} << (1 + b.width));
       if (steps > 0 && scaled_step > (u128{1} << (b.width + q_bits - 1)) / steps) return std::nullopt;
       const Num mv = O::integer(steps) * v;
       const Num g = mv / (one - mv);
@@ -368,7 +371,8 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       if (!promoted) return g * q.abs_sum + O::integer(2 * steps) * underflow;  // fused, fused_truncated
       // The chunks' errors sum to at most g A + 2M 2^(emin-q) (M = ceil((n-1)/K) steps in all);
       // adding the L chunk sums to the accumulator is a recursive sum of L + 1 values.
-      const std::uint64_t chunks = (k + static_cast<std::uint64_t>(b.period) - 1) / static_cast<std::uint64_t>(b.period);
+      const std::uint64_t chunks =
+          (k + static_cast<std::uint64_t>(b.period) - 1) / static_cast<std::uint64_t>(b.period);
       const std::uint64_t all_steps = (k + per_step - 1) / per_step;
       const Num lu = O::integer(chunks) * u;
       return (g + lu * (one + g)) * q.abs_sum + (one + lu) * O::integer(2 * all_steps) * underflow;
@@ -403,8 +407,10 @@ std::optional<Num> evaluate(const BoundExpr& b, const Quantities<Num>& q) {
       const std::vector<std::uint32_t>* depth = b.depths->at(n);
       if (!depth || depth->empty()) return best;
       const std::uint64_t h = *std::max_element(depth->begin(), depth->end());
-      if (h + 1 <= floor_sqrt_power_of_two(p)) best = minimum(best, O::integer(h) * u * q.abs_sum);
-      else if (auto g = gamma(h)) best = minimum(best, *g * q.abs_sum);
+      if (h + 1 <= floor_sqrt_power_of_two(p))
+        best = minimum(best, O::integer(h) * u * q.abs_sum);
+      else if (auto g = gamma(h))
+        best = minimum(best, *g * q.abs_sum);
       // The per-leaf sum needs gamma_d (d u < 1) only for the leaves that hold a nonzero term.
       if (q.terms.size() == n) {
         std::uint64_t deepest_nonzero = 0;
@@ -487,9 +493,12 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
 
   // Vacuous: the bound allows an error as large as A itself (no accuracy promised).
   if (exact.abs_sum != 0) {
-    if (b.lo >= qi.abs_sum.hi) check.vacuous = true;
-    else if (b.hi < qi.abs_sum.lo) check.vacuous = false;
-    else check.vacuous = rational() >= qr->abs_sum;
+    if (b.lo >= qi.abs_sum.hi)
+      check.vacuous = true;
+    else if (b.hi < qi.abs_sum.lo)
+      check.vacuous = false;
+    else
+      check.vacuous = rational() >= qr->abs_sum;
   }
 
   // Precondition: no intermediate overflows, i.e. A + bound (on the result, and on the partial
@@ -507,7 +516,8 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
     }
     const Interval reach = partial_b ? qi.abs_sum + maximum(b, *partial_b) : result_reach;
     const double limit = overflow_limit(bound, output);
-    if (reach.lo >= limit) check.precondition_met = false;
+    if (reach.lo >= limit)
+      check.precondition_met = false;
     else if (reach.hi >= limit) {
       Rational reach_exact = Ops<Rational>::fixed(exact.abs_sum) + rational();
       if (partial) {
@@ -521,30 +531,38 @@ BoundCheck check_with(const BoundExpr& bound, Format output, const ExactSum& exa
   // Within: |error| <= bound, decided exactly. RNE is monotone, so RNE(e) < b.lo gives e < b.lo
   // and RNE(e) > b.hi gives e > b.hi; an exact RNE(e) decides e <= b.lo and e > b.hi outright.
   const bool lo_finite = std::isfinite(b.lo), hi_finite = std::isfinite(b.hi);
-  if (error == 0 || (lo_finite && (error < b.lo || (!error_inexact && error <= b.lo)))) check.within = true;
-  else if (hi_finite && error > b.hi) check.within = false;
+  if (error == 0 || (lo_finite && (error < b.lo || (!error_inexact && error <= b.lo))))
+    check.within = true;
+  else if (hi_finite && error > b.hi)
+    check.within = false;
   else {
     const FixedInt e = abs_error();
-    if (e == 0 || (lo_finite && fixed_at_most(e, b.lo))) check.within = true;
-    else if (hi_finite && !fixed_at_most(e, b.hi)) check.within = false;
-    else check.within = Ops<Rational>::fixed(e) <= rational();
+    if (e == 0 || (lo_finite && fixed_at_most(e, b.lo)))
+      check.within = true;
+    else if (hi_finite && !fixed_at_most(e, b.hi))
+      check.within = false;
+    else
+      check.within = Ops<Rational>::fixed(e) <= rational();
   }
   return check;
 }
 
 }  // namespace
 
-BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact,
-                             const FixedInt& abs_error, std::span<const double> terms) {
+BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const FixedInt& abs_error,
+                             std::span<const double> terms) {
   const double unknown = std::numeric_limits<double>::quiet_NaN();  // every comparison false
   return check_with(bound, output, exact, quantities<Interval>(exact, terms), unknown, true, [&] { return abs_error; });
 }
 
 BoundCheck check_error_bound(const BoundExpr& bound, Format output, const ExactSum& exact, const NearestValues& nearest,
                              const std::function<FixedInt()>& abs_error, std::span<const double> terms) {
-  const Quantities<Interval> qi{exact.count, Interval::around_nearest(nearest.abs_sum, nearest.abs_sum_inexact),
+  const Quantities<Interval> qi{exact.count,
+                                Interval::around_nearest(nearest.abs_sum, nearest.abs_sum_inexact),
                                 Interval::around_nearest(nearest.abs_exact, nearest.abs_exact_inexact),
-                                Interval::exact(exact.max_abs), terms, 0};
+                                Interval::exact(exact.max_abs),
+                                terms,
+                                0};
   return check_with(bound, output, exact, qi, nearest.abs_error, nearest.abs_error_inexact, abs_error);
 }
 

@@ -1,13 +1,13 @@
 // Tests of bound.h: the text form, tree heights against instrumented models of the backends'
 // summation orders, and the rigorous evaluator on cases computed by hand (exact rationals,
 // or MPFR for sqrt/exp) rather than by the code under test.
-#include <gtest/gtest.h>
 #include <gmp.h>
+#include <gtest/gtest.h>
 #include <mpfr.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,12 +17,12 @@
 #include <tuple>
 #include <vector>
 
-#include "checking/bound.h"
-#include "numerics/exact.h"
-#include "numerics/fast_exact.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
+#include "checking/bound.h"
+#include "numerics/exact.h"
+#include "numerics/fast_exact.h"
 
 namespace accucheck {
 namespace {
@@ -43,15 +43,42 @@ BoundExpr bound(const std::string& text) {
 // Text form
 
 TEST(BoundText, RoundTripOfEveryKind) {
-  for (const char* text :
-       {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)", "tree(numpy_buffered:8192,f64)", "tree(windows:32,f32)", "tree(nccl_tree:8,bf16)",
-        "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),f32)", "products(f32)",
-        "correctly_rounded", "faithful", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "fused(4,14,f32)", "fused(32,25,bf16)",
-        "fused_promoted(32,14,128,f32)", "fused_promoted(1,2,1,f16)", "fused_promoted(8,14,1048576,f32)",
-        "fused_promoted(32,14,128,14,f32)", "fused_promoted(1,2,1,2,f16)",
-        "fused_truncated(32,14,14,f32)", "fused_truncated(4,24,24,f32)", "fused_truncated(1,2,2,bf16)", "ftz(recursive(f32),f32)", "ulps(2)", "ulps(0)", "stochastic(2.5,f32)",
-        "widened(tree(lanes:16,f32),bf16)", "ftz(widened(kahan(f64),f32),f32)", "truncated_inputs(fused_truncated(4,25,24,f32),11)",
-        "truncated_inputs(recursive(f32),2)", "truncated_inputs(widened(recursive(f64),f32),53)"}) {
+  for (const char* text : {"recursive(f32)",
+                           "anyorder(f16)",
+                           "tree(pairwise,f32)",
+                           "tree(numpy,bf16)",
+                           "tree(blocked:64,f32)",
+                           "tree(numpy_buffered:8192,f64)",
+                           "tree(windows:32,f32)",
+                           "tree(nccl_tree:8,bf16)",
+                           "tree(lanes:8,f32)",
+                           "kahan(f64)",
+                           "neumaier(f32)",
+                           "widened(recursive(f64),f32)",
+                           "products(f32)",
+                           "correctly_rounded",
+                           "faithful",
+                           "reproducible_binned(3,40,f64)",
+                           "stochastic(6,bf16)",
+                           "fused(4,14,f32)",
+                           "fused(32,25,bf16)",
+                           "fused_promoted(32,14,128,f32)",
+                           "fused_promoted(1,2,1,f16)",
+                           "fused_promoted(8,14,1048576,f32)",
+                           "fused_promoted(32,14,128,14,f32)",
+                           "fused_promoted(1,2,1,2,f16)",
+                           "fused_truncated(32,14,14,f32)",
+                           "fused_truncated(4,24,24,f32)",
+                           "fused_truncated(1,2,2,bf16)",
+                           "ftz(recursive(f32),f32)",
+                           "ulps(2)",
+                           "ulps(0)",
+                           "stochastic(2.5,f32)",
+                           "widened(tree(lanes:16,f32),bf16)",
+                           "ftz(widened(kahan(f64),f32),f32)",
+                           "truncated_inputs(fused_truncated(4,25,24,f32),11)",
+                           "truncated_inputs(recursive(f32),2)",
+                           "truncated_inputs(widened(recursive(f64),f32),53)"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
     ASSERT_TRUE(parsed.has_value()) << text << ": " << error;
@@ -114,24 +141,79 @@ TEST(BoundText, FieldsAndNormalization) {
 }
 
 TEST(BoundText, ClearErrorsOnBadText) {
-  for (const std::string text :
-       {"", "   ", "recursive", "recursive()", "recursive(f8)", "recursive(f32,f32)", "recursive(f32(1))",
-        "tree(f32)", "tree(blocked:0,f32)", "tree(blocked:x,f32)", "tree(blocked:,f32)", "tree(lanes,f32)",
-        "tree(foo,f32)", "tree(windows:1,f32)", "tree(nccl_tree:0,f32)", "tree(numpy_buffered:0,f32)", "tree(pairwise(2),f32)", "tree(blocked:99999999999,f32)", "widened(correctly_rounded,f32)",
-        "widened(recursive(f64))", "ftz(f32,f32)", "ulps(-1)", "ulps(x)", "ulps()", "ulps(1,2)",
-        "reproducible_binned(1,40,f64)", "reproducible_binned(3,61,f64)", "reproducible_binned(3,40)",
-        "fused(0,14,f32)", "fused(65,14,f32)", "fused(4,1,f32)", "fused(4,54,f32)", "fused(4,14)", "fused(4,14,e4m3)",
-        "fused_promoted(32,14,f32)", "fused_promoted(32,14,100,f32)", "fused_promoted(32,14,0,f32)", "fused_promoted(32,14,2097152,f32)",
-        "fused_promoted(0,14,128,f32)", "fused_promoted(32,1,128,f32)", "fused_promoted(32,14,128,e5m2)",
-        "fused_truncated(32,14,f32)", "fused_truncated(32,14,25,f32)", "fused_truncated(32,14,1,f32)", "fused_truncated(32,14,9,bf16)",
-        "fused_truncated(65,14,14,f32)", "fused_truncated(32,14,14,e4m3)", "fused_promoted(32,14,128,25,f32)",
-        "fused_promoted(32,14,128,1,f32)", "fused_promoted(32,14,128,14,14,f32)", "fused_promoted(32,14,100,14,f32)",
-        "stochastic(0,bf16)", "stochastic(nan,bf16)", "stochastic(inf,bf16)", "stochastic(65,bf16)",
-        "stochastic(6x,bf16)", "recursive(f32))", "recursive(f32", "recursive(f32,", "unknown(f32)",
-        "faithful(f32)", "recursive(f32) extra", "recursive[f32]", "(f32)", "kahan(,)", "products(bf16,)",
-        "truncated_inputs(recursive(f32))", "truncated_inputs(recursive(f32),1)", "truncated_inputs(recursive(f32),54)",
-        "truncated_inputs(recursive(f32),f32)", "truncated_inputs(correctly_rounded,11)", "truncated_inputs(recursive(f32),11(2))",
-        "truncated_inputs(11,recursive(f32))"}) {
+  for (const std::string text : {"",
+                                 "   ",
+                                 "recursive",
+                                 "recursive()",
+                                 "recursive(f8)",
+                                 "recursive(f32,f32)",
+                                 "recursive(f32(1))",
+                                 "tree(f32)",
+                                 "tree(blocked:0,f32)",
+                                 "tree(blocked:x,f32)",
+                                 "tree(blocked:,f32)",
+                                 "tree(lanes,f32)",
+                                 "tree(foo,f32)",
+                                 "tree(windows:1,f32)",
+                                 "tree(nccl_tree:0,f32)",
+                                 "tree(numpy_buffered:0,f32)",
+                                 "tree(pairwise(2),f32)",
+                                 "tree(blocked:99999999999,f32)",
+                                 "widened(correctly_rounded,f32)",
+                                 "widened(recursive(f64))",
+                                 "ftz(f32,f32)",
+                                 "ulps(-1)",
+                                 "ulps(x)",
+                                 "ulps()",
+                                 "ulps(1,2)",
+                                 "reproducible_binned(1,40,f64)",
+                                 "reproducible_binned(3,61,f64)",
+                                 "reproducible_binned(3,40)",
+                                 "fused(0,14,f32)",
+                                 "fused(65,14,f32)",
+                                 "fused(4,1,f32)",
+                                 "fused(4,54,f32)",
+                                 "fused(4,14)",
+                                 "fused(4,14,e4m3)",
+                                 "fused_promoted(32,14,f32)",
+                                 "fused_promoted(32,14,100,f32)",
+                                 "fused_promoted(32,14,0,f32)",
+                                 "fused_promoted(32,14,2097152,f32)",
+                                 "fused_promoted(0,14,128,f32)",
+                                 "fused_promoted(32,1,128,f32)",
+                                 "fused_promoted(32,14,128,e5m2)",
+                                 "fused_truncated(32,14,f32)",
+                                 "fused_truncated(32,14,25,f32)",
+                                 "fused_truncated(32,14,1,f32)",
+                                 "fused_truncated(32,14,9,bf16)",
+                                 "fused_truncated(65,14,14,f32)",
+                                 "fused_truncated(32,14,14,e4m3)",
+                                 "fused_promoted(32,14,128,25,f32)",
+                                 "fused_promoted(32,14,128,1,f32)",
+                                 "fused_promoted(32,14,128,14,14,f32)",
+                                 "fused_promoted(32,14,100,14,f32)",
+                                 "stochastic(0,bf16)",
+                                 "stochastic(nan,bf16)",
+                                 "stochastic(inf,bf16)",
+                                 "stochastic(65,bf16)",
+                                 "stochastic(6x,bf16)",
+                                 "recursive(f32))",
+                                 "recursive(f32",
+                                 "recursive(f32,",
+                                 "unknown(f32)",
+                                 "faithful(f32)",
+                                 "recursive(f32) extra",
+                                 "recursive[f32]",
+                                 "(f32)",
+                                 "kahan(,)",
+                                 "products(bf16,)",
+                                 "truncated_inputs(recursive(f32))",
+                                 "truncated_inputs(recursive(f32),1)",
+                                 "truncated_inputs(recursive(f32),54)",
+                                 "truncated_inputs(recursive(f32),f32)",
+                                 "truncated_inputs(correctly_rounded,11)",
+                                 "truncated_inputs(recursive(f32),11(2))",
+                                 "truncated_inputs(11,recursive(f32))"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
     EXPECT_FALSE(parsed.has_value()) << "'" << text << "' parsed as " << to_string(*parsed);
@@ -163,15 +245,16 @@ using test::model_halving;
 using test::model_lanes8;
 using test::model_numpy;
 using test::model_numpy_buffered;
-using test::model_windows;
 using test::model_torch_inner;
 using test::model_torch_multi;
 using test::model_torch_row;
+using test::model_windows;
 
 TEST(TreeHeight, MatchesInstrumentedModels) {
   for (std::size_t n = 1; n <= 3000; ++n) {
     const std::vector<Depth> leaves(n, Depth{0, false});
-    EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, n), static_cast<std::uint64_t>(model_numpy(leaves.data(), n).depth))
+    EXPECT_EQ(tree_height({TreeShape::Kind::numpy, 0}, n),
+              static_cast<std::uint64_t>(model_numpy(leaves.data(), n).depth))
         << "numpy n=" << n;
     for (std::size_t b : {1, 2, 7, 64}) {
       EXPECT_EQ(tree_height({TreeShape::Kind::blocked, b}, n),
@@ -192,17 +275,20 @@ TEST(TreeHeight, MatchesInstrumentedModels) {
           << "numpy_buffered:" << b << " n=" << n;
     }
     for (std::size_t w : {2, 3, 32}) {
-      EXPECT_EQ(tree_height({TreeShape::Kind::windows, w}, n), static_cast<std::uint64_t>(model_windows(leaves.data(), n, w).depth))
+      EXPECT_EQ(tree_height({TreeShape::Kind::windows, w}, n),
+                static_cast<std::uint64_t>(model_windows(leaves.data(), n, w).depth))
           << "windows:" << w << " n=" << n;
     }
   }
   // torch.sum: the deepest of its layouts' trees, against the models of each (n < 8: no vector path).
-  for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 59, 64, 100, 255, 256, 257, 1000, 4096, 4097, 10001, 70000}) {
+  for (std::size_t n :
+       {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 59, 64, 100, 255, 256, 257, 1000, 4096, 4097, 10001, 70000}) {
     const std::vector<Depth> leaves(n, Depth{0, false});
     int deepest = std::max(model_torch_multi(leaves.data(), n).depth, model_torch_row(leaves.data(), n).depth);
     if (n >= 8) deepest = std::max(deepest, model_torch_inner(leaves.data(), n, 8).depth);
     if (n >= 16) deepest = std::max(deepest, model_torch_inner(leaves.data(), n, 16).depth);
-    EXPECT_EQ(tree_height({TreeShape::Kind::torch_sum, 0}, n), static_cast<std::uint64_t>(deepest)) << "torch_sum n=" << n;
+    EXPECT_EQ(tree_height({TreeShape::Kind::torch_sum, 0}, n), static_cast<std::uint64_t>(deepest))
+        << "torch_sum n=" << n;
   }
   // torch.sum of one output on two threads (TensorIteratorReduce.cpp two_pass_reduction, n >=
   // GRAIN_SIZE = 32768): each thread reduces its chunk of ceil(n/2) (inner or row tree: one
@@ -210,9 +296,12 @@ TEST(TreeHeight, MatchesInstrumentedModels) {
   for (std::size_t n = 32769; n <= (std::size_t{1} << 20); n += n == 32769 ? 613 : 20011) {
     const std::size_t half = (n + 1) / 2;
     const std::vector<Depth> leaves(half, Depth{0, false});
-    const int two_pass = std::max({model_torch_inner(leaves.data(), half, 8).depth, model_torch_inner(leaves.data(), half, 16).depth,
-                                   model_torch_row(leaves.data(), half).depth}) + 1;
-    EXPECT_LE(static_cast<std::uint64_t>(two_pass), tree_height({TreeShape::Kind::torch_sum, 0}, n)) << "two-pass n=" << n;
+    const int two_pass =
+        std::max({model_torch_inner(leaves.data(), half, 8).depth, model_torch_inner(leaves.data(), half, 16).depth,
+                  model_torch_row(leaves.data(), half).depth}) +
+        1;
+    EXPECT_LE(static_cast<std::uint64_t>(two_pass), tree_height({TreeShape::Kind::torch_sum, 0}, n))
+        << "two-pass n=" << n;
   }
   // Probes of torch 1.13 (docs/frameworks.md): multi 16 and row 7 at n = 17; 18/18
   // at 64; 21/19 at 100; 33/33 at 1000.
@@ -229,8 +318,10 @@ TEST(TreeHeight, MatchesInstrumentedModels) {
   for (std::size_t n : {100, 1000, 8192, 8193, 10000, 100000}) {
     const std::vector<Depth> leaves(n, Depth{0, false});
     EXPECT_EQ(tree_height({TreeShape::Kind::numpy_buffered, 8192}, n),
-              static_cast<std::uint64_t>(model_numpy_buffered(leaves.data(), n, 8192).depth)) << n;
-    EXPECT_EQ(tree_height({TreeShape::Kind::windows, 32}, n), static_cast<std::uint64_t>(model_windows(leaves.data(), n, 32).depth))
+              static_cast<std::uint64_t>(model_numpy_buffered(leaves.data(), n, 8192).depth))
+        << n;
+    EXPECT_EQ(tree_height({TreeShape::Kind::windows, 32}, n),
+              static_cast<std::uint64_t>(model_windows(leaves.data(), n, 32).depth))
         << n;
   }
   EXPECT_EQ(tree_height({TreeShape::Kind::numpy_buffered, 8192}, 10000), 25u);
@@ -309,7 +400,8 @@ TEST(BoundEval, RecursiveByHand) {
   const ExactSum e = summary(3, pow2(0), pow2(0));
   expect_exact_threshold("recursive(f32)", Format::f32, e, pow2(-23));
   // recursive(f16), n = 1000, A = 3: 999 * 3 * 2^-11.
-  expect_exact_threshold("recursive(f16)", Format::f16, summary(1000, pow2(0), 3 * pow2(0)), FixedInt(999 * 3) * pow2(-11));
+  expect_exact_threshold("recursive(f16)", Format::f16, summary(1000, pow2(0), 3 * pow2(0)),
+                         FixedInt(999 * 3) * pow2(-11));
   // n = 1: no rounding, bound 0: any error exceeds it.
   const ExactSum one = summary(1, pow2(0), pow2(0));
   EXPECT_TRUE(check_error_bound(bound("recursive(f32)"), Format::f32, one, FixedInt(0)).within);
@@ -359,7 +451,8 @@ TEST(BoundEval, TreeByHand) {
                  fixed_floor(Big(1) << 16, 15));
   // Where anyorder is smaller it is used: blocked:64, n = 64 in f32: h = 63 = n - 1, and
   // (n-1)u/(1+(n-1)u) = 63/(2^24 + 63) < 63 u.
-  expect_between("tree(blocked:64,f32)", Format::f32, summary(64, pow2(0), pow2(0)), fixed_floor(63, (Big(1) << 24) + 63));
+  expect_between("tree(blocked:64,f32)", Format::f32, summary(64, pow2(0), pow2(0)),
+                 fixed_floor(63, (Big(1) << 24) + 63));
   // lanes:8, n = 80 in f32: h = 9 + 3 = 12: 12 u A with A = 3.
   expect_exact_threshold("tree(lanes:8,f32)", Format::f32, summary(80, pow2(0), 3 * pow2(0)), FixedInt(36) * pow2(-24));
   // numpy, n = 128 in bf16: h = 18 > 15: gamma_18 = 18/238 = 9/119.
@@ -367,10 +460,12 @@ TEST(BoundEval, TreeByHand) {
   // tree with h u >= 1 falls back to anyorder: pairwise bf16 with n = 2^300 is impossible, but
   // blocked:1 (h = n - 1) with n = 300: gamma undefined (h >= 256), anyorder 299/256.
   const ExactSum n300 = summary(300, pow2(0), pow2(0));
-  const BoundCheck c300 = check_error_bound(bound("tree(blocked:1,bf16)"), Format::bf16, n300, FixedInt(299) * pow2(-8));
+  const BoundCheck c300 =
+      check_error_bound(bound("tree(blocked:1,bf16)"), Format::bf16, n300, FixedInt(299) * pow2(-8));
   EXPECT_TRUE(c300.within);
   EXPECT_TRUE(c300.vacuous);  // 299/256 A >= A
-  EXPECT_FALSE(check_error_bound(bound("tree(blocked:1,bf16)"), Format::bf16, n300, FixedInt(299) * pow2(-8) + 1).within);
+  EXPECT_FALSE(
+      check_error_bound(bound("tree(blocked:1,bf16)"), Format::bf16, n300, FixedInt(299) * pow2(-8) + 1).within);
 }
 
 TEST(BoundEval, KahanDomainAndValue) {
@@ -403,27 +498,32 @@ TEST(BoundEval, NeumaierWidenedFtzProductsByHand) {
     expect_between("neumaier(f32)", Format::f32, summary(2, -pow2(-1), pow2(1)), fixed_floor(numerator, denominator));
   }
   // neumaier(bf16) beyond gamma's domain (n - 1 >= 256): vacuous.
-  EXPECT_TRUE(std::isinf(check_error_bound(bound("neumaier(bf16)"), Format::bf16, summary(257, pow2(0), pow2(0)), 0).bound));
-  EXPECT_TRUE(std::isfinite(check_error_bound(bound("neumaier(bf16)"), Format::bf16, summary(256, pow2(0), pow2(0)), 0).bound));
+  EXPECT_TRUE(
+      std::isinf(check_error_bound(bound("neumaier(bf16)"), Format::bf16, summary(257, pow2(0), pow2(0)), 0).bound));
+  EXPECT_TRUE(
+      std::isfinite(check_error_bound(bound("neumaier(bf16)"), Format::bf16, summary(256, pow2(0), pow2(0)), 0).bound));
   // widened(recursive(f64), f32), n = 3, S = A = 1: 2^-24 + (1 + 2^-24) 2^-52.
   expect_exact_threshold("widened(recursive(f64),f32)", Format::f32, summary(3, pow2(0), pow2(0)),
                          pow2(-24) + pow2(-52) + pow2(-76));
   // ftz(recursive(f32), f32), n = 3, A = 1: 2 u + 5 * 2^-126.
-  expect_exact_threshold("ftz(recursive(f32),f32)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23) + 5 * pow2(-126));
+  expect_exact_threshold("ftz(recursive(f32),f32)", Format::f32, summary(3, pow2(0), pow2(0)),
+                         pow2(-23) + 5 * pow2(-126));
   // products(f32), N = 3, A = 1: 3 u A + 2 N * 2^(emin - p) = 3 * 2^-24 + 6 * 2^-150.
   expect_exact_threshold("products(f32)", Format::f32, summary(3, pow2(0), pow2(0)), 3 * pow2(-24) + 6 * pow2(-150));
 }
 
 TEST(BoundEval, TruncatedInputsByHand) {
   // truncated_inputs(recursive(f32),11), n = 3, S = A = 1: 2 u + 2^(2-11) = 2^-23 + 2^-9.
-  expect_exact_threshold("truncated_inputs(recursive(f32),11)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23) + pow2(-9));
+  expect_exact_threshold("truncated_inputs(recursive(f32),11)", Format::f32, summary(3, pow2(0), pow2(0)),
+                         pow2(-23) + pow2(-9));
   // The inner bound sees |S| grown by the inputs' error: widened(recursive(f64),f32) inside, n = 2,
   // S = 1/2, A = 1: u (|S| + 2^-9 A) + (1 + u) 2^-53 + 2^-9 = 2^-25 + 2^-33 + 2^-53 + 2^-77 + 2^-9.
   expect_exact_threshold("truncated_inputs(widened(recursive(f64),f32),11)", Format::f32, summary(2, pow2(-1), pow2(0)),
                          pow2(-25) + pow2(-33) + pow2(-53) + pow2(-77) + pow2(-9));
   // Where the inner bound ends, so does this one.
   EXPECT_TRUE(std::isinf(
-      check_error_bound(bound("truncated_inputs(neumaier(bf16),11)"), Format::bf16, summary(257, pow2(0), pow2(0)), 0).bound));
+      check_error_bound(bound("truncated_inputs(neumaier(bf16),11)"), Format::bf16, summary(257, pow2(0), pow2(0)), 0)
+          .bound));
 }
 
 TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
@@ -441,15 +541,17 @@ TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
     mpfr_ui_sub(t, 1, t, opposite);
     mpfr_set_ui_2exp(c, 7, -53, r);
     mpfr_div(c, c, t, r);
-    mpfr_add_ui(value, c, 1, r);          // 1 + c
-    mpfr_mul_ui(value, value, 10, r);     // n
-    mpfr_mul_2si(value, value, 20, r);    // max(2^20, 2^-1023)
-    mpfr_mul_2si(t, c, 100, r);           // c |S|
+    mpfr_add_ui(value, c, 1, r);        // 1 + c
+    mpfr_mul_ui(value, value, 10, r);   // n
+    mpfr_mul_2si(value, value, 20, r);  // max(2^20, 2^-1023)
+    mpfr_mul_2si(t, c, 100, r);         // c |S|
     mpfr_add(value, value, t, r);
     // Step past the evaluator's rational upper bound of sqrt (relative error below 2^-120).
     mpfr_div_2ui(t, value, 100, r);
-    if (direction < 0) mpfr_sub(value, value, t, r);
-    else mpfr_add(value, value, t, r);
+    if (direction < 0)
+      mpfr_sub(value, value, t, r);
+    else
+      mpfr_add(value, value, t, r);
     const FixedInt fixed = mpfr_to_fixed(value, r);
     mpfr_clears(c, t, value, static_cast<mpfr_ptr>(nullptr));
     const BoundCheck check = check_error_bound(bound("reproducible_binned(3,40,f64)"), Format::f64, e, fixed);
@@ -482,7 +584,8 @@ void expect_bound_is(const char* text, const ExactSum& e, const boost::multiprec
 // Defined at n = last (A = 1), undefined (infinite, hence vacuous) at n = last + 1.
 void expect_defined_up_to(const char* text, std::uint64_t last) {
   const BoundExpr b = bound(text);
-  EXPECT_TRUE(std::isfinite(check_error_bound(b, Format::f32, summary(last, pow2(0), pow2(0)), FixedInt(0)).bound)) << text;
+  EXPECT_TRUE(std::isfinite(check_error_bound(b, Format::f32, summary(last, pow2(0), pow2(0)), FixedInt(0)).bound))
+      << text;
   const BoundCheck beyond = check_error_bound(b, Format::f32, summary(last + 1, pow2(0), pow2(0)), FixedInt(0));
   EXPECT_TRUE(std::isinf(beyond.bound)) << text;
   EXPECT_TRUE(beyond.vacuous) << text;
@@ -578,8 +681,10 @@ TEST(BoundEval, FusedPromotedWithTruncatedChunksAtItsExactValue) {
             check_error_bound(bound("fused_promoted(32,14,128,f32)"), Format::f32, e, FixedInt(0)).bound);
   // The chunk's chain ends where fused_truncated's does: N = 3744 (m = 117) defined, 3776 (m = 118) not.
   const ExactSum long_sum = summary(4097, pow2(0), pow2(0));
-  EXPECT_FALSE(check_error_bound(bound("fused_promoted(32,14,3744,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
-  EXPECT_TRUE(check_error_bound(bound("fused_promoted(32,14,3776,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
+  EXPECT_FALSE(
+      check_error_bound(bound("fused_promoted(32,14,3744,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
+  EXPECT_TRUE(
+      check_error_bound(bound("fused_promoted(32,14,3776,14,f32)"), Format::f32, long_sum, FixedInt(0)).vacuous);
 }
 
 TEST(BoundEval, StochasticAgainstMpfr) {
@@ -591,9 +696,9 @@ TEST(BoundEval, StochasticAgainstMpfr) {
     mpfr_t x, t;
     mpfr_inits2(400, x, t, static_cast<mpfr_ptr>(nullptr));
     mpfr_set_ui(x, 60, r);
-    mpfr_div_2ui(x, x, 7, r);                  // lambda * 10 * 2^-7
+    mpfr_div_2ui(x, x, 7, r);  // lambda * 10 * 2^-7
     mpfr_set_ui(t, 100, r);
-    mpfr_div_ui(t, t, 127 * 128, r);            // (n-1) u^2 / (1 - u) = 100 / (2^14 * 127/128)
+    mpfr_div_ui(t, t, 127 * 128, r);  // (n-1) u^2 / (1 - u) = 100 / (2^14 * 127/128)
     mpfr_add(x, x, t, r);
     mpfr_exp(x, x, r);
     mpfr_sub_ui(x, x, 1, r);
@@ -601,8 +706,10 @@ TEST(BoundEval, StochasticAgainstMpfr) {
     // Step past the rounding of the evaluator's rational upper bound (relative 2^-200).
     mpfr_set(t, x, r);
     mpfr_div_2ui(t, t, 100, r);
-    if (direction < 0) mpfr_sub(x, x, t, r);
-    else mpfr_add(x, x, t, r);
+    if (direction < 0)
+      mpfr_sub(x, x, t, r);
+    else
+      mpfr_add(x, x, t, r);
     const FixedInt fixed = mpfr_to_fixed(x, r);
     mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
     EXPECT_EQ(check_error_bound(bound("stochastic(6,bf16)"), Format::bf16, e, fixed).within, direction < 0);
@@ -627,8 +734,8 @@ TEST(BoundEval, PreconditionNearLargestFinite) {
   EXPECT_FALSE(check_error_bound(w, Format::f32, summary(2, pow2(128), pow2(128)), 0).precondition_met);
   EXPECT_TRUE(check_error_bound(w, Format::f32, summary(2, pow2(126), pow2(126)), 0).precondition_met);
   // A beyond the f64 range (exact sums can be): precondition fails, no crash.
-  EXPECT_FALSE(check_error_bound(d, Format::f64, summary(4, 4 * to_fixed(DBL_MAX), 4 * to_fixed(DBL_MAX)), 0)
-                   .precondition_met);
+  EXPECT_FALSE(
+      check_error_bound(d, Format::f64, summary(4, 4 * to_fixed(DBL_MAX), 4 * to_fixed(DBL_MAX)), 0).precondition_met);
   // Special sums: only the special rules apply.
   ExactSum special = summary(2, 0, 0);
   special.special = Special::nan;
@@ -672,32 +779,34 @@ TEST(BoundEval, NearestValuesAgreeWithTheExactError) {
       {"recursive(f32)", Format::f32, summary(3, pow2(0), pow2(0)), pow2(-23)},
       {"recursive(f16)", Format::f16, summary(1000, pow2(0), 3 * pow2(0)), FixedInt(999 * 3) * pow2(-11)},
       {"anyorder(f32)", Format::f32, summary(2, pow2(0), 3 * pow2(0)), 3 * pow2(-24)},
-      {"recursive(f16)", Format::f16, summary(2, FixedInt(65472) * pow2(0), FixedInt(65472) * pow2(0)), FixedInt(65472) * pow2(-11)},
+      {"recursive(f16)", Format::f16, summary(2, FixedInt(65472) * pow2(0), FixedInt(65472) * pow2(0)),
+       FixedInt(65472) * pow2(-11)},
       {"recursive(f64)", Format::f64, summary(2, 3 * pow2(1022), 3 * pow2(1022)), 3 * pow2(1022 - 53)},
       {"recursive(f64)", Format::f64, summary(3, FixedInt(1), FixedInt(1)), FixedInt(0)},
       {"kahan(f32)", Format::f32, summary(5, pow2(0), 7 * pow2(0)), 7 * pow2(-22)},
       {"widened(recursive(f64),f32)", Format::f32, summary(2, pow2(126), pow2(126)), pow2(126 - 24)},
   };
   for (const auto& [text, output, e, threshold] : cases)
-    for (const FixedInt& error : {threshold, FixedInt(threshold + 1), FixedInt(threshold > 0 ? threshold - 1 : 0), FixedInt(2 * threshold), FixedInt(threshold / 2)})
+    for (const FixedInt& error : {threshold, FixedInt(threshold + 1), FixedInt(threshold > 0 ? threshold - 1 : 0),
+                                  FixedInt(2 * threshold), FixedInt(threshold / 2)})
       check_both(text, output, e, error);
   // Random short sums (n = 2 to 5, values of the format over a wide exponent range) and errors
   // at, next to and around the interval bound's double.
   std::mt19937_64 rng(test_seed(5));
-  const std::vector<std::pair<std::string, Format>> bounds = {{"recursive(f32)", Format::f32}, {"anyorder(f16)", Format::f16},
-                                                              {"tree(pairwise,bf16)", Format::bf16}, {"kahan(f64)", Format::f64},
-                                                              {"neumaier(f32)", Format::f32}, {"products(f32)", Format::f32}};
+  const std::vector<std::pair<std::string, Format>> bounds = {
+      {"recursive(f32)", Format::f32}, {"anyorder(f16)", Format::f16}, {"tree(pairwise,bf16)", Format::bf16},
+      {"kahan(f64)", Format::f64},     {"neumaier(f32)", Format::f32}, {"products(f32)", Format::f32}};
   for (int i = 0; i < 4000; ++i) {
     const auto& [text, f] = bounds[i % bounds.size()];
     std::vector<double> xs(2 + rng() % 4);
     for (double& x : xs)
-      x = round_to_format(std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 100 - 53), f) * ((rng() & 1) ? -1 : 1);
+      x = round_to_format(std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 100 - 53), f) *
+          ((rng() & 1) ? -1 : 1);
     const ExactSum e = fast_exact_sum(xs);
     const double b = check_error_bound(bound(text), f, e, FixedInt(0)).bound;
     if (!std::isfinite(b)) continue;
     for (double error : {b, std::nextafter(b, 0.0), std::nextafter(b, INFINITY), b / 2, 0.0})
-      for (int extra : {0, 1})
-        check_both(text, f, e, to_fixed(error) + extra);
+      for (int extra : {0, 1}) check_both(text, f, e, to_fixed(error) + extra);
   }
 }
 
@@ -718,7 +827,8 @@ FixedInt floor_units(const Rational& r) {
 
 // The bound with these terms lies strictly inside (floor, floor + 1) units, or is exactly
 // `floor` when `exact` (an error equal to the bound is within).
-void expect_bound_with_terms(const std::string& text, Format output, const std::vector<double>& terms, const Rational& value) {
+void expect_bound_with_terms(const std::string& text, Format output, const std::vector<double>& terms,
+                             const Rational& value) {
   ASSERT_GT(value, 0);
   const ExactSum e = fast_exact_sum(terms);
   const BoundExpr b = bound(text);
@@ -730,10 +840,11 @@ void expect_bound_with_terms(const std::string& text, Format output, const std::
 }  // namespace depths_cases
 
 TEST(BoundText, DepthsRoundTripAndErrors) {
-  for (const char* text : {"depths(sequential,f32)", "depths(lanes:8,f64)", "depths(numpy,bf16)", "depths(blocked:64,f16)",
-                           "depths(cuda_block:256:4:1024,f32)", "depths(numpy_buffered:8192,f64)", "depths(n5:4x2.3-1,f16)",
-                           "depths(sequential,n3:1.2x2,n5:4x2.3-1,f32)", "widened(depths(sequential,f64),f32)",
-                           "ftz(depths(cuda_block:32:1:1,f32),f32)", "tree(sequential,f32)"}) {
+  for (const char* text :
+       {"depths(sequential,f32)", "depths(lanes:8,f64)", "depths(numpy,bf16)", "depths(blocked:64,f16)",
+        "depths(cuda_block:256:4:1024,f32)", "depths(numpy_buffered:8192,f64)", "depths(n5:4x2.3-1,f16)",
+        "depths(sequential,n3:1.2x2,n5:4x2.3-1,f32)", "widened(depths(sequential,f64),f32)",
+        "ftz(depths(cuda_block:32:1:1,f32),f32)", "tree(sequential,f32)"}) {
     std::string error;
     const auto parsed = parse_bound(text, &error);
     ASSERT_TRUE(parsed.has_value()) << text << ": " << error;
@@ -743,10 +854,11 @@ TEST(BoundText, DepthsRoundTripAndErrors) {
   EXPECT_EQ(to_string(bound("depths(n5:4x2.3-1,n3:1.2x2,f32)")), "depths(n3:1.2x2,n5:4x2.3-1,f32)");
   EXPECT_TRUE(bound_needs_terms(bound("widened(depths(sequential,f64),f32)")));
   EXPECT_FALSE(bound_needs_terms(bound("widened(recursive(f64),f32)")));
-  for (const std::string text : {"depths(f32)", "depths(pairwise,f32)", "depths(windows:4,f32)", "depths(torch_sum,f32)", "depths(nccl_tree:1,f32)",
-                                 "depths(lanes:6,f32)", "depths(n5:1x2,f32)", "depths(n3:1.2x2,n3:1.2x2,f32)",
-                                 "depths(sequential,numpy,f32)", "depths(n5:zz,f32)", "depths(n0:1,f32)", "depths(nx:1,f32)",
-                                 "depths(n2:1x2)", "depths(sequential)"}) {
+  for (const std::string text :
+       {"depths(f32)", "depths(pairwise,f32)", "depths(windows:4,f32)", "depths(torch_sum,f32)",
+        "depths(nccl_tree:1,f32)", "depths(lanes:6,f32)", "depths(n5:1x2,f32)", "depths(n3:1.2x2,n3:1.2x2,f32)",
+        "depths(sequential,numpy,f32)", "depths(n5:zz,f32)", "depths(n0:1,f32)", "depths(nx:1,f32)", "depths(n2:1x2)",
+        "depths(sequential)"}) {
     std::string error;
     EXPECT_FALSE(parse_bound(text, &error).has_value()) << text;
     EXPECT_NE(error.find("bad bound expression"), std::string::npos) << error;
@@ -766,7 +878,8 @@ TEST(BoundEval, DepthsByHand) {
   expect_bound_with_terms("depths(n3:2x2.1,f32)", Format::f32, terms, per_leaf);
   // The large term last (depth 1) costs far less than first: (2^-10, 2^-10, 1) reversed.
   const std::vector<double> reversed{0x1p-10, 0x1p-10, 1.0};
-  expect_bound_with_terms("depths(sequential,f32)", Format::f32, reversed, gamma(2, 24) * Rational(2, 1024) + gamma(1, 24));
+  expect_bound_with_terms("depths(sequential,f32)", Format::f32, reversed,
+                          gamma(2, 24) * Rational(2, 1024) + gamma(1, 24));
   // Without the terms: the looser min(height bound, anyorder) = anyorder here.
   {
     const ExactSum e = fast_exact_sum(terms);

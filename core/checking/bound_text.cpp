@@ -29,7 +29,8 @@ constexpr KindInfo kKinds[] = {
     {BoundKind::products, "products", "Jeannerod & Rump, SIAM J. Matrix Anal. Appl. 34 (2013); Higham (2002) sec. 3.1"},
     {BoundKind::correctly_rounded, "correctly_rounded", "IEEE 754-2019"},
     {BoundKind::faithful, "faithful", "Rump, Ogita & Oishi, SIAM J. Sci. Comput. 31 (2008)"},
-    {BoundKind::reproducible_binned, "reproducible_binned", "Ahrens, Nguyen & Demmel, UCB/EECS-2015-229, Thm 5.8 eq. (5.26)"},
+    {BoundKind::reproducible_binned, "reproducible_binned",
+     "Ahrens, Nguyen & Demmel, UCB/EECS-2015-229, Thm 5.8 eq. (5.26)"},
     {BoundKind::stochastic, "stochastic", "Connolly, Higham & Mary, SIAM J. Sci. Comput. 43 (2021); AN23 sec. 4.6.4"},
     {BoundKind::ftz, "ftz", "derived: flush-to-zero moves each input and result by less than min_normal"},
     {BoundKind::ulps, "ulps", "stated by the backend (empirical)"},
@@ -92,8 +93,9 @@ class Parser {
     const std::size_t start = position_;
     while (position_ < text_.size() && word_char(text_[position_])) ++position_;
     if (position_ == start) {
-      error = position_ < text_.size() ? "unexpected '" + std::string(1, text_[position_]) + "' at position " + std::to_string(position_)
-                                       : "bound expression ends early";
+      error = position_ < text_.size()
+                  ? "unexpected '" + std::string(1, text_[position_]) + "' at position " + std::to_string(position_)
+                  : "bound expression ends early";
       return false;
     }
     out.head = std::string(text_.substr(start, position_ - start));
@@ -165,7 +167,8 @@ bool to_cuda_block(const std::string& h, TreeShape& out, std::string& error) {
   const auto [threads, items, grid] = values;
   if (threads < 32 || threads > 1024 || (threads & (threads - 1)) != 0 || items < 1 || items > 1024 || grid < 1 ||
       grid > (1u << 20)) {
-    error = "tree shape '" + h + "': THREADS must be a power of two in [32, 1024], ITEMS in [1, 1024], GRID in [1, 2^20]";
+    error =
+        "tree shape '" + h + "': THREADS must be a power of two in [32, 1024], ITEMS in [1, 1024], GRID in [1, 2^20]";
     return false;
   }
   out = {TreeShape::Kind::cuda_block, threads, items, grid};
@@ -278,8 +281,10 @@ bool to_depth_profile(const Node& node, DepthProfile& out, std::string& error) {
     TreeShape shape;
     if (!to_shape(a, shape, error)) return false;
     if (!shape_has_fixed_order(shape)) {
-      error = "depths needs a shape with one fixed order (sequential, numpy, blocked:B, lanes:L with L a power of two, "
-              "numpy_buffered:B, cuda_block:T:I:G), not '" + h + "'";
+      error =
+          "depths needs a shape with one fixed order (sequential, numpy, blocked:B, lanes:L with L a power of two, "
+          "numpy_buffered:B, cuda_block:T:I:G), not '" +
+          h + "'";
       return false;
     }
     if (out.shape) {
@@ -294,8 +299,8 @@ bool to_depth_profile(const Node& node, DepthProfile& out, std::string& error) {
 
 bool expect_arguments(const Node& node, std::size_t count, std::string& error) {
   if (node.arguments.size() != count) {
-    error = "'" + node.head + "' takes " + std::to_string(count) + " argument" + (count == 1 ? "" : "s") +
-            ", got " + std::to_string(node.arguments.size());
+    error = "'" + node.head + "' takes " + std::to_string(count) + " argument" + (count == 1 ? "" : "s") + ", got " +
+            std::to_string(node.arguments.size());
     return false;
   }
   return true;
@@ -305,7 +310,8 @@ bool expect_arguments(const Node& node, std::size_t count, std::string& error) {
 struct Range {
   std::uint64_t low, high;
 };
-bool count_width_format(const Node& node, Range count, Range width, const char* usage, BoundExpr& bound, std::string& error) {
+bool count_width_format(const Node& node, Range count, Range width, const char* usage, BoundExpr& bound,
+                        std::string& error) {
   std::uint64_t k = 0, w = 0;
   if (!expect_arguments(node, 3, error)) return false;
   if (!parse_unsigned(node.arguments[0].head, k) || k < count.low || k > count.high ||
@@ -419,22 +425,24 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
       return bound;
     }
     case BoundKind::reproducible_binned:
-      if (!count_width_format(node, {2, 8}, {1, 60}, "reproducible_binned(K,W,F) needs integers 2 <= K <= 8 and 1 <= W <= 60",
-                              bound, error))
+      if (!count_width_format(node, {2, 8}, {1, 60},
+                              "reproducible_binned(K,W,F) needs integers 2 <= K <= 8 and 1 <= W <= 60", bound, error))
         return std::nullopt;
       return bound;
     case BoundKind::fused:
-      if (!count_width_format(node, {1, 64}, {2, 53}, "fused(K,W,F) needs integers 1 <= K <= 64 and 2 <= W <= 53", bound,
-                              error))
+      if (!count_width_format(node, {1, 64}, {2, 53}, "fused(K,W,F) needs integers 1 <= K <= 64 and 2 <= W <= 53",
+                              bound, error))
         return std::nullopt;
       return bound;
     case BoundKind::fused_truncated: {
-      const auto result_bits = fused_with_third(node, "fused_truncated(K,W,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and "
-                                                      "2 <= Q <= the precision of F",
-                                                [](std::uint64_t q, const BoundExpr& b) {
-                                                  return q >= 2 && q <= static_cast<std::uint64_t>(traits(b.format).precision);
-                                                },
-                                                bound, error);
+      const auto result_bits = fused_with_third(
+          node,
+          "fused_truncated(K,W,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53 and "
+          "2 <= Q <= the precision of F",
+          [](std::uint64_t q, const BoundExpr& b) {
+            return q >= 2 && q <= static_cast<std::uint64_t>(traits(b.format).precision);
+          },
+          bound, error);
       if (!result_bits) return std::nullopt;
       bound.result_bits = static_cast<std::int64_t>(*result_bits);
       return bound;
@@ -442,8 +450,9 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
     case BoundKind::fused_promoted: {
       // fused_promoted(K,W,N,F), or fused_promoted(K,W,N,Q,F) with each chunk's fused sums truncated
       // to Q bits as in fused_truncated (Hopper's FP8 promoted to FP32).
-      const char* usage = "fused_promoted(K,W,N,F) or fused_promoted(K,W,N,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53, "
-                          "N a multiple of K up to 2^20 and 2 <= Q <= the precision of F";
+      const char* usage =
+          "fused_promoted(K,W,N,F) or fused_promoted(K,W,N,Q,F) needs integers 1 <= K <= 64, 2 <= W <= 53, "
+          "N a multiple of K up to 2^20 and 2 <= Q <= the precision of F";
       Node four = node;
       std::uint64_t result_bits = 0;
       if (node.arguments.size() == 5) {
@@ -453,12 +462,12 @@ std::optional<BoundExpr> build(const Node& node, std::string& error) {
         }
         four.arguments.erase(four.arguments.begin() + 3);
       }
-      const auto period = fused_with_third(four, usage,
-                                           [](std::uint64_t n, const BoundExpr& b) {
-                                             return n > 0 && n <= (std::uint64_t{1} << 20) &&
-                                                    n % static_cast<std::uint64_t>(b.count) == 0;
-                                           },
-                                           bound, error);
+      const auto period = fused_with_third(
+          four, usage,
+          [](std::uint64_t n, const BoundExpr& b) {
+            return n > 0 && n <= (std::uint64_t{1} << 20) && n % static_cast<std::uint64_t>(b.count) == 0;
+          },
+          bound, error);
       if (!period) return std::nullopt;
       if (node.arguments.size() == 5 &&
           (result_bits < 2 || result_bits > static_cast<std::uint64_t>(traits(bound.format).precision))) {
@@ -740,7 +749,8 @@ bool bound_needs_terms(const BoundExpr& bound) {
 }
 
 const std::vector<std::uint32_t>* DepthProfile::at(std::uint64_t n) const {
-  const auto table = std::lower_bound(tables.begin(), tables.end(), n, [](const auto& t, std::uint64_t m) { return t.first < m; });
+  const auto table =
+      std::lower_bound(tables.begin(), tables.end(), n, [](const auto& t, std::uint64_t m) { return t.first < m; });
   if (table != tables.end() && table->first == n) return &table->second;
   if (!shape) return nullptr;
   // A campaign judges many elements of one length: the last few (shape, n) are kept per thread,
@@ -782,22 +792,25 @@ std::string to_string(const BoundExpr& bound) {
     case BoundKind::tree: return name + "(" + shape_text(bound.shape) + "," + format + ")";
     case BoundKind::widened:
     case BoundKind::ftz: return name + "(" + to_string(*bound.inner) + "," + format + ")";
-    case BoundKind::truncated_inputs: return name + "(" + to_string(*bound.inner) + "," + std::to_string(bound.count) + ")";
+    case BoundKind::truncated_inputs:
+      return name + "(" + to_string(*bound.inner) + "," + std::to_string(bound.count) + ")";
     case BoundKind::correctly_rounded:
     case BoundKind::faithful: return name;
     case BoundKind::ulps: return name + "(" + std::to_string(bound.count) + ")";
     case BoundKind::depths: {
       std::string text = name + "(";
       if (bound.depths->shape) text += shape_text(*bound.depths->shape) + ",";
-      for (const auto& [n, depths] : bound.depths->tables) text += "n" + std::to_string(n) + ":" + depths_text(depths) + ",";
+      for (const auto& [n, depths] : bound.depths->tables)
+        text += "n" + std::to_string(n) + ":" + depths_text(depths) + ",";
       return text + format + ")";
     }
     case BoundKind::reproducible_binned:
     case BoundKind::fused:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + format + ")";
     case BoundKind::fused_promoted:
-      return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," + std::to_string(bound.period) +
-             "," + (bound.result_bits ? std::to_string(bound.result_bits) + "," : "") + format + ")";
+      return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
+             std::to_string(bound.period) + "," + (bound.result_bits ? std::to_string(bound.result_bits) + "," : "") +
+             format + ")";
     case BoundKind::fused_truncated:
       return name + "(" + std::to_string(bound.count) + "," + std::to_string(bound.width) + "," +
              std::to_string(bound.result_bits) + "," + format + ")";

@@ -92,7 +92,8 @@ int bytes_for_bound(std::uint64_t bound);
 // v[first..] shuffled by the stream (Fisher-Yates, the last place first), v[..first) left in place.
 template <class T>
 void shuffle(std::vector<T>& v, ChoiceStream& s, std::size_t first = 0) {
-  for (std::size_t i = v.size() - std::min(first, v.size()); i > 1; --i) std::swap(v[first + i - 1], v[first + s.pick(i)]);
+  for (std::size_t i = v.size() - std::min(first, v.size()); i > 1; --i)
+    std::swap(v[first + i - 1], v[first + s.pick(i)]);
 }
 
 }  // namespace accucheck

@@ -29,8 +29,13 @@ std::vector<double> terms_of(const DenseWorkload& d) {
   return t;
 }
 DenseWorkload with_terms(const DenseWorkload& d, const std::vector<double>& t) {
-  DenseWorkload out{.format = d.format, .elements = 1, .steps = t.size() - 1, .initial = {t[0]},
-                    .addends = std::vector<double>(t.begin() + 1, t.end()), .family = d.family, .layout = d.layout,
+  DenseWorkload out{.format = d.format,
+                    .elements = 1,
+                    .steps = t.size() - 1,
+                    .initial = {t[0]},
+                    .addends = std::vector<double>(t.begin() + 1, t.end()),
+                    .family = d.family,
+                    .layout = d.layout,
                     .input_format = d.input_format};
   return out;
 }
@@ -59,9 +64,9 @@ void reshape(std::vector<double>& t, Format f, ChoiceStream& s, std::size_t max_
     case 1: {  // move a term (the largest, half of the time) along the chain
       std::size_t from = s.pick(n);
       if (s.coin())
-        from = static_cast<std::size_t>(std::max_element(t.begin(), t.end(), [](double a, double b) {
-                                          return std::fabs(a) < std::fabs(b);
-                                        }) - t.begin());
+        from = static_cast<std::size_t>(
+            std::max_element(t.begin(), t.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); }) -
+            t.begin());
       const double x = t[from];
       t.erase(t.begin() + static_cast<long>(from));
       t.insert(t.begin() + static_cast<long>(s.pick(n)), x);
@@ -105,7 +110,8 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
       if (1 + steps * (k_count + 1) > max_terms) break;
       // (FP8 inputs: a copied pair only; half an ulp of C is rarely an FP8 value.)
       for (auto& step : pairs)
-        step.push_back(s.coin() || p.input_format ? step[s.pick(step.size())] : std::pair{half_ulp(p.initial[0], f), 1.0});
+        step.push_back(s.coin() || p.input_format ? step[s.pick(step.size())]
+                                                  : std::pair{half_ulp(p.initial[0], f), 1.0});
       break;
     case 1:
       if (k_count > 1) {
@@ -119,8 +125,17 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
       break;
     }
   }
-  ProductWorkload out{.format = p.format, .rows = 1, .cols = 1, .batch = pairs[0].size(), .steps = steps, .initial = p.initial,
-                      .a = {}, .b = {}, .family = p.family, .input_format = p.input_format, .b_input_format = p.b_input_format};
+  ProductWorkload out{.format = p.format,
+                      .rows = 1,
+                      .cols = 1,
+                      .batch = pairs[0].size(),
+                      .steps = steps,
+                      .initial = p.initial,
+                      .a = {},
+                      .b = {},
+                      .family = p.family,
+                      .input_format = p.input_format,
+                      .b_input_format = p.b_input_format};
   for (const auto& step : pairs)
     for (const auto& [a, b] : step) {
       out.a.push_back(a);
@@ -174,12 +189,21 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
     const double input = next_down(1.0 + std::ldexp(1.0, 1 - static_cast<int>(bound.count)), f);
     if (max_terms < 2 || input <= 1.0) return seeds;
     const std::size_t batch = std::min<std::size_t>(8, max_terms - 1);
-    seeds.push_back(ProductWorkload{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {0.0},
-                                    .a = std::vector<double>(batch, input), .b = std::vector<double>(batch, input),
-                                    .family = "climb-seed", .input_format = std::nullopt, .b_input_format = std::nullopt});
+    seeds.push_back(ProductWorkload{.format = f,
+                                    .rows = 1,
+                                    .cols = 1,
+                                    .batch = batch,
+                                    .steps = 1,
+                                    .initial = {0.0},
+                                    .a = std::vector<double>(batch, input),
+                                    .b = std::vector<double>(batch, input),
+                                    .family = "climb-seed",
+                                    .input_format = std::nullopt,
+                                    .b_input_format = std::nullopt});
     return seeds;
   }
-  if (bound.kind != BoundKind::fused && bound.kind != BoundKind::fused_truncated && bound.kind != BoundKind::fused_promoted)
+  if (bound.kind != BoundKind::fused && bound.kind != BoundKind::fused_truncated &&
+      bound.kind != BoundKind::fused_promoted)
     return seeds;
   const auto k = static_cast<std::size_t>(bound.count);
   const int w = static_cast<int>(bound.width);
@@ -190,7 +214,14 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
   const double below_cut = next_down(cut, f);
   auto add_dense = [&](std::vector<double> terms) {
     if (terms.size() > max_terms || below_cut <= 0 || !representable(below_cut, f)) return;
-    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}, .input_format = std::nullopt};
+    DenseWorkload d{.format = f,
+                    .elements = 1,
+                    .steps = 0,
+                    .initial = {},
+                    .addends = {},
+                    .family = "climb-seed",
+                    .layout = {},
+                    .input_format = std::nullopt};
     seeds.push_back(with_terms(d, terms));
   };
   if (promoted) {
@@ -222,9 +253,17 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
   if (e < 0 || e > 16 || !representable(std::ldexp(1.0, e), f)) return seeds;
   const std::size_t batch = promoted ? 2 * k : k;
   if (1 + batch > max_terms) return seeds;
-  ProductWorkload p{.format = f, .rows = 1, .cols = 1, .batch = batch, .steps = 1, .initial = {promoted ? 0.0 : std::ldexp(1.0, e)},
-                    .a = std::vector<double>(batch, 1.125 * 0x1p-6), .b = std::vector<double>(batch, 1.75 * 0x1p-6),
-                    .family = "climb-seed", .input_format = Format::e4m3, .b_input_format = std::nullopt};
+  ProductWorkload p{.format = f,
+                    .rows = 1,
+                    .cols = 1,
+                    .batch = batch,
+                    .steps = 1,
+                    .initial = {promoted ? 0.0 : std::ldexp(1.0, e)},
+                    .a = std::vector<double>(batch, 1.125 * 0x1p-6),
+                    .b = std::vector<double>(batch, 1.75 * 0x1p-6),
+                    .family = "climb-seed",
+                    .input_format = Format::e4m3,
+                    .b_input_format = std::nullopt};
   if (promoted) {
     p.a[0] = std::ldexp(1.0, (e + 1) / 2);
     p.b[0] = std::ldexp(1.0, e / 2);
@@ -247,11 +286,19 @@ Workload climb_start(Format f, ChoiceStream& s, std::size_t max_terms) {
   const std::size_t n = 3 + s.draw(std::max<std::size_t>(std::min<std::size_t>(12, max_terms), 3) - 3);
   std::vector<double> terms(n);
   for (double& x : terms) {
-    const auto significand = static_cast<double>((std::uint64_t{1} << (p - 1)) | s.draw((std::uint64_t{1} << (p - 1)) - 1));
+    const auto significand =
+        static_cast<double>((std::uint64_t{1} << (p - 1)) | s.draw((std::uint64_t{1} << (p - 1)) - 1));
     const int binade = 1 - static_cast<int>(s.draw(static_cast<std::uint64_t>(p) + 12));
     x = round_to_format((s.draw(1) ? -1.0 : 1.0) * std::ldexp(significand, binade - (p - 1)), f);
   }
-  DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-start", .layout = {}, .input_format = std::nullopt};
+  DenseWorkload d{.format = f,
+                  .elements = 1,
+                  .steps = 0,
+                  .initial = {},
+                  .addends = {},
+                  .family = "climb-start",
+                  .layout = {},
+                  .input_format = std::nullopt};
   return with_terms(d, terms);
 }
 
@@ -262,7 +309,14 @@ std::vector<Workload> climb_seeds(Format f, std::size_t n) {
   auto add = [&](std::vector<double> terms) {
     for (double x : terms)
       if (!representable(x, f)) return;
-    DenseWorkload d{.format = f, .elements = 1, .steps = 0, .initial = {}, .addends = {}, .family = "climb-seed", .layout = {}, .input_format = std::nullopt};
+    DenseWorkload d{.format = f,
+                    .elements = 1,
+                    .steps = 0,
+                    .initial = {},
+                    .addends = {},
+                    .family = "climb-seed",
+                    .layout = {},
+                    .input_format = std::nullopt};
     seeds.push_back(with_terms(d, terms));
   };
   // Stagnation: 2^p, then n - 1 half ulps (each a tie, rounded to even: absorbed).

@@ -8,17 +8,18 @@
 #include <cmath>
 #include <set>
 
+#include "checking/families.h"
 #include "checking/judge.h"
 #include "checking/shrink.h"
-#include "checking/families.h"
 
 namespace accucheck {
 namespace {
 
 // The plain left-to-right loop in f32, which the recursive(f32) bound (n - 1) u A describes.
 Backend naive_f32() {
-  return dense_backend("climb_test_naive_f32", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
-                       "plain loop", [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+  return dense_backend("climb_test_naive_f32", Format::f32, Format::f32, "recursive(f32)",
+                       Determinism::bitwise_deterministic, "plain loop",
+                       [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
                          for (std::size_t j = 0; j < w.elements; ++j) {
                            float acc = static_cast<float>(w.initial[j]);
                            for (std::size_t t = 0; t < w.steps; ++t) acc = acc + static_cast<float>(w.addend(t, j));
@@ -33,8 +34,9 @@ double max_ratio(const Backend& b, const Workload& w) { return run_and_judge(b, 
 // is bf16's own rounding: the sum of two bf16 values is exact in double when their exponents are
 // less than 46 apart, and otherwise rounds to the larger either way. States kahan(bf16).
 Backend kahan_bf16() {
-  return dense_backend("climb_test_kahan_bf16", Format::bf16, Format::bf16, "kahan(bf16)", Determinism::bitwise_deterministic,
-                       "Kahan in bf16", [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+  return dense_backend("climb_test_kahan_bf16", Format::bf16, Format::bf16, "kahan(bf16)",
+                       Determinism::bitwise_deterministic, "Kahan in bf16",
+                       [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
                          const auto r = [](double x) { return round_to_format(x, Format::bf16); };
                          for (std::size_t j = 0; j < w.elements; ++j) {
                            double sum = w.initial[j], c = 0;
@@ -81,7 +83,14 @@ TEST(Climb, SeedsAreValidAndStagnationReachesTheRecursiveBound) {
 
 TEST(Climb, KeepingTheWorstMutantClimbsFromAnExactSumToTheBound) {
   const Backend b = naive_f32();
-  DenseWorkload start{.format = Format::f32, .elements = 1, .steps = 1, .initial = {1.0}, .addends = {1.0}, .family = "test", .layout = {}, .input_format = {}};
+  DenseWorkload start{.format = Format::f32,
+                      .elements = 1,
+                      .steps = 1,
+                      .initial = {1.0},
+                      .addends = {1.0},
+                      .family = "test",
+                      .layout = {},
+                      .input_format = {}};
   Workload worst = start;
   double worst_ratio = max_ratio(b, worst);
   ASSERT_EQ(worst_ratio, 0.0) << "1 + 1 is exact: the climb starts at the bottom";

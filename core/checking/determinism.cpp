@@ -48,7 +48,8 @@ Workload permuted(const Workload& w, ChoiceStream& s) {
   shuffle(order, s);
   for (std::size_t i = 0; i < order.size(); ++i) {
     p.row_index[i] = sw.row_index[order[i]];
-    std::copy_n(sw.values.begin() + static_cast<long>(order[i] * sw.dim), sw.dim, p.values.begin() + static_cast<long>(i * sw.dim));
+    std::copy_n(sw.values.begin() + static_cast<long>(order[i] * sw.dim), sw.dim,
+                p.values.begin() + static_cast<long>(i * sw.dim));
   }
   return p;
 }

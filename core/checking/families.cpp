@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "numerics/exact.h"
 #include "checking/float_gen.h"
 #include "checking/shapes.h"
+#include "numerics/exact.h"
 
 namespace accucheck {
 namespace {
@@ -24,8 +24,10 @@ struct Columns {
   }
   std::size_t n() const { return w.steps + 1; }
   void set(std::size_t j, std::size_t i, double value) {
-    if (i == 0) w.initial[j] = value;
-    else w.addends[(i - 1) * w.elements + j] = value;
+    if (i == 0)
+      w.initial[j] = value;
+    else
+      w.addends[(i - 1) * w.elements + j] = value;
   }
 };
 
@@ -79,8 +81,10 @@ void ill_conditioned(ChoiceStream& s, Format f, const GenerationLimits& l, Dense
   // lowered when the length is fixed.
   const std::size_t per_step = static_cast<std::size_t>(t.precision - 2);
   const std::size_t cancelling = (static_cast<std::size_t>(b) + per_step - 1) / per_step;
-  if (l.fixed_steps) b = std::min<int>(b, static_cast<int>(per_step * ((steps + 1) - (steps + 1) / 2)));
-  else steps = std::max(steps, 2 * cancelling + 1);
+  if (l.fixed_steps)
+    b = std::min<int>(b, static_cast<int>(per_step * ((steps + 1) - (steps + 1) / 2)));
+  else
+    steps = std::max(steps, 2 * cancelling + 1);
   Columns c(w, elements, steps);
   const int e0 = std::clamp(-b / 2, t.emin, t.emax - b - 8);
   const std::size_t n = c.n(), half = std::max<std::size_t>(1, n / 2);
@@ -92,7 +96,8 @@ void ill_conditioned(ChoiceStream& s, Format f, const GenerationLimits& l, Dense
         const int e = e0 + (i == 0 ? b : static_cast<int>(s.draw(static_cast<std::uint64_t>(b))));
         v = draw_band_float(s, f, e, e, /*positive=*/b == 0);
       } else {
-        const int e = e0 + static_cast<int>(std::lround(double(b) * double(n - 1 - i) / double(std::max<std::size_t>(1, n - half))));
+        const int e = e0 + static_cast<int>(
+                               std::lround(double(b) * double(n - 1 - i) / double(std::max<std::size_t>(1, n - half))));
         const double target = draw_band_float(s, f, e, e);
         v = round_to_format(target - nearest_double(running.result().sum), f);
         if (!std::isfinite(v)) v = target;
@@ -144,8 +149,8 @@ void stagnation(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
     for (std::size_t i = 1; i < c.n(); ++i) {
       double inc;
       switch (mode) {
-        case 0: inc = half_ulp; break;                                       // exact ties
-        case 1: inc = next_down(half_ulp, f); break;                         // just below a tie
+        case 0: inc = half_ulp; break;                // exact ties
+        case 1: inc = next_down(half_ulp, f); break;  // just below a tie
         case 2: inc = draw_band_float(s, f, std::ilogb(half_ulp) - 8, std::ilogb(half_ulp), true); break;
         default: inc = s.chance(1, 8) ? 2 * half_ulp : half_ulp; break;
       }
@@ -155,9 +160,11 @@ void stagnation(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkl
 }
 
 void long_chain(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
-  const std::size_t steps = l.fixed_steps              ? l.fixed_steps
-                            : !l.step_choices.empty() ? l.step_choices[s.pick(l.step_choices.size())]
-                                                      : l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
+  const std::size_t steps =
+      l.fixed_steps ? l.fixed_steps
+      : !l.step_choices.empty()
+          ? l.step_choices[s.pick(l.step_choices.size())]
+          : l.max_steps + s.draw(l.max_long_steps > l.max_steps ? l.max_long_steps - l.max_steps : 0);
   Columns c(w, 1 + s.draw(1), steps);
   const int low = -static_cast<int>(s.draw(20));
   const int width = static_cast<int>(s.draw(8));
@@ -262,10 +269,11 @@ void special_mix(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWork
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i)
       // A quarter special values, half of those NaN or an infinity (each a sixth of a quarter).
-      c.set(j, i, !s.chance(1, 4) ? draw_float(s, f, false)
-                  : s.coin()      ? std::array{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                                          -std::numeric_limits<double>::infinity()}[s.pick(3)]
-                                  : draw_special_float(s, f, false));
+      c.set(j, i,
+            !s.chance(1, 4) ? draw_float(s, f, false)
+            : s.coin() ? std::array{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                    -std::numeric_limits<double>::infinity()}[s.pick(3)]
+                       : draw_special_float(s, f, false));
 }
 
 void uniform(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload& w) {
@@ -274,9 +282,12 @@ void uniform(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWorkload
   for (std::size_t j = 0; j < w.elements; ++j)
     for (std::size_t i = 0; i < c.n(); ++i)
       // Choice c in [0, 2^53] maps to (c + 2^52 mod 2^53 + 1) 2^-52 - 1: choice 0 is 0.
-      c.set(j, i, round_to_format(std::ldexp(static_cast<double>((s.draw(std::uint64_t{1} << 53) + (std::uint64_t{1} << 52)) %
-                                                                 ((std::uint64_t{1} << 53) + 1)),
-                                             -52) - 1.0, f));
+      c.set(j, i,
+            round_to_format(std::ldexp(static_cast<double>((s.draw(std::uint64_t{1} << 53) + (std::uint64_t{1} << 52)) %
+                                                           ((std::uint64_t{1} << 53) + 1)),
+                                       -52) -
+                                1.0,
+                            f));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,7 +312,8 @@ struct ProductShape {
 void product_near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // mxnet-16686 CPU: dW1 (2 x hidden) += dlogits^T (2 x batch) * relu(h) (batch x hidden) over two
   // steps whose logit gradients are about +0.5 and -0.5; h in [0, 7.5e-7], some exactly 0 (relu).
-  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 8) - 1), batch = 1 + s.draw(1);
+  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 8) - 1),
+                    batch = 1 + s.draw(1);
   ProductShape c(w, rows, cols, batch, 2);
   const int k = f == Format::f16 ? 16 + static_cast<int>(s.draw(8)) : 0;
   for (std::size_t t = 0; t < 2; ++t)
@@ -318,7 +330,8 @@ void product_near_cancelling(ChoiceStream& s, Format f, const GenerationLimits& 
 }
 
 void product_mixed_magnitudes(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
-  const std::size_t rows = 1 + s.draw(2), cols = 1 + s.draw(2), batch = 1 + s.draw(l.max_batch - 1), steps = 1 + s.draw(3);
+  const std::size_t rows = 1 + s.draw(2), cols = 1 + s.draw(2), batch = 1 + s.draw(l.max_batch - 1),
+                    steps = 1 + s.draw(3);
   ProductShape c(w, rows, cols, batch, steps);
   const int k = loss_scale_exponent(s, f) / 2;
   for (double& x : c.p.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -37 + 2 * k, -20 + 2 * k);
@@ -347,8 +360,8 @@ void product_cancelling_batch(ChoiceStream& s, Format f, const GenerationLimits&
 
 void product_accumulation(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // Gradient accumulation of a dense layer's weight gradient over T micro-batches (16 vs 32 in
-  // mxnet-16686; T up to max_product_steps), K = the batch: dW (rows x cols) += dY_t^T (rows x K) * X_t (K x cols), logit
-  // gradients of either sign, relu activations (a third exactly 0), the previous gradient in C.
+  // mxnet-16686; T up to max_product_steps), K = the batch: dW (rows x cols) += dY_t^T (rows x K) * X_t (K x cols),
+  // logit gradients of either sign, relu activations (a third exactly 0), the previous gradient in C.
   const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(std::min<std::size_t>(l.max_elements, 4) - 1);
   const std::size_t batch = 1 + s.draw(std::max<std::size_t>(l.max_batch, 1) - 1);
   const std::size_t steps = 1 + s.draw(std::max<std::size_t>(l.max_product_steps, 1) - 1);
@@ -389,8 +402,8 @@ void product_fp8_inputs(ChoiceStream& s, Format f, const GenerationLimits& l, Wo
 void product_special_values(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   // NaN, infinities and special finite values among C, A and B: inf * 0 is NaN, a huge
   // product overflows, and +inf and -inf products cancel to NaN.
-  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(1), batch = 1 + s.draw(std::min<std::size_t>(l.max_batch, 8) - 1),
-                    steps = 1 + s.draw(1);
+  const std::size_t rows = 1 + s.draw(1), cols = 1 + s.draw(1),
+                    batch = 1 + s.draw(std::min<std::size_t>(l.max_batch, 8) - 1), steps = 1 + s.draw(1);
   ProductShape c(w, rows, cols, batch, steps);
   auto value = [&] { return s.chance(1, 4) ? draw_special_float(s, f, true) : draw_float(s, f, false); };
   for (double& x : c.p.initial) x = value();
@@ -403,7 +416,8 @@ void product_special_values(ChoiceStream& s, Format f, const GenerationLimits& l
 
 struct SparseShape {
   SparseWorkload& w;
-  SparseShape(Workload& workload, std::size_t rows, std::size_t dim, std::size_t steps) : w(std::get<SparseWorkload>(workload)) {
+  SparseShape(Workload& workload, std::size_t rows, std::size_t dim, std::size_t steps)
+      : w(std::get<SparseWorkload>(workload)) {
     w.rows = rows;
     w.dim = dim;
     w.steps = steps;
@@ -452,13 +466,15 @@ enum class Hotness { zipf, hot_row, uniform };
 // point), the loss-scale exponent, the initial gradient, and the pairs: a row by the hotness
 // law, then its vector (transformer-sized gradients, or special values). Values of long pair
 // lists come from a sub-seed (few choices, any length), as long_chain's do.
-void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, Hotness hotness, bool special = false) {
+void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w, Hotness hotness,
+                 bool special = false) {
   const std::size_t rows = 1 + s.draw(std::max<std::size_t>(l.max_table_rows, 1) - 1);
   const std::size_t dim = 1 + s.draw(std::max<std::size_t>(l.max_dim, 1) - 1);
   const std::size_t steps = 1 + s.draw(std::min<std::size_t>(std::max<std::size_t>(l.max_steps, 1), 16) - 1);
   SparseShape c(w, rows, dim, steps);
   const bool long_list = hotness == Hotness::hot_row && !special && s.chance(1, 4) && l.max_row_hits > l.max_pairs;
-  const std::size_t pairs = long_list ? s.draw(std::max(std::min(l.max_row_hits, l.max_long_steps), l.max_pairs)) : s.draw(l.max_pairs);
+  const std::size_t pairs =
+      long_list ? s.draw(std::max(std::min(l.max_row_hits, l.max_long_steps), l.max_pairs)) : s.draw(l.max_pairs);
   const int k = loss_scale_exponent(s, f);
   for (double& x : c.w.initial) x = s.chance(1, 2) ? 0.0 : draw_band_float(s, f, -30 + k, -16 + k);
   const std::uint32_t hot = static_cast<std::uint32_t>(s.draw(rows - 1));
@@ -481,8 +497,12 @@ void fill_sparse(ChoiceStream& s, Format f, const GenerationLimits& l, Workload&
   c.spread_steps();
 }
 
-void sparse_zipf(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, Hotness::zipf); }
-void sparse_hot_row(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) { fill_sparse(s, f, l, w, Hotness::hot_row); }
+void sparse_zipf(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  fill_sparse(s, f, l, w, Hotness::zipf);
+}
+void sparse_hot_row(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
+  fill_sparse(s, f, l, w, Hotness::hot_row);
+}
 void sparse_uniform_rows(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
   fill_sparse(s, f, l, w, Hotness::uniform);
 }
@@ -509,7 +529,8 @@ void sparse_fp8_rows(ChoiceStream& s, Format f, const GenerationLimits& l, Workl
     const int step_top = top - static_cast<int>(s.draw(7));
     for (std::size_t q = pairs * t / steps; q < pairs * (t + 1) / steps; ++q)
       c.add(zipf.draw(s), [&] {
-        return s.chance(1, 32) ? draw_special_float(s, in, /*with_nonfinite=*/true) : draw_band_float(s, in, step_top - spread, step_top);
+        return s.chance(1, 32) ? draw_special_float(s, in, /*with_nonfinite=*/true)
+                               : draw_band_float(s, in, step_top - spread, step_top);
       });
   }
   c.spread_steps();
@@ -530,7 +551,7 @@ void sparse_token_batches(ChoiceStream& s, Format f, const GenerationLimits& l, 
   for (std::size_t t = 0; t < steps; ++t) {
     const std::uint32_t repeated = static_cast<std::uint32_t>(s.draw(rows - 1));
     const std::size_t repeats = std::min<std::size_t>(tokens, s.draw(6) + 1);  // up to 7 times
-    const std::size_t vocabulary_used = 1 + s.draw(rows - 1);                   // rows above it are absent
+    const std::size_t vocabulary_used = 1 + s.draw(rows - 1);                  // rows above it are absent
     for (std::size_t i = 0; i < tokens; ++i) {
       const std::uint32_t row = i < repeats ? repeated : static_cast<std::uint32_t>(s.draw(vocabulary_used - 1));
       c.add(row, [&] { return draw_band_float(s, f, -37 + k, -24 + k); });
@@ -633,7 +654,8 @@ void ranks_cancelling(ChoiceStream& s, Format f, const GenerationLimits& l, Dens
       const std::size_t a = far_apart ? k : 2 * k, b = far_apart ? k + half : 2 * k + 1;
       const double x = draw_band_float(values, f, top - 8, top);
       double y = -x;
-      for (std::uint64_t moves = values.draw(3); moves > 0; --moves) y = values.coin() ? next_up(y, f) : next_down(y, f);
+      for (std::uint64_t moves = values.draw(3); moves > 0; --moves)
+        y = values.coin() ? next_up(y, f) : next_down(y, f);
       c.set(j, a, x);
       c.set(j, b, y);
     }
@@ -658,9 +680,12 @@ void fp8_gradients(ChoiceStream& s, Format f, const GenerationLimits& l, DenseWo
   for (std::size_t t = 1; t < c.n(); ++t) {
     const int step_top = top - static_cast<int>(s.draw(7));
     for (std::size_t j = 0; j < w.elements; ++j)
-      c.set(j, t, s.chance(1, 32) ? draw_special_float(s, in, /*with_nonfinite=*/true) : draw_band_float(s, in, step_top - spread, step_top));
+      c.set(j, t,
+            s.chance(1, 32) ? draw_special_float(s, in, /*with_nonfinite=*/true)
+                            : draw_band_float(s, in, step_top - spread, step_top));
   }
-  for (std::size_t j = 0; j < w.elements; ++j) c.set(j, 0, s.chance(1, 3) ? 0.0 : draw_band_float(s, f, top - 8, top + 4));
+  for (std::size_t j = 0; j < w.elements; ++j)
+    c.set(j, 0, s.chance(1, 3) ? 0.0 : draw_band_float(s, f, top - 8, top + 4));
 }
 
 template <void (*Fill)(ChoiceStream&, Format, const GenerationLimits&, DenseWorkload&)>
@@ -669,37 +694,70 @@ void dense(ChoiceStream& s, Format f, const GenerationLimits& l, Workload& w) {
 }
 
 const std::vector<Family> kFamilies = {
-    {"mixed_magnitudes", "a few large values among many in [1e-11, 1e-7] (transformer gradients)", true, WorkloadKind::dense, dense<mixed_magnitudes>},
-    {"ill_conditioned", "prescribed condition number 1 .. 1e30 (after Ogita-Rump-Oishi GenDot)", true, WorkloadKind::dense, dense<ill_conditioned>},
-    {"near_cancelling", "two steps of about +-0.5*h, h <= 7.5e-7 (mxnet-16686, kappa ~5e6)", true, WorkloadKind::dense, dense<near_cancelling>},
-    {"stagnation", "a sum at 2^p (256 bf16, 2048 f16, 2^24 f32) absorbing increments <= half an ulp", true, WorkloadKind::dense, dense<stagnation>},
-    {"long_chain", "long accumulation chains (10^4 in CI, 10^6 at night) of same-sign values", true, WorkloadKind::dense, dense<long_chain>},
+    {"mixed_magnitudes", "a few large values among many in [1e-11, 1e-7] (transformer gradients)", true,
+     WorkloadKind::dense, dense<mixed_magnitudes>},
+    {"ill_conditioned", "prescribed condition number 1 .. 1e30 (after Ogita-Rump-Oishi GenDot)", true,
+     WorkloadKind::dense, dense<ill_conditioned>},
+    {"near_cancelling", "two steps of about +-0.5*h, h <= 7.5e-7 (mxnet-16686, kappa ~5e6)", true, WorkloadKind::dense,
+     dense<near_cancelling>},
+    {"stagnation", "a sum at 2^p (256 bf16, 2048 f16, 2^24 f32) absorbing increments <= half an ulp", true,
+     WorkloadKind::dense, dense<stagnation>},
+    {"long_chain", "long accumulation chains (10^4 in CI, 10^6 at night) of same-sign values", true,
+     WorkloadKind::dense, dense<long_chain>},
     {"exact_ties", "every in-order addition an exact tie", true, WorkloadKind::dense, dense<exact_ties>},
-    {"overflow_partials", "partial sums overflow while the exact sum is finite", true, WorkloadKind::dense, dense<overflow_partials>},
+    {"overflow_partials", "partial sums overflow while the exact sum is finite", true, WorkloadKind::dense,
+     dense<overflow_partials>},
     {"subnormal_only", "only subnormal addends", true, WorkloadKind::dense, dense<subnormal_only>},
-    {"exact_zero", "values and their negations: the exact sum is zero (sometimes all -0)", true, WorkloadKind::dense, dense<exact_zero>},
-    {"special_values", "NaN, infinities and special finite values mixed in", true, WorkloadKind::dense, dense<special_mix>},
-    {"uniform", "uniform random floats in [-1, 1] (baseline, not adversarial)", false, WorkloadKind::dense, dense<uniform>},
-    {"gemm_near_cancelling", "dW += dY^T X over two steps with logit gradients +-0.5 (mxnet-16686)", true, WorkloadKind::product, product_near_cancelling},
-    {"gemm_mixed_magnitudes", "GEMM beta=1 with gradient-sized products and a few large ones", true, WorkloadKind::product, product_mixed_magnitudes},
-    {"gemm_cancelling_batch", "products that cancel pairwise across the batch", true, WorkloadKind::product, product_cancelling_batch},
-    {"embedding_zipf", "embedding gradient, Zipf-distributed row hotness (exponent 1.0 .. 1.4), tail rows never hit", true, WorkloadKind::sparse, sparse_zipf},
-    {"embedding_hot_row", "embedding gradient, one row hit by most pairs (up to max_row_hits times)", true, WorkloadKind::sparse, sparse_hot_row},
-    {"embedding_uniform_rows", "embedding gradient, rows uniform, many never hit", true, WorkloadKind::sparse, sparse_uniform_rows},
+    {"exact_zero", "values and their negations: the exact sum is zero (sometimes all -0)", true, WorkloadKind::dense,
+     dense<exact_zero>},
+    {"special_values", "NaN, infinities and special finite values mixed in", true, WorkloadKind::dense,
+     dense<special_mix>},
+    {"uniform", "uniform random floats in [-1, 1] (baseline, not adversarial)", false, WorkloadKind::dense,
+     dense<uniform>},
+    {"gemm_near_cancelling", "dW += dY^T X over two steps with logit gradients +-0.5 (mxnet-16686)", true,
+     WorkloadKind::product, product_near_cancelling},
+    {"gemm_mixed_magnitudes", "GEMM beta=1 with gradient-sized products and a few large ones", true,
+     WorkloadKind::product, product_mixed_magnitudes},
+    {"gemm_cancelling_batch", "products that cancel pairwise across the batch", true, WorkloadKind::product,
+     product_cancelling_batch},
+    {"embedding_zipf", "embedding gradient, Zipf-distributed row hotness (exponent 1.0 .. 1.4), tail rows never hit",
+     true, WorkloadKind::sparse, sparse_zipf},
+    {"embedding_hot_row", "embedding gradient, one row hit by most pairs (up to max_row_hits times)", true,
+     WorkloadKind::sparse, sparse_hot_row},
+    {"embedding_uniform_rows", "embedding gradient, rows uniform, many never hit", true, WorkloadKind::sparse,
+     sparse_uniform_rows},
     // Appended after the others of their kind: families_of(kind) keeps its earlier indices.
-    {"gemm_special_values", "NaN, infinities and special finite values in C, A and B", true, WorkloadKind::product, product_special_values},
-    {"embedding_special_values", "embedding gradient with NaN, infinities and special finite values, one hot row", true, WorkloadKind::sparse, sparse_special_values},
+    {"gemm_special_values", "NaN, infinities and special finite values in C, A and B", true, WorkloadKind::product,
+     product_special_values},
+    {"embedding_special_values", "embedding gradient with NaN, infinities and special finite values, one hot row", true,
+     WorkloadKind::sparse, sparse_special_values},
     // Gradient-accumulation workloads (issue 5), appended so that earlier indices stay put.
-    {"multi_input", "ElemwiseSum of m = 1..8 inputs into the buffer (mxnet-17995), one scale per parameter", true, WorkloadKind::dense, dense<multi_input>},
-    {"gemm_accumulation", "dW += dY^T X over T micro-batches (max_product_steps), K = batch, relu activations", true, WorkloadKind::product, product_accumulation},
-    {"gemm_fp8_inputs", "dW += dY^T X with dY and X in E4M3 or E5M2 (per-tensor scaled, specials 1 in 16), C in the storage format", true, WorkloadKind::product, product_fp8_inputs},
-    {"embedding_token_batches", "token batches (up to 2 x 14) into a table, one token up to 7 times, rows absent (mxnet-16686 GPU)", true, WorkloadKind::sparse, sparse_token_batches},
+    {"multi_input", "ElemwiseSum of m = 1..8 inputs into the buffer (mxnet-17995), one scale per parameter", true,
+     WorkloadKind::dense, dense<multi_input>},
+    {"gemm_accumulation", "dW += dY^T X over T micro-batches (max_product_steps), K = batch, relu activations", true,
+     WorkloadKind::product, product_accumulation},
+    {"gemm_fp8_inputs",
+     "dW += dY^T X with dY and X in E4M3 or E5M2 (per-tensor scaled, specials 1 in 16), C in the storage format", true,
+     WorkloadKind::product, product_fp8_inputs},
+    {"embedding_token_batches",
+     "token batches (up to 2 x 14) into a table, one token up to 7 times, rows absent (mxnet-16686 GPU)", true,
+     WorkloadKind::sparse, sparse_token_batches},
     // Reductions over P = T + 1 ranks (issue 20).
-    {"ranks_magnitudes", "an all-reduce over P = 2..1024 ranks (T = P - 1) whose gradient scales differ by rank, D near multiples of P", true, WorkloadKind::dense, dense<ranks_magnitudes>},
-    {"ranks_cancelling", "an all-reduce over P = 2..1024 ranks whose values cancel in pairs, neighbours or half a world apart", true, WorkloadKind::dense, dense<ranks_cancelling>},
+    {"ranks_magnitudes",
+     "an all-reduce over P = 2..1024 ranks (T = P - 1) whose gradient scales differ by rank, D near multiples of P",
+     true, WorkloadKind::dense, dense<ranks_magnitudes>},
+    {"ranks_cancelling",
+     "an all-reduce over P = 2..1024 ranks whose values cancel in pairs, neighbours or half a world apart", true,
+     WorkloadKind::dense, dense<ranks_cancelling>},
     // FP8 storage (issue 19).
-    {"fp8_gradients", "micro-batch gradients in E4M3 or E5M2 (per-tensor scaled, each step its own scale, specials 1 in 32) into a buffer of the storage format", true, WorkloadKind::dense, dense<fp8_gradients>},
-    {"embedding_fp8_rows", "embedding gradient rows in E4M3 or E5M2 (Zipf-hot rows, each step its own scale, specials 1 in 32) into a table of the storage format", true, WorkloadKind::sparse, sparse_fp8_rows},
+    {"fp8_gradients",
+     "micro-batch gradients in E4M3 or E5M2 (per-tensor scaled, each step its own scale, specials 1 in 32) into a "
+     "buffer of the storage format",
+     true, WorkloadKind::dense, dense<fp8_gradients>},
+    {"embedding_fp8_rows",
+     "embedding gradient rows in E4M3 or E5M2 (Zipf-hot rows, each step its own scale, specials 1 in 32) into a table "
+     "of the storage format",
+     true, WorkloadKind::sparse, sparse_fp8_rows},
 };
 
 }  // namespace
@@ -748,9 +806,7 @@ void reorder(DenseWorkload& w, Order order, ChoiceStream& s) {
         }
         break;
       }
-      case Order::shuffled:
-        shuffle(column, s, first);
-        break;
+      case Order::shuffled: shuffle(column, s, first); break;
     }
     w.initial[j] = column[0];
     for (std::size_t t = 0; t < w.steps; ++t) w.addends[t * w.elements + j] = column[t + 1];

@@ -12,16 +12,17 @@
 namespace accucheck {
 
 struct GenerationLimits {
-  std::size_t max_elements = 4;       // D
-  std::size_t max_steps = 64;         // T for ordinary families
-  std::size_t max_long_steps = 10000; // T for long chains and stagnation (10^4 in CI, 10^6 at night)
-  std::size_t max_batch = 32;         // K of product workloads
-  std::size_t max_product_steps = 4;  // T of gemm_accumulation (4: the fuzzers' inputs; 32 to compare 16 and 32 micro-batches)
-  std::size_t max_product_rows = 4;   // C's rows and columns in an explicit (encoded) product workload
+  std::size_t max_elements = 4;        // D
+  std::size_t max_steps = 64;          // T for ordinary families
+  std::size_t max_long_steps = 10000;  // T for long chains and stagnation (10^4 in CI, 10^6 at night)
+  std::size_t max_batch = 32;          // K of product workloads
+  std::size_t max_product_steps =
+      4;  // T of gemm_accumulation (4: the fuzzers' inputs; 32 to compare 16 and 32 micro-batches)
+  std::size_t max_product_rows = 4;  // C's rows and columns in an explicit (encoded) product workload
   std::size_t max_product_cols = 8;
-  std::size_t max_table_rows = 64;    // V of sparse workloads
-  std::size_t max_dim = 8;            // dim of sparse workloads
-  std::size_t max_pairs = 256;        // (row, vector) pairs of a sparse workload, over all steps
+  std::size_t max_table_rows = 64;  // V of sparse workloads
+  std::size_t max_dim = 8;          // dim of sparse workloads
+  std::size_t max_pairs = 256;      // (row, vector) pairs of a sparse workload, over all steps
   // Pairs of embedding_hot_row's long pair lists (a quarter of its cases when this exceeds
   // max_pairs; bulk values from a sub-seed), capped by max_long_steps: one row hit up to that
   // many times. 0 (off) in CI, in campaigns and in the fuzzers, whose raw sparse layout holds at

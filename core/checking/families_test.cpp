@@ -11,18 +11,19 @@
 #include <type_traits>
 #include <variant>
 
-#include "checking/judge.h"
+#include "accucheck/testing/bits.h"
 #include "checking/choice.h"
-#include "numerics/exact.h"
 #include "checking/families.h"
 #include "checking/float_gen.h"
-#include "accucheck/testing/bits.h"
+#include "checking/judge.h"
+#include "numerics/exact.h"
 
 namespace accucheck {
 namespace {
 
 std::vector<Format> formats_for(const Family& family) {
-  if (family.kind == WorkloadKind::product) return {Format::f32, Format::f16, Format::bf16};  // f64 products unsupported
+  if (family.kind == WorkloadKind::product)
+    return {Format::f32, Format::f16, Format::bf16};  // f64 products unsupported
   return {Format::f64, Format::f32, Format::f16, Format::bf16};
 }
 
@@ -33,9 +34,12 @@ std::vector<double> all_values(const Workload& w) {
   const auto arrays = std::visit(
       [](const auto& x) -> std::vector<const std::vector<double>*> {
         using W = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<W, DenseWorkload>) return {&x.initial, &x.addends};
-        else if constexpr (std::is_same_v<W, ProductWorkload>) return {&x.initial, &x.a, &x.b};
-        else return {&x.initial, &x.values};
+        if constexpr (std::is_same_v<W, DenseWorkload>)
+          return {&x.initial, &x.addends};
+        else if constexpr (std::is_same_v<W, ProductWorkload>)
+          return {&x.initial, &x.a, &x.b};
+        else
+          return {&x.initial, &x.values};
       },
       w);
   std::vector<double> v;
@@ -94,15 +98,18 @@ TEST(Families, RegenerateIdenticallyFromASeedAndFromRecordedBytes) {
 // clang++ differ). Elements come first, then steps.
 TEST(Families, DrawOrderIsFixed) {
   const std::uint8_t bytes[] = {2, 9};
-  for (const char* family : {"mixed_magnitudes", "ill_conditioned", "subnormal_only", "exact_zero", "special_values", "uniform"}) {
+  for (const char* family :
+       {"mixed_magnitudes", "ill_conditioned", "subnormal_only", "exact_zero", "special_values", "uniform"}) {
     ByteChoiceStream s(bytes);
-    const auto w = std::get<DenseWorkload>(generate(s, Format::f32, unwidened(), WorkloadKind::dense, find_family(family)));
+    const auto w =
+        std::get<DenseWorkload>(generate(s, Format::f32, unwidened(), WorkloadKind::dense, find_family(family)));
     EXPECT_EQ(w.elements, 3u) << family;
     EXPECT_EQ(w.steps, 10u) << family;
   }
   const std::uint8_t product_bytes[] = {1, 2, 3, 1};  // rows-1, cols-1, batch-1, steps-1
   ByteChoiceStream p(product_bytes);
-  const auto pw = std::get<ProductWorkload>(generate(p, Format::f32, unwidened(), WorkloadKind::product, find_family("gemm_mixed_magnitudes")));
+  const auto pw = std::get<ProductWorkload>(
+      generate(p, Format::f32, unwidened(), WorkloadKind::product, find_family("gemm_mixed_magnitudes")));
   EXPECT_EQ(std::vector<std::size_t>({pw.rows, pw.cols, pw.batch, pw.steps}), std::vector<std::size_t>({2, 3, 4, 2}));
 }
 
@@ -117,7 +124,9 @@ TEST(Families, ZeroStreamIsTheSimplestCase) {
       EXPECT_EQ(family_of(w), std::string(family.name)) << "order variant drawn from a zero stream";
       if (auto* d = std::get_if<DenseWorkload>(&w)) {
         EXPECT_EQ(d->elements, 1u) << family.name;
-        const std::size_t fewest = family.name == "long_chain" ? limits.max_steps : family.name == "near_cancelling" ? 2 : 1;
+        const std::size_t fewest = family.name == "long_chain"        ? limits.max_steps
+                                   : family.name == "near_cancelling" ? 2
+                                                                      : 1;
         EXPECT_EQ(d->steps, fewest) << family.name;
       } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
         EXPECT_EQ(p->rows * p->cols, 1u) << family.name;
@@ -139,7 +148,8 @@ TEST(Families, ZeroStreamIsTheSimplestCase) {
     }
   // Generation without a family draws the first family of the kind, as generated.
   ByteChoiceStream zeros(std::span<const std::uint8_t>{});
-  EXPECT_EQ(family_of(generate(zeros, Format::f32, limits, WorkloadKind::dense)), std::string(families_of(WorkloadKind::dense)[0]->name));
+  EXPECT_EQ(family_of(generate(zeros, Format::f32, limits, WorkloadKind::dense)),
+            std::string(families_of(WorkloadKind::dense)[0]->name));
 }
 
 TEST(FloatGen, ZeroChoicesGiveSimpleFloats) {
@@ -182,12 +192,18 @@ struct Census {
   int nan = 0, pos_inf = 0, neg_inf = 0, neg_zero = 0, subnormal = 0, largest = 0, total = 0;
   void see(double x, Format f) {
     ++total;
-    if (std::isnan(x)) ++nan;
-    else if (x == std::numeric_limits<double>::infinity()) ++pos_inf;
-    else if (x == -std::numeric_limits<double>::infinity()) ++neg_inf;
-    else if (x == 0 && std::signbit(x)) ++neg_zero;
-    else if (classify(x, f) == FloatClass::subnormal) ++subnormal;
-    else if (std::fabs(x) == largest_finite(f)) ++largest;
+    if (std::isnan(x))
+      ++nan;
+    else if (x == std::numeric_limits<double>::infinity())
+      ++pos_inf;
+    else if (x == -std::numeric_limits<double>::infinity())
+      ++neg_inf;
+    else if (x == 0 && std::signbit(x))
+      ++neg_zero;
+    else if (classify(x, f) == FloatClass::subnormal)
+      ++subnormal;
+    else if (std::fabs(x) == largest_finite(f))
+      ++largest;
   }
 };
 
@@ -253,7 +269,8 @@ TEST(Families, Fp8InputsAreValuesOfTheirFormatWithItsSpecials) {
           ASSERT_TRUE(representable(x, in)) << seed << " " << x;
           census[in].see(x, in);
         }
-      for (double x : p.initial) c_not_fp8 += std::isfinite(x) && !representable(x, Format::e5m2) && !representable(x, Format::e4m3);
+      for (double x : p.initial)
+        c_not_fp8 += std::isfinite(x) && !representable(x, Format::e5m2) && !representable(x, Format::e4m3);
     }
     SCOPED_TRACE(std::string(name(f)));
     EXPECT_EQ(recipes, (std::set<std::pair<Format, Format>>{
@@ -401,7 +418,8 @@ TEST(Families, StagnationSitsAtTwoToThePAndAddsAtMostHalfAnUlp) {
       for (std::size_t j = 0; j < w.elements; ++j) {
         std::vector<double> column;
         w.column(j, column);
-        const double big = *std::max_element(column.begin(), column.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+        const double big = *std::max_element(column.begin(), column.end(),
+                                             [](double a, double b) { return std::fabs(a) < std::fabs(b); });
         EXPECT_GE(std::ilogb(big), traits(f).precision - 9) << name(f);
         bool big_seen = false;
         for (double x : column) {
@@ -418,7 +436,8 @@ TEST(Families, StagnationSitsAtTwoToThePAndAddsAtMostHalfAnUlp) {
 TEST(Families, NaiveSumOfStagnationReachesTheRecursiveBound) {
   // The adversarial point of stagnation: naive f32 summation loses (n-1) half ulps, so its
   // error reaches (n-1) u A within a factor 1 + (n-1) 2^-24: error/bound >= 0.9.
-  std::vector<std::uint8_t> bytes = {0, 1, 0x27, 0x0f, 0, 0, 0, 0};  // 1 element, long chain of draw -> many steps, shift 0, mode 0
+  std::vector<std::uint8_t> bytes = {0, 1, 0x27, 0x0f,
+                                     0, 0, 0,    0};  // 1 element, long chain of draw -> many steps, shift 0, mode 0
   ByteChoiceStream s(bytes);
   const Family* family = find_family("stagnation");
   const auto w = std::get<DenseWorkload>(generate(s, Format::f32, unwidened(), WorkloadKind::dense, family));
@@ -532,7 +551,8 @@ TEST(Families, LongChainsFollowTheLimits) {
     EXPECT_LE(w.steps, ci.max_long_steps);
     longest_ci = std::max(longest_ci, w.steps);
     if (seed < 6)  // 10^6-step workloads are slow to make: a few suffice
-      longest_night = std::max(longest_night, std::get<DenseWorkload>(generate(b, Format::f32, night, WorkloadKind::dense, family)).steps);
+      longest_night = std::max(
+          longest_night, std::get<DenseWorkload>(generate(b, Format::f32, night, WorkloadKind::dense, family)).steps);
   }
   EXPECT_GT(longest_ci, 5000u);
   EXPECT_GT(longest_night, 100000u);
@@ -544,7 +564,8 @@ TEST(Families, FixedStepsAreHonoured) {
   for (const Family* family : families_of(WorkloadKind::dense)) {
     if (family->name == "near_cancelling" || family->name == "overflow_partials") continue;
     SeededChoiceStream s(5);
-    EXPECT_EQ(std::get<DenseWorkload>(generate(s, Format::f32, limits, WorkloadKind::dense, family)).steps, 99u) << family->name;
+    EXPECT_EQ(std::get<DenseWorkload>(generate(s, Format::f32, limits, WorkloadKind::dense, family)).steps, 99u)
+        << family->name;
   }
 }
 
@@ -565,9 +586,11 @@ TEST(Families, OrderVariantsReorderEachColumn) {
       std::sort(sorted_after.begin(), sorted_after.end());
       EXPECT_EQ(sorted_before, sorted_after) << name(o) << ": not a permutation";
       if (o == Order::ascending_magnitude)
-        EXPECT_TRUE(std::is_sorted(after.begin(), after.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); }));
+        EXPECT_TRUE(
+            std::is_sorted(after.begin(), after.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); }));
       if (o == Order::descending_magnitude)
-        EXPECT_TRUE(std::is_sorted(after.begin(), after.end(), [](double a, double b) { return std::fabs(a) > std::fabs(b); }));
+        EXPECT_TRUE(
+            std::is_sorted(after.begin(), after.end(), [](double a, double b) { return std::fabs(a) > std::fabs(b); }));
     }
   }
   // generate() labels the variant it drew.
@@ -577,7 +600,8 @@ TEST(Families, OrderVariantsReorderEachColumn) {
     const std::string family = family_of(generate(g, Format::f32, unwidened(), WorkloadKind::dense));
     seen[family.find('/') == std::string::npos ? "as_generated" : family.substr(family.find('/') + 1)]++;
   }
-  for (const char* order : {"as_generated", "ascending", "descending", "alternating", "shuffled"}) EXPECT_GT(seen[order], 10) << order;
+  for (const char* order : {"as_generated", "ascending", "descending", "alternating", "shuffled"})
+    EXPECT_GT(seen[order], 10) << order;
 }
 
 }  // namespace

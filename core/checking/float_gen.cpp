@@ -34,11 +34,11 @@ std::vector<double> special_values(Format f, bool with_nonfinite) {
       1.0 + one_ulp,
       1.0 - one_ulp / 2,
       one_ulp,
-      std::ldexp(1.0, -t.precision),           // u
-      std::ldexp(1.0, t.precision),            // 2^p: integers stop being exact
+      std::ldexp(1.0, -t.precision),  // u
+      std::ldexp(1.0, t.precision),   // 2^p: integers stop being exact
       std::ldexp(1.0, t.precision) - 1.0,
       std::ldexp(1.0, t.precision) + 2.0,
-      std::ldexp(1.0, t.emax),                 // largest power of two
+      std::ldexp(1.0, t.emax),  // largest power of two
       largest_finite(f) - std::ldexp(1.0, t.emax - t.precision + 1),
       smallest_normal(f) + smallest_subnormal(f),
   };
@@ -68,7 +68,8 @@ double draw_simple_float(ChoiceStream& s, Format f) {
     int exponent = (index % 2 == 0) ? static_cast<int>(index / 2) : -static_cast<int>((index + 1) / 2);
     exponent = std::clamp(exponent, lowest, t.emax);
     const int mantissa_bits = t.precision - 1;
-    magnitude = std::ldexp(reversed_significand(s.draw((std::uint64_t{1} << mantissa_bits) - 1), mantissa_bits), exponent);
+    magnitude =
+        std::ldexp(reversed_significand(s.draw((std::uint64_t{1} << mantissa_bits) - 1), mantissa_bits), exponent);
   }
   double value = round_to_format(magnitude, f);
   if (!std::isfinite(value)) value = largest_finite(f);  // E4M3's top binade ends at 448, 1.75 2^8
@@ -83,7 +84,8 @@ double draw_special_float(ChoiceStream& s, Format f, bool with_nonfinite) {
 
 double draw_band_float(ChoiceStream& s, Format f, int exponent_low, int exponent_high, bool positive) {
   const auto& t = traits(f);
-  const int exponent = static_cast<int>(s.between(0, static_cast<std::uint64_t>(exponent_high - exponent_low))) + exponent_low;
+  const int exponent =
+      static_cast<int>(s.between(0, static_cast<std::uint64_t>(exponent_high - exponent_low))) + exponent_low;
   // Only the format's p-1 fraction bits are drawn (3 bytes for f32, 1 for bf16), bit-reversed
   // as in draw_simple_float: choice 0 is the power of two 2^e, small choices are short binary
   // fractions (1.5, 1.25, 1.75, ...), so shrinking the stream simplifies the value.
@@ -96,9 +98,15 @@ double draw_band_float(ChoiceStream& s, Format f, int exponent_low, int exponent
 
 double draw_float(ChoiceStream& s, Format f, bool with_nonfinite) {
   switch (s.draw(9)) {
-    case 0: case 1: case 2: case 3: return draw_simple_float(s, f);
-    case 4: case 5: return draw_special_float(s, f, with_nonfinite);
-    case 6: case 7: case 8: {
+    case 0:
+    case 1:
+    case 2:
+    case 3: return draw_simple_float(s, f);
+    case 4:
+    case 5: return draw_special_float(s, f, with_nonfinite);
+    case 6:
+    case 7:
+    case 8: {
       const auto& t = traits(f);
       return draw_band_float(s, f, t.emin - t.precision + 1, t.emax);
     }

@@ -22,7 +22,8 @@ ExactSumRanges::ExactSumRanges(const Workload& w) : w_(w) {
   for (std::uint32_t r : s->row_index) ++row_start_[r + 1];
   for (std::size_t r = 0; r < s->rows; ++r) row_start_[r + 1] += row_start_[r];
   pairs_by_row_.resize(s->pairs());
-  for (std::size_t q = 0; q < s->pairs(); ++q) pairs_by_row_[row_start_[s->row_index[q]]++] = static_cast<std::uint32_t>(q);
+  for (std::size_t q = 0; q < s->pairs(); ++q)
+    pairs_by_row_[row_start_[s->row_index[q]]++] = static_cast<std::uint32_t>(q);
   for (std::size_t r = s->rows; r > 0; --r) row_start_[r] = row_start_[r - 1];
   row_start_[0] = 0;
 }
@@ -41,7 +42,8 @@ void ExactSumRanges::sums(std::size_t begin, std::size_t end, std::vector<ExactS
       const std::size_t r = e / s->dim, d = e % s->dim;
       terms.clear();
       terms.push_back(s->initial[e]);
-      for (std::size_t k = row_start_[r]; k < row_start_[r + 1]; ++k) terms.push_back(s->values[pairs_by_row_[k] * s->dim + d]);
+      for (std::size_t k = row_start_[r]; k < row_start_[r + 1]; ++k)
+        terms.push_back(s->values[pairs_by_row_[k] * s->dim + d]);
       out.push_back(exact_sum_of_values(terms, s->format));
     }
     return;
@@ -66,7 +68,8 @@ ExactSum exact_sum_of(const Workload& w, std::size_t element) {
 
 std::string exact_sums_disagreement(const Workload& w, const std::vector<ExactSum>& fast) {
   if (fast.size() != element_count(w))
-    return "exact_sums gave " + std::to_string(fast.size()) + " summaries for " + std::to_string(element_count(w)) + " elements";
+    return "exact_sums gave " + std::to_string(fast.size()) + " summaries for " + std::to_string(element_count(w)) +
+           " elements";
   std::vector<double> terms;
   for (std::size_t e = 0; e < fast.size(); ++e) {
     element_terms(w, e, terms);
@@ -81,8 +84,8 @@ std::string exact_sums_disagreement(const Workload& w, const std::vector<ExactSu
                                                                         : nullptr;
     if (field)
       return "element " + std::to_string(e) + ": the fast exact accumulator and boost_exact_sum differ in " + field +
-             " (fast S " + fixed_hex(f.sum) + ", A " + fixed_hex(f.abs_sum) + "; Boost S " + fixed_hex(slow.sum) + ", A " +
-             fixed_hex(slow.abs_sum) + ")";
+             " (fast S " + fixed_hex(f.sum) + ", A " + fixed_hex(f.abs_sum) + "; Boost S " + fixed_hex(slow.sum) +
+             ", A " + fixed_hex(slow.abs_sum) + ")";
   }
   return "";
 }
@@ -123,8 +126,8 @@ inline void fold_verdict(BackendOutcome& outcome, std::size_t j, const ElementVe
 // Runs the backend into `result`; an exception it throws becomes the outcome's failure
 // (backend_failed) and false. std::bad_alloc is no backend's failure: accucheck itself is out
 // of memory, and main reports it.
-bool run_recording_failure(const Backend& backend, const Workload& w, const RunOptions& options, std::vector<double>& result,
-                           BackendOutcome& outcome) {
+bool run_recording_failure(const Backend& backend, const Workload& w, const RunOptions& options,
+                           std::vector<double>& result, BackendOutcome& outcome) {
   try {
     result = run_backend(backend, w, options);
     return true;
@@ -179,7 +182,9 @@ OutcomeSummary run_and_summarize(const Backend& backend, const Workload& w, std:
   if (!run_recording_failure(backend, w, RunOptions{}, summary.result, outcome)) return summary;
   // While judging, most_severe is a heap whose top is the least severe element kept.
   auto& kept = summary.most_severe;
-  const auto before = [](const JudgedElement& a, const JudgedElement& b) { return more_severe(a.verdict, a.index, b.verdict, b.index); };
+  const auto before = [](const JudgedElement& a, const JudgedElement& b) {
+    return more_severe(a.verdict, a.index, b.verdict, b.index);
+  };
   const ExactSumRanges ranges(w);
   std::vector<ExactSum> exact;
   const std::size_t n = summary.result.size();
@@ -193,7 +198,8 @@ OutcomeSummary run_and_summarize(const Backend& backend, const Workload& w, std:
       const ElementVerdict v = judge(backend.bound, backend.storage, exact[j - begin], summary.result[j], terms);
       fold_verdict(outcome, j, v);
       ++summary.counts[static_cast<std::size_t>(v.verdict)];
-      const bool keep_it = keep > 0 && (kept.size() < keep || more_severe(v, j, kept.front().verdict, kept.front().index));
+      const bool keep_it =
+          keep > 0 && (kept.size() < keep || more_severe(v, j, kept.front().verdict, kept.front().index));
       if (!keep_it && !each) continue;
       JudgedElement judged{j, v, exact_hex_of(exact[j - begin])};
       if (each) each(judged);
@@ -218,14 +224,14 @@ std::string describe_shape(const Workload& w) {
     if (d->input_format) text += ", addends in " + std::string(name(*d->input_format));
     if (!d->layout.contiguous()) text += ", layout " + describe(d->layout);
   } else if (auto* p = std::get_if<ProductWorkload>(&w)) {
-    text += std::to_string(p->rows) + "x" + std::to_string(p->cols) + " += " + std::to_string(p->steps) + " step(s) of batch " +
-            std::to_string(p->batch);
+    text += std::to_string(p->rows) + "x" + std::to_string(p->cols) + " += " + std::to_string(p->steps) +
+            " step(s) of batch " + std::to_string(p->batch);
     if (p->input_format)
       text += ", A in " + std::string(name(p->a_inputs())) + ", B in " + std::string(name(p->b_inputs()));
   } else {
     const auto& s = std::get<SparseWorkload>(w);
-    text += std::to_string(s.rows) + " rows x dim " + std::to_string(s.dim) + ", " + std::to_string(s.steps) + " step(s), " +
-            std::to_string(s.pairs()) + " pairs";
+    text += std::to_string(s.rows) + " rows x dim " + std::to_string(s.dim) + ", " + std::to_string(s.steps) +
+            " step(s), " + std::to_string(s.pairs()) + " pairs";
     if (s.input_format) text += ", values in " + std::string(name(*s.input_format));
     if (!s.layout.contiguous()) text += ", layout " + describe(s.layout);
   }
@@ -235,8 +241,8 @@ std::string describe_shape(const Workload& w) {
 namespace {
 
 std::string violation_header(const Backend& backend, const Workload& w) {
-  return "backend " + backend.name + " (" + backend.bound_text() + ", " + std::string(name(backend.determinism)) + ") on " +
-         describe_shape(w) + "\n";
+  return "backend " + backend.name + " (" + backend.bound_text() + ", " + std::string(name(backend.determinism)) +
+         ") on " + describe_shape(w) + "\n";
 }
 
 // One element's lines of a violation report; `exact_hex` is S exactly (shown when v.exact is not S).
@@ -248,8 +254,8 @@ std::string element_report(std::size_t element, const ElementVerdict& v, const s
                 "  element %zu: verdict %s\n  exact     %-24s %s\n  computed  %-24.17g %s\n  RNE(S)    %-24.17g %s\n"
                 "  error     %-24.17g\n  bound     %-24.17g%s%s\n  ratio     %.6g   ulps %lld   kappa %.6g\n",
                 element, std::string(name(v.verdict)).c_str(), exact, hex_float(v.exact).c_str(), v.computed,
-                hex_float(v.computed).c_str(), v.correctly_rounded, hex_float(v.correctly_rounded).c_str(), v.error, v.bound,
-                v.vacuous ? "  (vacuous)" : "", v.precondition_met ? "" : "  (precondition not met)", v.ratio,
+                hex_float(v.computed).c_str(), v.correctly_rounded, hex_float(v.correctly_rounded).c_str(), v.error,
+                v.bound, v.vacuous ? "  (vacuous)" : "", v.precondition_met ? "" : "  (precondition not met)", v.ratio,
                 static_cast<long long>(v.ulps), v.kappa);
   std::string text = line;
   if (v.exact_is_rounded && !exact_hex.empty())

@@ -32,7 +32,7 @@ class ExactSumRanges {
 
  private:
   const Workload& w_;
-  std::vector<std::size_t> row_start_;       // sparse: row r's pairs are pairs_by_row_[row_start_[r] .. row_start_[r+1])
+  std::vector<std::size_t> row_start_;  // sparse: row r's pairs are pairs_by_row_[row_start_[r] .. row_start_[r+1])
   std::vector<std::uint32_t> pairs_by_row_;  // pair indices, in pair order within a row
 };
 
@@ -48,9 +48,9 @@ struct BackendOutcome {
   std::vector<ElementVerdict> elements;
   Verdict worst = Verdict::ok;  // the most severe verdict over the elements
   std::size_t worst_element = 0;
-  double max_ratio = 0;          // max error/bound over elements with a finite, non-vacuous bound
-  std::int64_t max_abs_ulps = 0; // max |ulps from RNE(S)|
-  std::string failure;           // the backend itself failed (threw): its message; worst is backend_failed
+  double max_ratio = 0;           // max error/bound over elements with a finite, non-vacuous bound
+  std::int64_t max_abs_ulps = 0;  // max |ulps from RNE(S)|
+  std::string failure;            // the backend itself failed (threw): its message; worst is backend_failed
   FailureKind failure_kind = FailureKind::error;  // how, when `failure` is set (BackendFailure::kind)
   bool violated() const { return is_violation(worst); }
 };

@@ -8,12 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "checking/judge.h"
-#include "checking/determinism.h"
-#include "checking/families.h"
-#include "checking/properties.h"
 #include "accucheck/testing/seed.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/determinism.h"
+#include "checking/families.h"
+#include "checking/judge.h"
+#include "checking/properties.h"
 
 namespace accucheck {
 namespace {
@@ -26,9 +26,10 @@ bool same_summary(const ExactSum& a, const ExactSum& b) {
 // A dense f32 backend whose result is RNE(S) of each element (the exact column sum, rounded
 // once), with `wrong[j]` added to element j.
 Backend exact_f32_backend(std::vector<std::pair<std::size_t, double>> wrong) {
-  return dense_backend("test_exact_f32", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "test",
-                       [wrong](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-                         for (std::size_t j = 0; j < w.elements; ++j) result[j] = exact_element(w, j).rounded(Format::f32);
+  return dense_backend("test_exact_f32", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
+                       "test", [wrong](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+                         for (std::size_t j = 0; j < w.elements; ++j)
+                           result[j] = exact_element(w, j).rounded(Format::f32);
                          for (const auto& [j, delta] : wrong) result[j] += delta;
                        });
 }
@@ -74,9 +75,14 @@ TEST(ExactSumRanges, EveryRangeAgreesWithTheReference) {
 // A sparse table whose rows are touched out of order, some twice, some never: each element's
 // sum is worked out by hand.
 TEST(ExactSumRanges, SparseRowsGatherTheirPairsInOrder) {
-  const Workload table = SparseWorkload{.format = Format::f64, .rows = 4, .dim = 2, .steps = 2,
-                                        .initial = {1, 2, 3, 4, 5, 6, 7, 8}, .step_offsets = {0, 2, 3},
-                                        .row_index = {2, 0, 2}, .values = {0x1p-60, 10, 100, 200, 0x1p60, 20}};
+  const Workload table = SparseWorkload{.format = Format::f64,
+                                        .rows = 4,
+                                        .dim = 2,
+                                        .steps = 2,
+                                        .initial = {1, 2, 3, 4, 5, 6, 7, 8},
+                                        .step_offsets = {0, 2, 3},
+                                        .row_index = {2, 0, 2},
+                                        .values = {0x1p-60, 10, 100, 200, 0x1p60, 20}};
   // ExactSumRanges keeps a reference: to `table`, not to a temporary.
   const ExactSumRanges ranges(table);
   std::vector<ExactSum> sums;
@@ -131,7 +137,8 @@ TEST(RunAndSummarize, EachSeesEveryElementInOrder) {
 TEST(RunAndSummarize, BackendFailuresAreVerdictsButOutOfMemoryIsNot) {
   const DenseWorkload w = ones(3);
   auto throwing = [](auto exception) {
-    return dense_backend("test_throws", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "test",
+    return dense_backend("test_throws", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
+                         "test",
                          [exception](const DenseWorkload&, std::span<double>, const RunOptions&) { throw exception; });
   };
   const Backend failing = throwing(std::runtime_error("device lost"));
@@ -151,8 +158,8 @@ TEST(RunAndSummarize, BackendFailuresAreVerdictsButOutOfMemoryIsNot) {
 TEST(DescribeViolation, ShowsSExactlyWhenTheDoubleIsNotS) {
   DenseWorkload w = test::column_workload(Format::f32, {16783752, -1, -0x1p-118});
   const Backend double_rounding = dense_backend(
-      "test_double_rounding_f32", Format::f32, Format::f64, "correctly_rounded", Determinism::bitwise_deterministic, "test",
-      [](const DenseWorkload& x, std::span<double> result, const RunOptions&) {
+      "test_double_rounding_f32", Format::f32, Format::f64, "correctly_rounded", Determinism::bitwise_deterministic,
+      "test", [](const DenseWorkload& x, std::span<double> result, const RunOptions&) {
         result[0] = static_cast<float>(x.initial[0] + x.addends[0] + x.addends[1]);
       });
   const BackendOutcome outcome = run_and_judge(double_rounding, w);
@@ -183,14 +190,20 @@ TEST(DescribeViolation, ShowsSExactlyWhenTheDoubleIsNotS) {
 // The permutations check_determinism hands an order-independent backend keep a workload valid:
 // with FP8 addends the initial value (of the buffer's format) stays the initial value.
 TEST(CheckDeterminism, PermutationsKeepFp8AddendsFp8) {
-  const Backend validating = dense_backend(
-      "validating_f32", Format::f32, Format::f32, "correctly_rounded", Determinism::order_independent, "test",
-      [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-        if (const std::string problem = w.validate(); !problem.empty()) throw std::runtime_error(problem);
-        for (double& x : result) x = 0.0;
-      });
-  DenseWorkload w{.format = Format::f32, .elements = 2, .steps = 3, .initial = {1.0 + 0x1p-20, 3e6}, .addends = {448, -0.5, 0.25, 2, 0.125, -448},
-                  .family = "hand", .layout = {}, .input_format = Format::e4m3};
+  const Backend validating =
+      dense_backend("validating_f32", Format::f32, Format::f32, "correctly_rounded", Determinism::order_independent,
+                    "test", [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+                      if (const std::string problem = w.validate(); !problem.empty()) throw std::runtime_error(problem);
+                      for (double& x : result) x = 0.0;
+                    });
+  DenseWorkload w{.format = Format::f32,
+                  .elements = 2,
+                  .steps = 3,
+                  .initial = {1.0 + 0x1p-20, 3e6},
+                  .addends = {448, -0.5, 0.25, 2, 0.125, -448},
+                  .family = "hand",
+                  .layout = {},
+                  .input_format = Format::e4m3};
   ASSERT_EQ(w.validate(), "");
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     SeededChoiceStream s(seed);

@@ -31,8 +31,8 @@ std::string metamorphic_exclusion(const BoundExpr& b, bool scaling) {
 }
 
 std::string header(const Backend& b, const Workload& w) {
-  return "backend " + b.name + " (" + b.bound_text() + ", " + std::string(name(b.determinism)) + ") on " + describe_shape(w) +
-         "\n";
+  return "backend " + b.name + " (" + b.bound_text() + ", " + std::string(name(b.determinism)) + ") on " +
+         describe_shape(w) + "\n";
 }
 
 PropertyFailure failure(Property p, Verdict v, std::string label, std::string detail) {
@@ -66,16 +66,17 @@ std::string values_line(const char* what, double value) {
 
 PropertyFailure backend_failed(Property p, const Backend& b, const Workload& w, const std::string& error,
                                const std::string& on = "") {
-  return failure(p, Verdict::backend_failed, "backend-failed",
-                 header(b, w) + "  the backend failed" + (on.empty() ? "" : " on the " + on + " workload") + ": " + error + "\n");
+  return failure(
+      p, Verdict::backend_failed, "backend-failed",
+      header(b, w) + "  the backend failed" + (on.empty() ? "" : " on the " + on + " workload") + ": " + error + "\n");
 }
 
 // Compares a run of `transformed` with the result of w (`original`, run once by the caller
 // however many transforms it checks), element by element: `expected(original[j])` is wanted.
 template <class Expected, class Same>
-std::optional<PropertyFailure> compare_runs(Property p, const Backend& b, const Workload& w, const std::vector<double>& original,
-                                            const Workload& transformed, const std::string& transform, Expected expected,
-                                            Same same) {
+std::optional<PropertyFailure> compare_runs(Property p, const Backend& b, const Workload& w,
+                                            const std::vector<double>& original, const Workload& transformed,
+                                            const std::string& transform, Expected expected, Same same) {
   std::string error;
   const auto changed = try_run(b, transformed, &error);
   if (!changed) return backend_failed(p, b, w, error, transform);
@@ -110,9 +111,12 @@ int lowest_bit_exponent(double x) {
 // The values scaled() and negated() transform, in every kind (a product's A, not its B).
 template <class W, class F>  // W: Workload or const Workload
 void for_each_scaled_value(W& w, F f) {
-  for_each_value_array(w, [&](auto& values) {
-    for (auto& x : values) f(x);
-  }, /*with_b=*/false);
+  for_each_value_array(
+      w,
+      [&](auto& values) {
+        for (auto& x : values) f(x);
+      },
+      /*with_b=*/false);
 }
 
 }  // namespace
@@ -124,8 +128,9 @@ std::string property_exclusion(Property p, const Backend& b) {
     case Property::correctly_rounded:
       return b.bound.kind == BoundKind::correctly_rounded ? "" : "states " + b.bound_text() + ", not correctly_rounded";
     case Property::determinism:
-      return b.determinism == Determinism::run_to_run_nondeterministic ? "run-to-run-nondeterministic: only the bound is promised"
-                                                                         : "";
+      return b.determinism == Determinism::run_to_run_nondeterministic
+                 ? "run-to-run-nondeterministic: only the bound is promised"
+                 : "";
     case Property::scaling:
     case Property::negation:
       if (b.determinism == Determinism::run_to_run_nondeterministic)
@@ -198,7 +203,8 @@ std::optional<ScalingRange> scaling_range(const Backend& b, const Workload& w, L
     r.low = std::max(r.low, (t.emin - t.precision + 1) - lowest);
     // log2 M = 2 + (n-1) log2(1+u) <= 2 + (n-1) u log2(e), rounded up (with margin for the
     // double evaluation).
-    const double growth = 2.0 + static_cast<double>(n - 1) * std::ldexp(1.0, -t.precision) * 1.4426950408889634 * (1 + 1e-9);
+    const double growth =
+        2.0 + static_cast<double>(n - 1) * std::ldexp(1.0, -t.precision) * 1.4426950408889634 * (1 + 1e-9);
     r.high = std::min(r.high, t.emax - log2_a - static_cast<int>(std::ceil(growth)));
   }
   // A fused_truncated bound's sums live on a grid of Q bits, whose spacing below 2^emin,
@@ -248,7 +254,8 @@ std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload
   });
 }
 
-std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w, const std::vector<ExactSum>& exact) {
+std::optional<ScalingRange> exact_scaling_range(const Backend& b, const Workload& w,
+                                                const std::vector<ExactSum>& exact) {
   return scaling_range(b, w, [&] { return log2_abs_sum_ceiling(exact); });
 }
 
@@ -292,7 +299,8 @@ namespace {
 // check_property with w's exact sums given (`exact`) or not (nullptr): then only the properties
 // that need them compute them, and scaling a block at a time.
 std::optional<PropertyFailure> check_property_with(Property p, const Backend& b, const Workload& w,
-                                                   const std::vector<ExactSum>* exact, const std::vector<double>* given) {
+                                                   const std::vector<ExactSum>* exact,
+                                                   const std::vector<double>* given) {
   // The backend's result on w: the caller's, or one run here.
   std::string error;
   std::optional<std::vector<double>> own;
@@ -336,7 +344,8 @@ std::optional<PropertyFailure> check_property_with(Property p, const Backend& b,
       SeededChoiceStream order(0xd37e5a11);  // fixed: the check is a function of the workload
       const std::string mismatch = check_determinism(b, w, order, given);
       if (mismatch.empty()) return std::nullopt;
-      return failure(p, Verdict::nondeterministic, std::string(name(Verdict::nondeterministic)), header(b, w) + "  " + mismatch + "\n");
+      return failure(p, Verdict::nondeterministic, std::string(name(Verdict::nondeterministic)),
+                     header(b, w) + "  " + mismatch + "\n");
     }
     case Property::scaling:
     case Property::negation: {
@@ -348,11 +357,12 @@ std::optional<PropertyFailure> check_property_with(Property p, const Backend& b,
       const auto* original = result_on_w();  // once, for every transform below
       if (!original) return backend_failed(p, b, w, error);
       if (p == Property::negation)
-        return compare_runs(p, b, w, *original, negated(w), "-w", [](double x) { return -x; }, same_value);
+        return compare_runs(
+            p, b, w, *original, negated(w), "-w", [](double x) { return -x; }, same_value);
       for (int k : scaling_exponents(*range)) {
         auto found = compare_runs(
-            p, b, w, *original, scaled(w, k), "2^" + std::to_string(k) + " w", [k](double x) { return std::ldexp(x, k); },
-            same_result_bits);
+            p, b, w, *original, scaled(w, k), "2^" + std::to_string(k) + " w",
+            [k](double x) { return std::ldexp(x, k); }, same_result_bits);
         if (found) return found;
       }
       return std::nullopt;
@@ -368,7 +378,8 @@ std::optional<PropertyFailure> check_property(Property p, const Backend& b, cons
   return check_property_with(p, b, w, &exact, given);
 }
 
-std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w, const std::vector<double>* given) {
+std::optional<PropertyFailure> check_property(Property p, const Backend& b, const Workload& w,
+                                              const std::vector<double>* given) {
   return check_property_with(p, b, w, nullptr, given);
 }
 
@@ -379,12 +390,14 @@ Workload generate_for_property(Property p, const Backend& b, WorkloadKind kind, 
                                 " workloads, not " + std::string(name(kind)));
   if (b.fp8_inputs_only && kind == WorkloadKind::product) {  // FP8 tensor-core models: FP8 inputs, specials among them
     if (family && family->name != std::string_view("gemm_fp8_inputs"))
-      throw std::invalid_argument(b.name + " takes FP8 inputs only: family gemm_fp8_inputs, not " + std::string(family->name));
+      throw std::invalid_argument(b.name + " takes FP8 inputs only: family gemm_fp8_inputs, not " +
+                                  std::string(family->name));
     family = find_family("gemm_fp8_inputs");
   }
   if (!family && p == Property::special_values) family = special_values_family(kind);
   Workload w = generate(s, b.storage, limits, kind, family);
-  if (auto* product = std::get_if<ProductWorkload>(&w); product && b.normal_inputs_only) flush_subnormal_inputs(*product);
+  if (auto* product = std::get_if<ProductWorkload>(&w); product && b.normal_inputs_only)
+    flush_subnormal_inputs(*product);
   return w;
 }
 

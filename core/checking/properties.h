@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "checking/judge.h"
 #include "checking/determinism.h"
-#include "checking/shrink.h"
 #include "checking/families.h"
+#include "checking/judge.h"
 #include "checking/property.h"
+#include "checking/shrink.h"
 
 namespace accucheck {
 
@@ -88,7 +88,8 @@ struct ScalingRange {
 // (Without the sums, they are computed a block at a time: memory O(block).)
 std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w);
 // The same with w's exact sums given (exact_sums(w)), as check_property has them.
-std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w, const std::vector<ExactSum>& exact);
+std::optional<ScalingRange> exact_scaling_range(const Backend& backend, const Workload& w,
+                                                const std::vector<ExactSum>& exact);
 // The exponents the scaling property tries: the ends of the range, +-1 and one drawn from a
 // fixed seed; nonzero, distinct. Empty when the range is {0}.
 std::vector<int> scaling_exponents(const ScalingRange& range);

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/findings.h"
-#include "checking/properties.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/properties.h"
+#include "engine/findings.h"
 
 namespace accucheck {
 namespace {
@@ -79,7 +79,8 @@ TEST(Properties, ExclusionsFollowTheClassAndTheBound) {
   EXPECT_TRUE(applies("ftz(recursive(f32),f32)", d, Property::negation));
   EXPECT_FALSE(applies("widened(ftz(recursive(f32),f32),f32)", d, Property::scaling));  // inner bounds count
   const auto racy = Determinism::run_to_run_nondeterministic;
-  for (Property p : {Property::determinism, Property::scaling, Property::negation}) EXPECT_FALSE(applies("anyorder(f32)", racy, p));
+  for (Property p : {Property::determinism, Property::scaling, Property::negation})
+    EXPECT_FALSE(applies("anyorder(f32)", racy, p));
   EXPECT_TRUE(applies("anyorder(f32)", racy, Property::stated_bound));
 }
 
@@ -141,8 +142,8 @@ TEST(Properties, ScalingAppliesToMostGeneratedCases) {
     // Measured: about 150 of 200 (f16: about 115); a range of {0} alone (no exponent to try) is rare.
     EXPECT_GE(applies, 100) << naive.bound_text();
     EXPECT_GE(nontrivial, 100) << naive.bound_text();
-    std::printf("%s: scaling range non-empty for %d of 200 cases, with exponents to try for %d\n", naive.bound_text().c_str(),
-                applies, nontrivial);
+    std::printf("%s: scaling range non-empty for %d of 200 cases, with exponents to try for %d\n",
+                naive.bound_text().c_str(), applies, nontrivial);
   }
 }
 
@@ -178,7 +179,8 @@ TEST(Properties, StatedBoundFailsForAWrongSum) {
 TEST(Properties, CorrectlyRoundedFailsForANaiveSum) {
   const Backend claims = f32_backend("correctly_rounded", Determinism::order_independent, naive_f32);
   const double half_ulp = std::ldexp(1.0, -24);
-  EXPECT_TRUE(check_property(Property::correctly_rounded, claims, column_workload(Format::f32, {1.0, half_ulp, half_ulp})));
+  EXPECT_TRUE(
+      check_property(Property::correctly_rounded, claims, column_workload(Format::f32, {1.0, half_ulp, half_ulp})));
   EXPECT_FALSE(check_property(Property::correctly_rounded, claims, column_workload(Format::f32, {1.0, 2.0})));
   // The zero sign: -0 only when every addend is -0.
   const Backend positive_zero = f32_backend("correctly_rounded", Determinism::order_independent,
@@ -188,9 +190,9 @@ TEST(Properties, CorrectlyRoundedFailsForANaiveSum) {
 
 TEST(Properties, DeterminismFailsForARunCounter) {
   auto calls = std::make_shared<std::atomic<int>>(0);
-  const Backend drifting = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [calls](const std::vector<double>& x) {
-    return naive_f32(x) + (++*calls % 2 ? 0.0 : std::ldexp(1.0, -30));
-  });
+  const Backend drifting = f32_backend(
+      "recursive(f32)", Determinism::bitwise_deterministic,
+      [calls](const std::vector<double>& x) { return naive_f32(x) + (++*calls % 2 ? 0.0 : std::ldexp(1.0, -30)); });
   EXPECT_TRUE(check_property(Property::determinism, drifting, column_workload(Format::f32, {0.0, 0.0})));
   // Order-independent claims are checked under permutations: 1 then 40 half ulps sums to 1 in
   // order, to more in almost any other order.
@@ -198,8 +200,9 @@ TEST(Properties, DeterminismFailsForARunCounter) {
   std::vector<double> column(41, std::ldexp(1.0, -24));
   column[0] = 1.0;
   EXPECT_TRUE(check_property(Property::determinism, ordered, column_workload(Format::f32, column)));
-  const Backend exact = f32_backend("correctly_rounded", Determinism::order_independent,
-                                    [](const std::vector<double>& x) { return boost_exact_sum(x).rounded(Format::f32); });
+  const Backend exact =
+      f32_backend("correctly_rounded", Determinism::order_independent,
+                  [](const std::vector<double>& x) { return boost_exact_sum(x).rounded(Format::f32); });
   EXPECT_FALSE(check_property(Property::determinism, exact, column_workload(Format::f32, column)));
 }
 
@@ -207,11 +210,11 @@ TEST(Properties, DeterminismFailsForARunCounter) {
 // a backend whose default-threads result differs from every explicit thread count is caught
 // when that run is given, and only then (threads 1, 2 and 4 agree with each other).
 TEST(Properties, DeterminismComparesTheGivenFirstRun) {
-  const Backend default_differs = dense_backend(
-      "test_backend", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "test",
-      [](const DenseWorkload& w, std::span<double> result, const RunOptions& options) {
-        for (std::size_t j = 0; j < w.elements; ++j) result[j] = options.threads == 0 ? 1.0 : 2.0;
-      });
+  const Backend default_differs =
+      dense_backend("test_backend", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
+                    "test", [](const DenseWorkload& w, std::span<double> result, const RunOptions& options) {
+                      for (std::size_t j = 0; j < w.elements; ++j) result[j] = options.threads == 0 ? 1.0 : 2.0;
+                    });
   const Workload w = column_workload(Format::f32, {1.0, 1.0});
   const auto exact = exact_sums(w);
   std::vector<double> first(1);
@@ -224,22 +227,24 @@ TEST(Properties, DeterminismComparesTheGivenFirstRun) {
 }
 
 TEST(Properties, SpecialValuesFailWhenNaNIsDropped) {
-  const Backend skips = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
-    float acc = 0;
-    for (double v : x)
-      if (!std::isnan(v)) acc += static_cast<float>(v);
-    return static_cast<double>(acc);
-  });
+  const Backend skips =
+      f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
+        float acc = 0;
+        for (double v : x)
+          if (!std::isnan(v)) acc += static_cast<float>(v);
+        return static_cast<double>(acc);
+      });
   const auto f = check_property(Property::special_values, skips, column_workload(Format::f32, {1.0, NAN}));
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->verdict, Verdict::special_value_mismatch);
 }
 
 TEST(Properties, ScalingFailsWhenSubnormalsAreFlushed) {
-  const Backend flushes = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
-    const double r = naive_f32(x);
-    return std::fabs(r) < smallest_normal(Format::f32) ? 0.0 : r;
-  });
+  const Backend flushes =
+      f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
+        const double r = naive_f32(x);
+        return std::fabs(r) < smallest_normal(Format::f32) ? 0.0 : r;
+      });
   const auto f = check_property(Property::scaling, flushes, column_workload(Format::f32, {1.0, std::ldexp(1.0, -20)}));
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->label, "scaling-mismatch");
@@ -249,12 +254,13 @@ TEST(Properties, ScalingFailsWhenSubnormalsAreFlushed) {
 
 TEST(Properties, NegationFailsForDirectedRounding) {
   // Rounds toward +infinity: fl(-a - b) != -fl(a + b) when the sum is inexact.
-  const Backend upward = f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
-    double exact = 0;
-    for (double v : x) exact += v;  // exact in double for these inputs
-    const double r = static_cast<float>(exact);
-    return r < exact ? next_up(r, Format::f32) : r;
-  });
+  const Backend upward =
+      f32_backend("recursive(f32)", Determinism::bitwise_deterministic, [](const std::vector<double>& x) {
+        double exact = 0;
+        for (double v : x) exact += v;  // exact in double for these inputs
+        const double r = static_cast<float>(exact);
+        return r < exact ? next_up(r, Format::f32) : r;
+      });
   const auto f = check_property(Property::negation, upward, column_workload(Format::f32, {1.0, std::ldexp(1.0, -30)}));
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->label, "negation-mismatch");
@@ -268,10 +274,11 @@ TEST(Properties, GenerationUsesTheSpecialFamilyForSpecialValues) {
   const Backend naive = naive_in(Format::f32);
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     SeededChoiceStream s(seed), t(seed);
-    const Workload special = generate_for_property(Property::special_values, naive, WorkloadKind::dense, s, GenerationLimits{});
+    const Workload special =
+        generate_for_property(Property::special_values, naive, WorkloadKind::dense, s, GenerationLimits{});
     EXPECT_EQ(family_of(special).substr(0, 14), "special_values");
-    const Workload uniform =
-        generate_for_property(Property::stated_bound, naive, WorkloadKind::dense, t, GenerationLimits{}, find_family("uniform"));
+    const Workload uniform = generate_for_property(Property::stated_bound, naive, WorkloadKind::dense, t,
+                                                   GenerationLimits{}, find_family("uniform"));
     EXPECT_EQ(family_of(uniform).substr(0, 7), "uniform");
     EXPECT_EQ(format_of(uniform), Format::f32);
   }

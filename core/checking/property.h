@@ -9,9 +9,9 @@
 namespace accucheck {
 
 enum class Property : std::uint8_t { stated_bound, correctly_rounded, determinism, special_values, scaling, negation };
-inline constexpr Property all_properties[] = {Property::stated_bound,   Property::correctly_rounded,
-                                              Property::determinism,    Property::special_values,
-                                              Property::scaling,        Property::negation};
+inline constexpr Property all_properties[] = {Property::stated_bound, Property::correctly_rounded,
+                                              Property::determinism,  Property::special_values,
+                                              Property::scaling,      Property::negation};
 std::string_view name(Property p);
 std::optional<Property> parse_property(std::string_view text);
 

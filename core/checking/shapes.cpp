@@ -87,8 +87,13 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
   const std::size_t d = wider_size(s, w.elements, cap, l.wide_scale_draws);
   Filler filler(s, w.format, n, /*copies_allowed=*/true);
   const auto at = boundary_placement(s, w.elements, d);
-  DenseWorkload wide{.format = w.format, .elements = d, .steps = steps, .initial = std::vector<double>(d),
-                     .addends = std::vector<double>(d * steps), .family = w.family, .layout = w.layout,
+  DenseWorkload wide{.format = w.format,
+                     .elements = d,
+                     .steps = steps,
+                     .initial = std::vector<double>(d),
+                     .addends = std::vector<double>(d * steps),
+                     .family = w.family,
+                     .layout = w.layout,
                      .input_format = w.input_format};
   const bool copies = filler.kind() == Filler::copies;
   for (double& x : wide.initial) x = copies ? w.initial[0] : filler.next();
@@ -123,8 +128,16 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
   Filler filler(s, w.format, pairs + 1, /*copies_allowed=*/false);
   const auto row_at = boundary_placement(s, w.rows, rows);
   const auto dim_at = boundary_placement(s, w.dim, dim);
-  SparseWorkload wide{.format = w.format, .rows = rows, .dim = dim, .steps = w.steps, .initial = std::vector<double>(rows * dim),
-                      .step_offsets = w.step_offsets, .row_index = {}, .values = {}, .family = w.family, .layout = w.layout,
+  SparseWorkload wide{.format = w.format,
+                      .rows = rows,
+                      .dim = dim,
+                      .steps = w.steps,
+                      .initial = std::vector<double>(rows * dim),
+                      .step_offsets = w.step_offsets,
+                      .row_index = {},
+                      .values = {},
+                      .family = w.family,
+                      .layout = w.layout,
                       .input_format = w.input_format};
   for (double& x : wide.initial) x = filler.next();
   for (std::size_t r = 0; r < w.rows; ++r)
@@ -168,9 +181,17 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, ProductWorkload& w) {
   std::vector<bool> original_k(batch, false), original_n(cols, false);
   for (auto k : k_at) original_k[k] = true;
   for (auto n : n_at) original_n[n] = true;
-  ProductWorkload wide{.format = w.format, .rows = rows, .cols = cols, .batch = batch, .steps = steps,
-                       .initial = std::vector<double>(rows * cols), .a = {}, .b = {}, .family = w.family,
-                       .input_format = w.input_format, .b_input_format = w.b_input_format};
+  ProductWorkload wide{.format = w.format,
+                       .rows = rows,
+                       .cols = cols,
+                       .batch = batch,
+                       .steps = steps,
+                       .initial = std::vector<double>(rows * cols),
+                       .a = {},
+                       .b = {},
+                       .family = w.family,
+                       .input_format = w.input_format,
+                       .b_input_format = w.b_input_format};
   for (std::size_t m = 0; m < rows; ++m)
     for (std::size_t n = 0; n < cols; ++n) wide.initial[m * cols + n] = original_n[n] ? 0.0 : filler.next();
   for (std::size_t m = 0; m < rows; ++m)
@@ -238,8 +259,9 @@ void encode_layout(ChoiceWriter& out, const Workload& w) {
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
     const std::uint32_t padding_limit = dense_padding_limit(d->layout.element_major, d->steps);
     if (d->layout.gap > kMaxLayoutGap || d->layout.padding > padding_limit || d->layout.buffer_gap > kMaxLayoutGap)
-      throw std::invalid_argument("layout " + describe(d->layout) + " is out of the encoding's range (padding at most " +
-                                  std::to_string(padding_limit) + " here)");
+      throw std::invalid_argument("layout " + describe(d->layout) +
+                                  " is out of the encoding's range (padding at most " + std::to_string(padding_limit) +
+                                  " here)");
     out.put(d->layout.element_major ? 1 : 0, 1);
     out.put(d->layout.gap, kMaxLayoutGap);
     out.put(d->layout.padding, padding_limit);
@@ -247,8 +269,9 @@ void encode_layout(ChoiceWriter& out, const Workload& w) {
   } else if (const auto* sp = std::get_if<SparseWorkload>(&w)) {
     const std::uint32_t padding_limit = layout_padding_limit(sp->dim);
     if (sp->layout.table_padding > padding_limit || sp->layout.value_padding > padding_limit)
-      throw std::invalid_argument("layout " + describe(sp->layout) + " is out of the encoding's range (padding at most " +
-                                  std::to_string(padding_limit) + " here)");
+      throw std::invalid_argument("layout " + describe(sp->layout) +
+                                  " is out of the encoding's range (padding at most " + std::to_string(padding_limit) +
+                                  " here)");
     out.put(sp->layout.table_padding, padding_limit);
     out.put(sp->layout.value_padding, padding_limit);
   }

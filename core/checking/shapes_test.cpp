@@ -10,9 +10,9 @@
 #include <map>
 #include <set>
 
+#include "accucheck/testing/bits.h"
 #include "numerics/exact.h"
 #include "numerics/fast_exact.h"
-#include "accucheck/testing/bits.h"
 
 namespace accucheck {
 namespace {
@@ -36,8 +36,8 @@ TEST(Shapes, BoundarySizesStayInRangeAndLandOnBoundaries) {
   }
   // A uniform size is a multiple of 1024 (+-1) about once in a thousand draws, of 65535 +- 1
   // once in 2^16; the boundary draw makes each far likelier.
-  for (const char* key : {"32k", "32k+1", "32k-1", "256k", "256k+1", "256k-1", "1024k", "1024k+1", "1024k-1", "65535k", "65535k+1",
-                          "65535k-1", "max"})
+  for (const char* key : {"32k", "32k+1", "32k-1", "256k", "256k+1", "256k-1", "1024k", "1024k+1", "1024k-1", "65535k",
+                          "65535k+1", "65535k-1", "max"})
     EXPECT_GE(hits[key], 20) << key;
   ByteChoiceStream zero({});
   EXPECT_EQ(draw_boundary_size(zero, max), 1u) << "the zero choice is the simplest size";
@@ -116,7 +116,8 @@ TEST(Shapes, WideningKeepsTheFamilysElementsAndAddsTrivialOnes) {
         found.insert(key(wide, e));
         if (!naive_sum_is_exact(wide, e)) ++inexact;
       }
-      for (const auto& k : originals) ASSERT_TRUE(found.count(k)) << name(kind) << " seed " << seed << ": an original element lost";
+      for (const auto& k : originals)
+        ASSERT_TRUE(found.count(k)) << name(kind) << " seed " << seed << ": an original element lost";
       // Only original elements (and, for dense copies, copies of one) may be inexact.
       if (kind != WorkloadKind::dense) ASSERT_LE(inexact, element_count(narrow)) << name(kind) << " seed " << seed;
     }

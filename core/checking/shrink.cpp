@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "checking/shrink.h"
 #include "checking/judge.h"
 #include "checking/shapes.h"
+#include "checking/shrink.h"
 
 namespace accucheck {
 namespace {
@@ -75,8 +75,10 @@ class Shrinker {
     bool changed = false;
     for (std::size_t chunk = std::max<std::size_t>(1, count(w) / 2); !spent(); chunk /= 2) {
       for (std::size_t begin = 0; begin + chunk <= count(w) && count(w) - chunk >= keep_at_least && !spent();) {
-        if (attempt(w, remove(w, begin, begin + chunk))) changed = true;
-        else begin += chunk;
+        if (attempt(w, remove(w, begin, begin + chunk)))
+          changed = true;
+        else
+          begin += chunk;
       }
       if (chunk <= 1) break;
     }
@@ -93,7 +95,8 @@ class Shrinker {
     for (std::size_t size : boundary_sizes_below(n)) {
       if (spent()) return false;
       const std::size_t head = size / 2;
-      if (attempt(w, remove(w, 0, n - size)) || attempt(w, remove(w, size, n)) || attempt(w, remove(w, head, n - (size - head))))
+      if (attempt(w, remove(w, 0, n - size)) || attempt(w, remove(w, size, n)) ||
+          attempt(w, remove(w, head, n - (size - head))))
         return true;
     }
     return false;
@@ -186,8 +189,8 @@ namespace {
 
 // Keeps the items i outside [begin, end) of `count` items, each `width` values wide, of every one
 // of `blocks` consecutive blocks of v: v = blocks x count x width, row-major.
-std::vector<double> without_range(const std::vector<double>& v, std::size_t blocks, std::size_t count, std::size_t width,
-                                  std::size_t begin, std::size_t end) {
+std::vector<double> without_range(const std::vector<double>& v, std::size_t blocks, std::size_t count,
+                                  std::size_t width, std::size_t begin, std::size_t end) {
   std::vector<double> kept;
   kept.reserve(blocks * (count - (end - begin)) * width);
   for (std::size_t b = 0; b < blocks; ++b)
@@ -266,8 +269,7 @@ bool simplify_layout(Shrinker& shrinker, Workload& w) {
     simpler([&](Workload& x) { return !std::exchange(layout(x), DenseLayout{}).contiguous(); });
     simpler([&](Workload& x) { return std::exchange(layout(x).element_major, false); });
     for (Field f : {&DenseLayout::gap, &DenseLayout::padding, &DenseLayout::buffer_gap})
-      for (std::uint32_t v : {0u, 1u})
-        simpler([&](Workload& x) { return std::exchange(layout(x).*f, v) > v; });
+      for (std::uint32_t v : {0u, 1u}) simpler([&](Workload& x) { return std::exchange(layout(x).*f, v) > v; });
   } else if (std::holds_alternative<SparseWorkload>(w)) {
     using Field = std::uint32_t SparseLayout::*;
     for (Field f : {&SparseLayout::table_padding, &SparseLayout::value_padding})
@@ -333,8 +335,10 @@ Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>&
           [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
             ProductWorkload fewer = std::get<ProductWorkload>(x);
             const std::size_t a_step = fewer.rows * fewer.batch, b_step = fewer.batch * fewer.cols;
-            fewer.a.erase(fewer.a.begin() + static_cast<long>(begin * a_step), fewer.a.begin() + static_cast<long>(end * a_step));
-            fewer.b.erase(fewer.b.begin() + static_cast<long>(begin * b_step), fewer.b.begin() + static_cast<long>(end * b_step));
+            fewer.a.erase(fewer.a.begin() + static_cast<long>(begin * a_step),
+                          fewer.a.begin() + static_cast<long>(end * a_step));
+            fewer.b.erase(fewer.b.begin() + static_cast<long>(begin * b_step),
+                          fewer.b.begin() + static_cast<long>(end * b_step));
             fewer.steps -= end - begin;
             return fewer;
           },
@@ -345,7 +349,8 @@ Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>&
           w, [](const Workload& x) { return std::get<SparseWorkload>(x).pairs(); },
           [](const Workload& x, std::size_t begin, std::size_t end) -> Workload {
             SparseWorkload fewer = std::get<SparseWorkload>(x);
-            fewer.row_index.erase(fewer.row_index.begin() + static_cast<long>(begin), fewer.row_index.begin() + static_cast<long>(end));
+            fewer.row_index.erase(fewer.row_index.begin() + static_cast<long>(begin),
+                                  fewer.row_index.begin() + static_cast<long>(end));
             fewer.values.erase(fewer.values.begin() + static_cast<long>(begin * fewer.dim),
                                fewer.values.begin() + static_cast<long>(end * fewer.dim));
             for (auto& offset : fewer.step_offsets)

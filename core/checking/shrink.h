@@ -16,6 +16,7 @@ Workload element_alone(const Workload& w, std::size_t element);
 // element columns, product output rows and columns, sparse embedding columns: a kernel wrong only
 // past some D shrinks to the smallest D that fails); fewer steps (and batch columns, pairs);
 // simpler values (0, fewer significant bits). At most `budget` calls.
-Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails, std::size_t budget = 3000);
+Workload shrink_workload(Workload w, const std::function<bool(const Workload&)>& still_fails,
+                         std::size_t budget = 3000);
 
 }  // namespace accucheck

@@ -21,11 +21,13 @@ SummationTree::SummationTree(std::size_t leaves, std::vector<std::uint32_t> pare
     const std::uint32_t p = parent_[id];
     const bool is_root = id + 1 == parent_.size();
     if (is_root != (p == kNoParent) || (!is_root && (p <= id || p < leaves_ || p >= parent_.size())))
-      throw std::invalid_argument("not a summation tree: node " + std::to_string(id) + " has parent " + std::to_string(p));
+      throw std::invalid_argument("not a summation tree: node " + std::to_string(id) + " has parent " +
+                                  std::to_string(p));
     if (!is_root) ++child_count[p];
   }
   for (std::size_t id = leaves_; id < parent_.size(); ++id)
-    if (child_count[id] < 2) throw std::invalid_argument("not a summation tree: node " + std::to_string(id) + " has one child");
+    if (child_count[id] < 2)
+      throw std::invalid_argument("not a summation tree: node " + std::to_string(id) + " has one child");
 }
 
 std::vector<std::uint32_t> SummationTree::node_depths() const {
@@ -46,7 +48,8 @@ std::vector<std::uint32_t> SummationTree::leaf_depths() const {
   return depth;
 }
 
-std::uint32_t SummationTree::lowest_common(std::uint32_t i, std::uint32_t j, const std::vector<std::uint32_t>& depth) const {
+std::uint32_t SummationTree::lowest_common(std::uint32_t i, std::uint32_t j,
+                                           const std::vector<std::uint32_t>& depth) const {
   while (depth[i] > depth[j]) i = parent_[i];
   while (depth[j] > depth[i]) j = parent_[j];
   while (i != j) {
@@ -101,7 +104,8 @@ std::vector<std::vector<std::uint32_t>> SummationTree::children() const {
   for (std::uint32_t id = 0; id < parent_.size(); ++id)
     if (parent_[id] != kNoParent) kids[parent_[id] - leaves_].push_back(id);
   const auto smallest = smallest_leaves();
-  for (auto& k : kids) std::sort(k.begin(), k.end(), [&](std::uint32_t a, std::uint32_t b) { return smallest[a] < smallest[b]; });
+  for (auto& k : kids)
+    std::sort(k.begin(), k.end(), [&](std::uint32_t a, std::uint32_t b) { return smallest[a] < smallest[b]; });
   return kids;
 }
 
@@ -125,8 +129,10 @@ std::string nested(const SummationTree& tree, char open, char close, char separa
       continue;
     }
     const auto& k = kids[f.id - tree.leaves()];
-    if (f.next_child == 0) out += open;
-    else if (f.next_child < k.size()) out += separator;
+    if (f.next_child == 0)
+      out += open;
+    else if (f.next_child < k.size())
+      out += separator;
     if (f.next_child == k.size()) {
       out += close;
       stack.pop_back();
@@ -270,7 +276,7 @@ bool shape_has_fixed_order(const TreeShape& shape) {
     case TreeShape::Kind::pairwise:
     case TreeShape::Kind::windows:
     case TreeShape::Kind::torch_sum:
-    case TreeShape::Kind::nccl_tree:  // two trees, by the element's place in the buffer
+    case TreeShape::Kind::nccl_tree:            // two trees, by the element's place in the buffer
     case TreeShape::Kind::ranks: return false;  // any tree over the shares
   }
   return false;

@@ -7,16 +7,16 @@
 
 #include <random>
 
-#include "checking/bound.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
 #include "accucheck/testing/symbolic_tree.h"
+#include "checking/bound.h"
 
 namespace accucheck {
 namespace {
 
-using test::SymbolicSum;
 using test::symbolic_leaves;
+using test::SymbolicSum;
 
 std::string shape_text_at(TreeShape shape, std::size_t n) {
   const auto tree = shape_tree(shape, n);
@@ -45,9 +45,9 @@ TEST(SummationTree, BuilderTextJsonAndDepths) {
 
 TEST(SummationTree, LowestCommonNodesAndTheLeavesBelowThem) {
   TreeBuilder b(5);
-  const auto left = b.add(b.leaf(0), b.leaf(1));              // node 5
+  const auto left = b.add(b.leaf(0), b.leaf(1));                     // node 5
   const auto right = b.add(b.add(b.leaf(2), b.leaf(3)), b.leaf(4));  // nodes 6, 7
-  const SummationTree t = b.finish(b.add(left, right));      // node 8
+  const SummationTree t = b.finish(b.add(left, right));              // node 8
   const auto depth = t.node_depths();
   EXPECT_EQ(depth, (std::vector<std::uint32_t>{2, 2, 3, 3, 2, 1, 2, 1, 0}));
   EXPECT_EQ(t.lowest_common(0, 1, depth), 5u);
@@ -75,9 +75,9 @@ TEST(SummationTree, EmptyValuesJoinWithoutANodeAndFusedNodesHaveManyChildren) {
 TEST(SummationTree, RefusesWhatIsNoTree) {
   const auto none = SummationTree::kNoParent;
   EXPECT_NO_THROW(SummationTree(2, {2, 2, none}));
-  EXPECT_THROW(SummationTree(2, {2, none, none}), std::invalid_argument);    // two roots
+  EXPECT_THROW(SummationTree(2, {2, none, none}), std::invalid_argument);        // two roots
   EXPECT_THROW(SummationTree(3, {3, 3, 4, none, none}), std::invalid_argument);  // node 3 is a second root
-  EXPECT_THROW(SummationTree(2, {1, 2, none}), std::invalid_argument);       // a leaf as a parent
+  EXPECT_THROW(SummationTree(2, {1, 2, none}), std::invalid_argument);           // a leaf as a parent
   EXPECT_THROW(SummationTree(0, {}), std::invalid_argument);
   TreeBuilder b(2);
   b.add(b.leaf(0), b.leaf(1));
@@ -96,7 +96,10 @@ TEST(SummationTree, DepthsTextRoundTripsAndCompresses) {
     std::uint32_t depth = 7;
     for (auto& x : d) {
       const auto move = rng() % 5;
-      depth = move == 0 ? static_cast<std::uint32_t>(rng() % 12) : move == 1 ? depth + 1 : move == 2 && depth > 0 ? depth - 1 : depth;
+      depth = move == 0                ? static_cast<std::uint32_t>(rng() % 12)
+              : move == 1              ? depth + 1
+              : move == 2 && depth > 0 ? depth - 1
+                                       : depth;
       x = depth;
     }
     std::string error;
@@ -123,18 +126,26 @@ TEST(SummationTree, ShapeTreesAreTheOrderModelsTrees) {
     EXPECT_EQ(shape_text_at({TreeShape::Kind::blocked, 64}, n), test::model_blocked(x.data(), n, 64).text()) << n;
     EXPECT_EQ(shape_text_at({TreeShape::Kind::blocked, 5}, n), test::model_blocked(x.data(), n, 5).text()) << n;
     EXPECT_EQ(shape_text_at({TreeShape::Kind::lanes, 8}, n), test::model_lanes8(x.data(), n).text()) << n;
-    EXPECT_EQ(shape_text_at({TreeShape::Kind::numpy_buffered, 64}, n), test::model_numpy_buffered(x.data(), n, 64).text()) << n;
+    EXPECT_EQ(shape_text_at({TreeShape::Kind::numpy_buffered, 64}, n),
+              test::model_numpy_buffered(x.data(), n, 64).text())
+        << n;
   }
 }
 
 // Two independent statements of a shape's height: its tree's deepest leaf and tree_height.
 TEST(SummationTree, DeepestLeafIsTheShapesHeight) {
-  const std::vector<TreeShape> shapes{{TreeShape::Kind::sequential, 0},     {TreeShape::Kind::numpy, 0},
-                                      {TreeShape::Kind::blocked, 64},       {TreeShape::Kind::blocked, 3},
-                                      {TreeShape::Kind::lanes, 8},          {TreeShape::Kind::lanes, 2},
-                                      {TreeShape::Kind::lanes, 64},         {TreeShape::Kind::numpy_buffered, 8192},
-                                      {TreeShape::Kind::numpy_buffered, 100}, {TreeShape::Kind::cuda_block, 32, 1, 1},
-                                      {TreeShape::Kind::cuda_block, 64, 3, 2}, {TreeShape::Kind::cuda_block, 256, 4, 1024}};
+  const std::vector<TreeShape> shapes{{TreeShape::Kind::sequential, 0},
+                                      {TreeShape::Kind::numpy, 0},
+                                      {TreeShape::Kind::blocked, 64},
+                                      {TreeShape::Kind::blocked, 3},
+                                      {TreeShape::Kind::lanes, 8},
+                                      {TreeShape::Kind::lanes, 2},
+                                      {TreeShape::Kind::lanes, 64},
+                                      {TreeShape::Kind::numpy_buffered, 8192},
+                                      {TreeShape::Kind::numpy_buffered, 100},
+                                      {TreeShape::Kind::cuda_block, 32, 1, 1},
+                                      {TreeShape::Kind::cuda_block, 64, 3, 2},
+                                      {TreeShape::Kind::cuda_block, 256, 4, 1024}};
   for (const auto& shape : shapes)
     for (std::size_t n = 1; n <= 3000; n += (n < 300 ? 1 : 97)) {
       const auto tree = shape_tree(shape, n);

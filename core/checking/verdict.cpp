@@ -35,8 +35,8 @@ std::optional<Verdict> parse_verdict(std::string_view text) {
 }
 
 bool is_finding_label(std::string_view text) {
-  return parse_verdict(text) || text == "scaling-mismatch" || text == "negation-mismatch" || text == "oracle-disagreement" ||
-         text == "invalid-workload";
+  return parse_verdict(text) || text == "scaling-mismatch" || text == "negation-mismatch" ||
+         text == "oracle-disagreement" || text == "invalid-workload";
 }
 
 bool is_violation(Verdict v) {
@@ -63,9 +63,12 @@ Verdict judge_rounding_claim(const BoundExpr& bound, Format output, const ExactS
       // RD(S) and RU(S): RNE(S) and its neighbour on the other side of S.
       const int side = exact.sum.compare(std::isfinite(nearest) ? to_fixed(nearest) : exact.sum);
       double other = nearest;
-      if (std::isinf(nearest)) other = nearest > 0 ? largest_finite(output) : -largest_finite(output);
-      else if (side > 0) other = next_up(nearest, output);
-      else if (side < 0) other = next_down(nearest, output);
+      if (std::isinf(nearest))
+        other = nearest > 0 ? largest_finite(output) : -largest_finite(output);
+      else if (side > 0)
+        other = next_up(nearest, output);
+      else if (side < 0)
+        other = next_down(nearest, output);
       // Beyond the largest finite value (below the overflow threshold) RU(S) is infinity: a
       // faithful result may be infinite there, so overflow is judged only after the two.
       if (computed == nearest || computed == other) return Verdict::ok;
@@ -108,8 +111,8 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
   v.kappa = approximate_condition_number(exact, near.abs_sum, sum_f64);
   // RNE(S) through the fast limb rounding (checked equal to ExactSum::rounded in fast_exact_test).
   const double nearest = exact.special != Special::none || exact.sum == 0 ? exact.rounded(output)
-                         : output == Format::f64                           ? sum_f64
-                                                                           : round_fixed_fast(exact.sum, output);
+                         : output == Format::f64                          ? sum_f64
+                                                                          : round_fixed_fast(exact.sum, output);
   v.correctly_rounded = nearest;
 
   if (exact.special != Special::none) {
@@ -170,12 +173,18 @@ ElementVerdict judge(const BoundExpr& bound, Format output, const ExactSum& exac
   v.vacuous = check.vacuous;
   v.precondition_met = check.precondition_met;
   v.ratio = v.bound > 0 ? v.error / v.bound : (v.error == 0 ? 0.0 : std::numeric_limits<double>::infinity());
-  if (std::isinf(check.bound)) v.verdict = Verdict::bound_vacuous;
-  else if (!check.precondition_met) v.verdict = Verdict::precondition_not_met;
-  else if (!std::isfinite(computed)) v.verdict = Verdict::overflow;
-  else if (!check.within) v.verdict = Verdict::bound_exceeded;
-  else if (check.vacuous) v.verdict = Verdict::bound_vacuous;
-  else v.verdict = Verdict::ok;
+  if (std::isinf(check.bound))
+    v.verdict = Verdict::bound_vacuous;
+  else if (!check.precondition_met)
+    v.verdict = Verdict::precondition_not_met;
+  else if (!std::isfinite(computed))
+    v.verdict = Verdict::overflow;
+  else if (!check.within)
+    v.verdict = Verdict::bound_exceeded;
+  else if (check.vacuous)
+    v.verdict = Verdict::bound_vacuous;
+  else
+    v.verdict = Verdict::ok;
   return v;
 }
 

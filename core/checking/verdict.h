@@ -37,7 +37,7 @@ bool is_finding_label(std::string_view text);
 
 struct ElementVerdict {
   Verdict verdict = Verdict::ok;
-  double exact = 0;              // S rounded to the nearest double (NaN / inf for special sums)
+  double exact = 0;  // S rounded to the nearest double (NaN / inf for special sums)
   double computed = 0;
   double correctly_rounded = 0;  // RNE(S) in the output format
   double error = 0;              // |computed - S| rounded to nearest (inf if computed is not finite)

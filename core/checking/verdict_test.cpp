@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "checking/bound.h"
-#include "numerics/exact.h"
 #include "checking/verdict.h"
+#include "numerics/exact.h"
 
 namespace accucheck {
 namespace {
@@ -212,7 +212,8 @@ TEST(Verdict, NotRepresentable) {
   EXPECT_EQ(judge(bound("recursive(f16)"), Format::f16, e, 0.75).verdict, Verdict::ok);
   // A wide accumulator that forgot to round its result into the storage format.
   const ExactSum w = sum_of({1.0, 0x1p-30});
-  EXPECT_EQ(judge(bound("widened(recursive(f64),f32)"), Format::f32, w, 1 + 0x1p-30).verdict, Verdict::not_representable);
+  EXPECT_EQ(judge(bound("widened(recursive(f64),f32)"), Format::f32, w, 1 + 0x1p-30).verdict,
+            Verdict::not_representable);
   EXPECT_EQ(judge(bound("widened(recursive(f64),f32)"), Format::f32, w, 1.0).verdict, Verdict::ok);
 }
 

@@ -58,7 +58,8 @@ std::string describe(const DenseLayout& layout) {
 
 std::string describe(const SparseLayout& layout) {
   if (layout.contiguous()) return "contiguous";
-  return "table padding " + std::to_string(layout.table_padding) + ", value padding " + std::to_string(layout.value_padding);
+  return "table padding " + std::to_string(layout.table_padding) + ", value padding " +
+         std::to_string(layout.value_padding);
 }
 
 std::string DenseWorkload::validate() const {
@@ -68,12 +69,13 @@ std::string DenseWorkload::validate() const {
   if (initial.size() != elements)
     return "initial has " + std::to_string(initial.size()) + " values for " + std::to_string(elements) + " elements";
   if (addends.size() != steps * elements)
-    return "addends has " + std::to_string(addends.size()) + " values, expected steps*elements = " +
-           std::to_string(steps * elements);
+    return "addends has " + std::to_string(addends.size()) +
+           " values, expected steps*elements = " + std::to_string(steps * elements);
   for (std::size_t j = 0; j < elements; ++j)
     if (!representable(initial[j], format))
       return "initial[" + std::to_string(j) + "] is not a " + std::string(name(format)) + " value";
-  if (auto problem = workload_detail::fp8_format_problem(input_format, "input_format"); !problem.empty()) return problem;
+  if (auto problem = workload_detail::fp8_format_problem(input_format, "input_format"); !problem.empty())
+    return problem;
   for (std::size_t i = 0; i < addends.size(); ++i)
     if (!representable(addends[i], addend_format()))
       return "addend " + std::to_string(i) + " (step " + std::to_string(i / elements) + ", element " +
@@ -130,32 +132,38 @@ std::string check_size(std::size_t have, std::size_t want, std::string_view fiel
 }  // namespace
 
 std::string ProductWorkload::validate() const {
-  if (format == Format::f64) return "product workloads of f64 are not supported (products would not be exact in the oracle)";
+  if (format == Format::f64)
+    return "product workloads of f64 are not supported (products would not be exact in the oracle)";
   using workload_detail::fp8_format_problem;
   if (auto problem = fp8_format_problem(input_format, "input_format"); !problem.empty()) return problem;
   if (b_input_format && !input_format) return "b_input_format is set without input_format (A's format)";
   if (auto problem = fp8_format_problem(b_input_format, "b_input_format"); !problem.empty()) return problem;
   if (b_input_format && b_input_format == input_format)
-    return "b_input_format equals input_format (" + std::string(name(*input_format)) + "): A and B in one format state input_format alone";
-  for (auto problem : {check_size(initial.size(), rows * cols, "initial"), check_size(a.size(), steps * rows * batch, "a"),
-                       check_size(b.size(), steps * batch * cols, "b"), check_values(initial, format, "initial"),
-                       check_values(a, a_inputs(), "a"), check_values(b, b_inputs(), "b")})
+    return "b_input_format equals input_format (" + std::string(name(*input_format)) +
+           "): A and B in one format state input_format alone";
+  for (auto problem :
+       {check_size(initial.size(), rows * cols, "initial"), check_size(a.size(), steps * rows * batch, "a"),
+        check_size(b.size(), steps * batch * cols, "b"), check_values(initial, format, "initial"),
+        check_values(a, a_inputs(), "a"), check_values(b, b_inputs(), "b")})
     if (!problem.empty()) return problem;
   return "";
 }
 
 std::string SparseWorkload::validate() const {
   if (layout.table_padding > kMaxLayoutPadding || layout.value_padding > kMaxLayoutPadding)
-    return "layout " + describe(layout) + " is out of range (padding at most " + std::to_string(kMaxLayoutPadding) + ")";
+    return "layout " + describe(layout) + " is out of range (padding at most " + std::to_string(kMaxLayoutPadding) +
+           ")";
   if (auto p = check_size(initial.size(), rows * dim, "initial"); !p.empty()) return p;
-  if (step_offsets.size() != steps + 1) return "step_offsets has " + std::to_string(step_offsets.size()) + " entries, expected steps+1";
+  if (step_offsets.size() != steps + 1)
+    return "step_offsets has " + std::to_string(step_offsets.size()) + " entries, expected steps+1";
   if (step_offsets.front() != 0 || step_offsets.back() != row_index.size())
     return "step_offsets must start at 0 and end at the number of pairs";
   for (std::size_t t = 0; t < steps; ++t)
     if (step_offsets[t] > step_offsets[t + 1]) return "step_offsets must not decrease (step " + std::to_string(t) + ")";
   for (std::size_t p = 0; p < row_index.size(); ++p)
     if (row_index[p] >= rows)
-      return "row_index[" + std::to_string(p) + "] = " + std::to_string(row_index[p]) + " is not below rows = " + std::to_string(rows);
+      return "row_index[" + std::to_string(p) + "] = " + std::to_string(row_index[p]) +
+             " is not below rows = " + std::to_string(rows);
   if (auto p = check_size(values.size(), row_index.size() * dim, "values"); !p.empty()) return p;
   if (auto p = workload_detail::fp8_format_problem(input_format, "input_format"); !p.empty()) return p;
   if (auto p = check_values(initial, format, "initial"); !p.empty()) return p;
@@ -209,7 +217,8 @@ bool has_subnormal_input(const ProductWorkload& w) {
   bool found = false;
   each_operand(w, [&](const std::vector<double>& values, Format in) {
     const double normal = smallest_normal(in);
-    found = found || std::any_of(values.begin(), values.end(), [&](double x) { return x != 0 && std::fabs(x) < normal; });
+    found =
+        found || std::any_of(values.begin(), values.end(), [&](double x) { return x != 0 && std::fabs(x) < normal; });
   });
   return found;
 }
@@ -241,7 +250,8 @@ std::string validate(const Workload& w) {
 
 std::uint64_t workload_bytes(const Workload& w) {
   if (auto* d = std::get_if<DenseWorkload>(&w)) return sizeof(double) * (d->initial.size() + d->addends.size());
-  if (auto* p = std::get_if<ProductWorkload>(&w)) return sizeof(double) * (p->initial.size() + p->a.size() + p->b.size());
+  if (auto* p = std::get_if<ProductWorkload>(&w))
+    return sizeof(double) * (p->initial.size() + p->a.size() + p->b.size());
   const auto& s = std::get<SparseWorkload>(w);
   return sizeof(double) * (s.initial.size() + s.values.size()) + sizeof(std::uint32_t) * s.row_index.size() +
          sizeof(std::size_t) * s.step_offsets.size();

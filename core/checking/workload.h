@@ -25,8 +25,8 @@ namespace accucheck {
 // contiguous layout. Framework kernels take other paths for non-contiguous tensors (a
 // transposed view, a slice x[:, ::2], rows padded to an alignment). Counts rather than strides,
 // so that a layout stays valid when shrinking changes D and T.
-inline constexpr std::uint32_t kMaxLayoutGap = 3;        // a slice with step up to 4
-inline constexpr std::uint32_t kMaxLayoutPadding = 64;   // values after each row
+inline constexpr std::uint32_t kMaxLayoutGap = 3;       // a slice with step up to 4
+inline constexpr std::uint32_t kMaxLayoutPadding = 64;  // values after each row
 // What generate() and the choice encoding give a row of `row_length` values: at most three times
 // its length, so that padding keeps a buffer within 4x its size where rows are many and short
 // (a wide element-major buffer, a table of 2^20 rows of dim 1: 65x with 64 values after each).
@@ -63,7 +63,8 @@ struct DenseStrides {
   std::size_t step = 0, element = 0, buffer = 1;
   std::size_t addend_span = 0, buffer_span = 0;
 };
-DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std::size_t steps);struct SparseStrides {
+DenseStrides dense_strides(const DenseLayout& layout, std::size_t elements, std::size_t steps);
+struct SparseStrides {
   std::size_t table_row = 0, value_pair = 0;    // dim + the paddings
   std::size_t table_span = 0, values_span = 0;  // the last row and vector end after their dim values
 };
@@ -76,13 +77,13 @@ std::string describe(const SparseLayout& layout);
 // steps, each adding one addend per element. Element j's exact result is
 // initial[j] + sum over t of addends[t*D + j]. Values are doubles holding values of `format`.
 struct DenseWorkload {
-  Format format = Format::f32;   // storage format of the addends and of the buffer
-  std::size_t elements = 0;      // D
-  std::size_t steps = 0;         // T
-  std::vector<double> initial;   // D values
-  std::vector<double> addends;   // T*D values, step-major
-  std::string family;            // the generator family that made it (provenance; may be empty)
-  DenseLayout layout;            // for backends that accept strides; the values above do not depend on it
+  Format format = Format::f32;  // storage format of the addends and of the buffer
+  std::size_t elements = 0;     // D
+  std::size_t steps = 0;        // T
+  std::vector<double> initial;  // D values
+  std::vector<double> addends;  // T*D values, step-major
+  std::string family;           // the generator family that made it (provenance; may be empty)
+  DenseLayout layout;           // for backends that accept strides; the values above do not depend on it
   // FP8 gradients (E4M3 or E5M2) accumulated into a buffer of `format`: every step's addends are
   // values of this format, the initial buffer is one of `format`. Every value of either is a
   // value of f64, f32, f16 and bf16, so every dense backend of `format` runs it. Unset: the
@@ -145,12 +146,12 @@ struct ProductWorkload {
 struct SparseWorkload {
   Format format = Format::f32;
   std::size_t rows = 0, dim = 0, steps = 0;
-  std::vector<double> initial;              // rows*dim
-  std::vector<std::size_t> step_offsets;    // steps+1; step t owns pairs [step_offsets[t], step_offsets[t+1])
-  std::vector<std::uint32_t> row_index;     // one row per pair
-  std::vector<double> values;               // pairs*dim, pair-major
+  std::vector<double> initial;            // rows*dim
+  std::vector<std::size_t> step_offsets;  // steps+1; step t owns pairs [step_offsets[t], step_offsets[t+1])
+  std::vector<std::uint32_t> row_index;   // one row per pair
+  std::vector<double> values;             // pairs*dim, pair-major
   std::string family;
-  SparseLayout layout;                      // for backends that accept strides
+  SparseLayout layout;  // for backends that accept strides
   // FP8 gradient rows (E4M3 or E5M2) into a table of `format`: every pair's values are values of
   // this format, the initial table one of `format` (as DenseWorkload::input_format). Unset: the
   // values are values of `format`.
@@ -182,18 +183,20 @@ inline bool same_value_bits(const std::vector<double>& a, const std::vector<doub
 inline bool operator==(const DenseWorkload& a, const DenseWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.elements == b.elements && a.steps == b.steps && a.family == b.family &&
-         a.layout == b.layout && a.input_format == b.input_format && same_value_bits(a.initial, b.initial) && same_value_bits(a.addends, b.addends);
+         a.layout == b.layout && a.input_format == b.input_format && same_value_bits(a.initial, b.initial) &&
+         same_value_bits(a.addends, b.addends);
 }
 inline bool operator==(const ProductWorkload& a, const ProductWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.rows == b.rows && a.cols == b.cols && a.batch == b.batch && a.steps == b.steps &&
-         a.family == b.family && a.input_format == b.input_format && a.b_input_format == b.b_input_format && same_value_bits(a.initial, b.initial) && same_value_bits(a.a, b.a) && same_value_bits(a.b, b.b);
+         a.family == b.family && a.input_format == b.input_format && a.b_input_format == b.b_input_format &&
+         same_value_bits(a.initial, b.initial) && same_value_bits(a.a, b.a) && same_value_bits(a.b, b.b);
 }
 inline bool operator==(const SparseWorkload& a, const SparseWorkload& b) {
   using workload_detail::same_value_bits;
   return a.format == b.format && a.rows == b.rows && a.dim == b.dim && a.steps == b.steps && a.family == b.family &&
-         a.layout == b.layout && a.input_format == b.input_format && a.step_offsets == b.step_offsets && a.row_index == b.row_index && same_value_bits(a.initial, b.initial) &&
-         same_value_bits(a.values, b.values);
+         a.layout == b.layout && a.input_format == b.input_format && a.step_offsets == b.step_offsets &&
+         a.row_index == b.row_index && same_value_bits(a.initial, b.initial) && same_value_bits(a.values, b.values);
 }
 
 enum class WorkloadKind : std::uint8_t { dense, product, sparse };

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <set>
 
-#include "io/case_file.h"
 #include "checking/climb.h"
+#include "io/case_file.h"
 #include "numerics/hash.h"
 #include "plugins/plugin_loader.h"
 
@@ -74,18 +74,20 @@ Campaign::Campaign(CampaignOptions options) : options_(std::move(options)) {
       stats_.back().backend = &b;
       stats_.back().results = results_of(b);
       for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::product, WorkloadKind::sparse}) {
-        const bool family_allows = family_list_.empty() || std::any_of(family_list_.begin(), family_list_.end(),
-                                                                       [&](const Family* f) { return f->kind == kind; });
+        const bool family_allows =
+            family_list_.empty() ||
+            std::any_of(family_list_.begin(), family_list_.end(), [&](const Family* f) { return f->kind == kind; });
         if (b.supports(kind) && family_allows) streams_.insert({b.storage, kind});
       }
     }
-  if (stats_.empty()) throw CampaignError("no selected backend has storage format " + std::string(name(*options_.format)));
+  if (stats_.empty())
+    throw CampaignError("no selected backend has storage format " + std::string(name(*options_.format)));
   if (options_.generate && streams_.empty())
     throw CampaignError("no selected backend runs the workload kinds of the selected families");
   if (options_.found_by.empty()) options_.found_by = "accucheck check --seed " + std::to_string(options_.seed);
   if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count)
-    throw CampaignError("shard " + std::to_string(options_.shard_index) + " of " + std::to_string(options_.shard_count) +
-                        ": the index must be below the count");
+    throw CampaignError("shard " + std::to_string(options_.shard_index) + " of " +
+                        std::to_string(options_.shard_count) + ": the index must be below the count");
 }
 
 void Campaign::retain(const std::function<bool(const Backend&)>& keep) {
@@ -99,8 +101,7 @@ void Campaign::end_progress_line() {
 
 std::size_t Campaign::violations() const {
   std::size_t total = 0;
-  for (const auto& s : stats_)
-    total += s.results.violation_count();
+  for (const auto& s : stats_) total += s.results.violation_count();
   return total;
 }
 
@@ -167,8 +168,9 @@ std::size_t Campaign::evaluate(const Workload& w, const std::string& family, std
   return ran;
 }
 
-std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Workload& w, const std::vector<ExactSum>& exact,
-                                                  std::uint64_t addends, const std::string& family, const FindingPolicy& policy,
+std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Workload& w,
+                                                  const std::vector<ExactSum>& exact, std::uint64_t addends,
+                                                  const std::string& family, const FindingPolicy& policy,
                                                   std::uint64_t case_id, bool has_seed) {
   const Backend& backend = *stats.backend;
   const Judgement judgement = find_violations(backend, w, exact, policy);
@@ -195,8 +197,11 @@ std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Wor
   for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
     const ElementVerdict& v = outcome.elements[j];
     ++stats.results.verdicts[v.verdict];
-    ResultSample sample{family, terms, v.error, v.bound, v.ratio, v.kappa, v.exact, nearest_double(exact[j].abs_sum), v.verdict,
-                        sample_key(position_, j, repeat)};
+    ResultSample sample{family,    terms,
+                        v.error,   v.bound,
+                        v.ratio,   v.kappa,
+                        v.exact,   nearest_double(exact[j].abs_sum),
+                        v.verdict, sample_key(position_, j, repeat)};
     stats.add_sample(sample);
     if (std::isfinite(v.ratio) && v.ratio > worst) {
       worst = v.ratio;
@@ -211,8 +216,10 @@ std::pair<double, std::size_t> Campaign::judge_on(BackendStats& stats, const Wor
   }
   if (options_.maximize) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    if (!stats.results.seconds_to_ratio_0_9 && stats.results.max_ratio >= 0.9) stats.results.seconds_to_ratio_0_9 = seconds;
-    if (!stats.results.seconds_to_ratio_0_99 && stats.results.max_ratio >= 0.99) stats.results.seconds_to_ratio_0_99 = seconds;
+    if (!stats.results.seconds_to_ratio_0_9 && stats.results.max_ratio >= 0.9)
+      stats.results.seconds_to_ratio_0_9 = seconds;
+    if (!stats.results.seconds_to_ratio_0_99 && stats.results.max_ratio >= 0.99)
+      stats.results.seconds_to_ratio_0_99 = seconds;
   }
   return {worst, worst_element};
 }
@@ -237,8 +244,8 @@ void Campaign::write_worst_case(BackendStats& stats) {
   c.bound = stats.backend->bound_text();
   c.found_by = options_.found_by + " --maximize";
   char note[160];
-  std::snprintf(note, sizeof note, "the worst case --maximize found for %s: error/bound %.6g\n", stats.backend->name.c_str(),
-                stats.worst_ratio);
+  std::snprintf(note, sizeof note, "the worst case --maximize found for %s: error/bound %.6g\n",
+                stats.backend->name.c_str(), stats.worst_ratio);
   c.note = note;
   const std::string path = worst_case_path(*stats.backend);
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -320,7 +327,8 @@ void Campaign::report_progress() {
   if (std::chrono::duration<double>(now - last_report_).count() < (tty ? 0.2 : 5.0)) return;
   last_report_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double fraction = options_.cases ? double(cases_run_) / double(cases_in_shard(options_)) : elapsed / options_.seconds;
+  const double fraction =
+      options_.cases ? double(cases_run_) / double(cases_in_shard(options_)) : elapsed / options_.seconds;
   const int width = 30, filled = static_cast<int>(std::min(1.0, fraction) * width);
   if (tty) {
     std::fprintf(stderr, "\r[%s%s] %5.1f s  %llu cases/stream  %zu violations ", std::string(filled, '#').c_str(),

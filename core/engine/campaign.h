@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "checking/judge.h"
 #include "checking/families.h"
+#include "checking/judge.h"
 #include "engine/findings.h"
 #include "io/results.h"
 
@@ -32,7 +32,8 @@ namespace accucheck {
 void request_campaign_stop() noexcept;
 bool campaign_stop_requested() noexcept;
 // The note of a campaign's results when it stopped so.
-inline constexpr const char* kStoppedBySignalNote = "stopped early (SIGINT or SIGTERM): the results cover the cases judged before";
+inline constexpr const char* kStoppedBySignalNote =
+    "stopped early (SIGINT or SIGTERM): the results cover the cases judged before";
 
 // A campaign that cannot start: a glob that matches nothing, no backend of the format, ...
 struct CampaignError : std::invalid_argument {
@@ -52,7 +53,7 @@ struct CampaignOptions {
   std::string findings_dir = "findings";
   std::size_t findings_per_class = 1;  // case files written per backend and verdict class
   GenerationLimits limits;
-  bool quiet = false;     // no progress lines (FINDING lines are always written to stderr)
+  bool quiet = false;                    // no progress lines (FINDING lines are always written to stderr)
   bool stop_at_first_violation = false;  // end the campaign after the case that violated first
   // Climb toward each backend's bound (climb.h): between generated cases, each backend's worst
   // case so far is mutated and kept when its error/bound does not fall; the results record when
@@ -71,9 +72,9 @@ struct CampaignOptions {
   // Called about once a second while generating (also when quiet): the cases per stream judged
   // so far and the violations (check --jobs: a worker tells its parent).
   std::function<void(std::uint64_t cases, std::size_t violations)> on_progress;
-  bool generate = true;   // false: workloads come from evaluate() (trace), not from the families
+  bool generate = true;  // false: workloads come from evaluate() (trace), not from the families
   std::string tool = "accucheck check";
-  std::string found_by;   // recorded in case files; default "accucheck check --seed S"
+  std::string found_by;  // recorded in case files; default "accucheck check --seed S"
 };
 
 // --maximize: where a campaign with these options writes a backend's worst case,
@@ -162,7 +163,8 @@ class Campaign {
   void write_worst_case(BackendStats& stats);
   const Family* pick_family(ChoiceStream& s, WorkloadKind kind) const;
   // Minimizes and writes a finding (the first per backend and verdict class).
-  void record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id, bool has_seed);
+  void record_finding(BackendStats& stats, const Workload& w, const Finding& finding, std::uint64_t case_id,
+                      bool has_seed);
   // A time budget ends at deadline_: checked between backends, and plugin calls end by it
   // (PluginCallDeadline), so a slow or hanging plugin cannot stretch the budget.
   bool budget_spent() const;

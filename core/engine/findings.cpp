@@ -65,8 +65,10 @@ std::optional<Finding> stated_bound_finding(const Backend& backend, const Backen
   f.verdict = outcome.worst;
   f.label = std::string(name(outcome.worst));
   f.detail = std::move(detail);
-  if (outcome.failure.empty()) f.element = outcome.worst_element;
-  else f.failure = outcome.failure_kind;
+  if (outcome.failure.empty())
+    f.element = outcome.worst_element;
+  else
+    f.failure = outcome.failure_kind;
   f.backend_output = captured_output(backend);
   return f;
 }
@@ -164,8 +166,9 @@ std::string write_finding(const std::string& directory, const Backend& backend, 
   c.verdict = finding.label;
   c.seed = provenance.seed;
   c.found_by = provenance.found_by;
-  c.note = (finding.property == Property::stated_bound ? "" : "property " + std::string(name(finding.property)) + ": ") +
-           finding.detail;
+  c.note =
+      (finding.property == Property::stated_bound ? "" : "property " + std::string(name(finding.property)) + ": ") +
+      finding.detail;
   if (!finding.backend_output.empty()) c.note += "  the backend wrote to its output: " + finding.backend_output + "\n";
   const std::string json = case_to_json(c);
   char suffix[40];

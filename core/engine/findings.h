@@ -18,8 +18,8 @@
 
 #include "checking/backend.h"
 #include "checking/judge.h"
-#include "checking/shrink.h"
 #include "checking/properties.h"
+#include "checking/shrink.h"
 
 namespace accucheck {
 
@@ -30,9 +30,9 @@ struct Finding {
   std::string label;   // the case files' `verdict`: a verdict name, "scaling-mismatch", "negation-mismatch",
                        // "oracle-disagreement" (the exact oracle itself), "invalid-workload" (the generator)
   std::string detail;  // the readable report
-  std::optional<std::size_t> element;        // the element it shows on, when one does (shrinking starts there)
-  std::optional<FailureKind> failure;        // the backend failed instead of returning (typed, not its message)
-  std::string backend_output;                // what the backend wrote to its output in that run (plugins)
+  std::optional<std::size_t> element;  // the element it shows on, when one does (shrinking starts there)
+  std::optional<FailureKind> failure;  // the backend failed instead of returning (typed, not its message)
+  std::string backend_output;          // what the backend wrote to its output in that run (plugins)
 };
 
 // Which checks find_violations makes.
@@ -81,7 +81,8 @@ std::vector<Finding> further_findings(const Backend& backend, const Workload& w,
 
 // Whether `candidate` still shows `finding` (the same property and label) under the policy
 // that found it (only that property checked).
-bool still_shows(const Backend& backend, const Workload& candidate, const Finding& finding, bool cross_check_oracle = false);
+bool still_shows(const Backend& backend, const Workload& candidate, const Finding& finding,
+                 bool cross_check_oracle = false);
 
 // The one minimizer: the smallest workload found that still shows the finding, starting from
 // its element alone, then shrink_workload (fewer elements, fewer steps, simpler values). A

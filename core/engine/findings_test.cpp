@@ -129,14 +129,16 @@ TEST(Findings, ProductAndSparseShrinkTheirElementDimensionsToo) {
   EXPECT_EQ(mp.b.size(), mp.steps * mp.batch * mp.cols);
 
   // Sparse: a scatter wrong in the last embedding column once dim exceeds 3.
-  const Backend sparse = sparse_backend(
-      "test_sparse_edge", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "test",
-      [](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
-        std::vector<float> table(w.initial.begin(), w.initial.end());
-        for (std::size_t q = 0; q < w.pairs(); ++q)
-          for (std::size_t d = 0; d < w.dim; ++d) table[w.row_index[q] * w.dim + d] += static_cast<float>(w.values[q * w.dim + d]);
-        for (std::size_t e = 0; e < table.size(); ++e) result[e] = table[e] + (w.dim > 3 && e % w.dim == w.dim - 1 ? 1 : 0);
-      });
+  const Backend sparse =
+      sparse_backend("test_sparse_edge", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
+                     "test", [](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
+                       std::vector<float> table(w.initial.begin(), w.initial.end());
+                       for (std::size_t q = 0; q < w.pairs(); ++q)
+                         for (std::size_t d = 0; d < w.dim; ++d)
+                           table[w.row_index[q] * w.dim + d] += static_cast<float>(w.values[q * w.dim + d]);
+                       for (std::size_t e = 0; e < table.size(); ++e)
+                         result[e] = table[e] + (w.dim > 3 && e % w.dim == w.dim - 1 ? 1 : 0);
+                     });
   SparseWorkload s;
   s.format = Format::f32;
   s.rows = 2;

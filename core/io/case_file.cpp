@@ -13,12 +13,12 @@
 #include <sstream>
 
 #include "checking/bound.h"
+#include "checking/properties.h"
+#include "checking/verdict.h"
 #include "io/json.h"
 #include "io/json_parse.h"
 #include "io/memory.h"
 #include "numerics/number_parse.h"
-#include "checking/properties.h"
-#include "checking/verdict.h"
 
 namespace accucheck {
 namespace {
@@ -43,7 +43,8 @@ std::string value_list(const double* values, std::size_t count) {
 std::string step_lists(const std::vector<double>& values, std::size_t steps, std::size_t per_step) {
   if (steps == 0) return "[]";
   std::string out = "[";
-  for (std::size_t t = 0; t < steps; ++t) out += (t ? ",\n    " : "\n    ") + value_list(values.data() + t * per_step, per_step);
+  for (std::size_t t = 0; t < steps; ++t)
+    out += (t ? ",\n    " : "\n    ") + value_list(values.data() + t * per_step, per_step);
   return out + "\n  ]";
 }
 
@@ -63,16 +64,19 @@ void check_parse_memory(std::string_view text, const std::string& source) {
   std::uint64_t values = 1;
   for (char c : text) values += c == ',' || c == '[' || c == ':';
   const std::uint64_t bytes = values * (sizeof(JsonValue) * 3 / 2 + sizeof(double)) + 2 * text.size();
-  if (auto why = memory_shortfall(bytes)) throw CaseError(source + ": parsing its " + std::to_string(values) + " values " + *why);
+  if (auto why = memory_shortfall(bytes))
+    throw CaseError(source + ": parsing its " + std::to_string(values) + " values " + *why);
 }
 
-const JsonValue& require(const JsonValue& object, std::string_view key, JsonValue::Type type, const std::string& source) {
+const JsonValue& require(const JsonValue& object, std::string_view key, JsonValue::Type type,
+                         const std::string& source) {
   const JsonValue* v = object.find(key);
   if (!v) fail(source, std::string(key), "missing");
   if (v->type != type) {
     JsonValue expected;
     expected.type = type;
-    fail(source, std::string(key), "must be " + std::string(expected.type_name()) + ", not " + std::string(v->type_name()));
+    fail(source, std::string(key),
+         "must be " + std::string(expected.type_name()) + ", not " + std::string(v->type_name()));
   }
   return *v;
 }
@@ -84,12 +88,16 @@ std::string optional_string(const JsonValue& object, std::string_view key, const
   return v->text;
 }
 
-std::uint64_t unsigned_text(const JsonValue& v, const std::string& source, const std::string& field, std::uint64_t limit) {
+std::uint64_t unsigned_text(const JsonValue& v, const std::string& source, const std::string& field,
+                            std::uint64_t limit) {
   const std::string& t = v.text;
   bool too_large = false;
-  const auto value = v.type == JsonValue::Type::number || v.type == JsonValue::Type::string ? parse_u64(t, &too_large) : std::nullopt;
+  const auto value =
+      v.type == JsonValue::Type::number || v.type == JsonValue::Type::string ? parse_u64(t, &too_large) : std::nullopt;
   if (too_large) fail(source, field, echo_token(t) + " is too large (at most " + kU64MaxText + ")");
-  if (!value) fail(source, field, "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : echo_token(t)));
+  if (!value)
+    fail(source, field,
+         "must be a non-negative integer, got " + (t.empty() ? std::string(v.type_name()) : echo_token(t)));
   if (*value > limit) fail(source, field, t + " is too large (at most " + std::to_string(limit) + ")");
   return *value;
 }
@@ -110,16 +118,18 @@ double value_field(const JsonValue& v, Format f, const std::string& source, cons
 }
 
 // An array of exactly `count` values of f.
-void read_values(const JsonValue& array, std::size_t count, Format f, const std::string& source, const std::string& field,
-                 double* out) {
-  if (array.type != JsonValue::Type::array) fail(source, field, "must be an array of " + std::to_string(count) + " values");
+void read_values(const JsonValue& array, std::size_t count, Format f, const std::string& source,
+                 const std::string& field, double* out) {
+  if (array.type != JsonValue::Type::array)
+    fail(source, field, "must be an array of " + std::to_string(count) + " values");
   if (array.items.size() != count)
     fail(source, field, "has " + std::to_string(array.items.size()) + " values, expected " + std::to_string(count));
   for (std::size_t i = 0; i < count; ++i)
     out[i] = value_field(array.items[i], f, source, field + "[" + std::to_string(i) + "]");
 }
 
-void read_initial(const JsonValue& root, std::size_t count, Format f, const std::string& source, std::vector<double>& out) {
+void read_initial(const JsonValue& root, std::size_t count, Format f, const std::string& source,
+                  std::vector<double>& out) {
   const JsonValue* v = root.find("initial");
   if (!v) fail(source, "initial", "missing");
   // "zeros" is the one way to many values without their text (explicit ones are in the parse estimate).
@@ -135,10 +145,12 @@ void read_step_lists(const JsonValue& root, std::string_view key, std::size_t st
                      const std::string& source, std::vector<double>& out) {
   const JsonValue& lists = require(root, key, JsonValue::Type::array, source);
   if (lists.items.size() != steps)
-    fail(source, std::string(key), "has " + std::to_string(lists.items.size()) + " steps, expected steps = " + std::to_string(steps));
+    fail(source, std::string(key),
+         "has " + std::to_string(lists.items.size()) + " steps, expected steps = " + std::to_string(steps));
   out.assign(steps * per_step, 0.0);
   for (std::size_t t = 0; t < steps; ++t)
-    read_values(lists.items[t], per_step, f, source, std::string(key) + "[" + std::to_string(t) + "]", out.data() + t * per_step);
+    read_values(lists.items[t], per_step, f, source, std::string(key) + "[" + std::to_string(t) + "]",
+                out.data() + t * per_step);
 }
 
 void check_total(std::uint64_t a, std::uint64_t b, const std::string& source, const std::string& what) {
@@ -146,7 +158,8 @@ void check_total(std::uint64_t a, std::uint64_t b, const std::string& source, co
 }
 
 // An optional FP8 format key ("input_format", "b_input_format"); `absent` says what leaving it out means.
-std::optional<Format> fp8_field(const JsonValue& root, std::string_view key, std::string_view absent, const std::string& source) {
+std::optional<Format> fp8_field(const JsonValue& root, std::string_view key, std::string_view absent,
+                                const std::string& source) {
   const JsonValue* v = root.find(key);
   if (!v) return std::nullopt;
   if (v->type != JsonValue::Type::string) fail(source, std::string(key), "must be a string: \"e4m3\" or \"e5m2\"");
@@ -184,7 +197,8 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
   p.input_format = fp8_field(root, "input_format", "A and B in the storage format need no key", source);
   p.b_input_format = fp8_field(root, "b_input_format", "B in A's format needs no key", source);
   if (p.b_input_format && !p.input_format)
-    fail(source, "b_input_format", "needs input_format (A's format): B alone in FP8 is not a workload accucheck models");
+    fail(source, "b_input_format",
+         "needs input_format (A's format): B alone in FP8 is not a workload accucheck models");
   if (p.b_input_format && p.b_input_format == p.input_format)
     fail(source, "b_input_format", "equals input_format; A and B in one format state input_format alone");
   read_initial(root, p.rows * p.cols, f, source, p.initial);
@@ -195,22 +209,25 @@ ProductWorkload read_product(const JsonValue& root, Format f, const std::string&
 
 // Keys this version does not know are read past with a warning (forward compatibility: a newer
 // writer may add fields), never silently.
-constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend", "bound",
+constexpr std::string_view kCommonKeys[] = {"accucheck_case", "workload", "format", "backend",  "bound",
                                             "verdict",        "family",   "seed",   "found_by", "note"};
 constexpr std::string_view kDenseKeys[] = {"elements", "steps", "input_format", "initial", "addends", "layout"};
-constexpr std::string_view kProductKeys[] = {"rows", "cols", "batch", "steps", "input_format", "b_input_format", "initial", "a", "b"};
+constexpr std::string_view kProductKeys[] = {"rows",           "cols",    "batch", "steps", "input_format",
+                                             "b_input_format", "initial", "a",     "b"};
 constexpr std::string_view kSparseKeys[] = {"rows", "dim", "steps", "input_format", "initial", "pairs", "layout"};
 constexpr std::string_view kPairKeys[] = {"row", "values"};
 constexpr std::string_view kDenseLayoutKeys[] = {"element_major", "gap", "padding", "buffer_gap"};
 constexpr std::string_view kSparseLayoutKeys[] = {"table_padding", "value_padding"};
 
-void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view> known, std::span<const std::string_view> also_known,
-                       const std::string& source, const std::string& prefix, std::vector<std::string>& warnings) {
+void warn_unknown_keys(const JsonValue& object, std::span<const std::string_view> known,
+                       std::span<const std::string_view> also_known, const std::string& source,
+                       const std::string& prefix, std::vector<std::string>& warnings) {
   auto in = [](std::span<const std::string_view> list, const std::string& key) {
     return std::find(list.begin(), list.end(), key) != list.end();
   };
   for (const auto& [key, value] : object.members)
-    if (!in(known, key) && !in(also_known, key)) warnings.push_back(source + ": " + prefix + key + ": unknown key, ignored");
+    if (!in(known, key) && !in(also_known, key))
+      warnings.push_back(source + ": " + prefix + key + ": unknown key, ignored");
 }
 
 // The optional "layout" object (workload.h); absent: contiguous.
@@ -223,13 +240,15 @@ const JsonValue* layout_object(const JsonValue& root, std::span<const std::strin
   return layout;
 }
 
-std::uint32_t layout_count(const JsonValue& layout, std::string_view key, std::uint32_t limit, const std::string& source) {
+std::uint32_t layout_count(const JsonValue& layout, std::string_view key, std::uint32_t limit,
+                           const std::string& source) {
   const JsonValue* v = layout.find(key);
   if (!v) return 0;
   return static_cast<std::uint32_t>(unsigned_text(*v, source, "layout." + std::string(key), limit));
 }
 
-void read_dense_layout(const JsonValue& root, const std::string& source, DenseWorkload& w, std::vector<std::string>& warnings) {
+void read_dense_layout(const JsonValue& root, const std::string& source, DenseWorkload& w,
+                       std::vector<std::string>& warnings) {
   const JsonValue* layout = layout_object(root, kDenseLayoutKeys, source, warnings);
   if (!layout) return;
   if (const JsonValue* major = layout->find("element_major")) {
@@ -241,14 +260,16 @@ void read_dense_layout(const JsonValue& root, const std::string& source, DenseWo
   w.layout.buffer_gap = layout_count(*layout, "buffer_gap", kMaxLayoutGap, source);
 }
 
-void read_sparse_layout(const JsonValue& root, const std::string& source, SparseWorkload& w, std::vector<std::string>& warnings) {
+void read_sparse_layout(const JsonValue& root, const std::string& source, SparseWorkload& w,
+                        std::vector<std::string>& warnings) {
   const JsonValue* layout = layout_object(root, kSparseLayoutKeys, source, warnings);
   if (!layout) return;
   w.layout.table_padding = layout_count(*layout, "table_padding", kMaxLayoutPadding, source);
   w.layout.value_padding = layout_count(*layout, "value_padding", kMaxLayoutPadding, source);
 }
 
-SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source, std::vector<std::string>& warnings) {
+SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& source,
+                           std::vector<std::string>& warnings) {
   SparseWorkload s;
   s.format = f;
   s.rows = count_field(root, "rows", source, std::uint64_t{1} << 32);
@@ -260,16 +281,19 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
   read_initial(root, s.rows * s.dim, f, source, s.initial);
   const JsonValue& steps = require(root, "pairs", JsonValue::Type::array, source);
   if (steps.items.size() != s.steps)
-    fail(source, "pairs", "has " + std::to_string(steps.items.size()) + " steps, expected steps = " + std::to_string(s.steps));
+    fail(source, "pairs",
+         "has " + std::to_string(steps.items.size()) + " steps, expected steps = " + std::to_string(s.steps));
   s.step_offsets.assign(1, 0);
   for (std::size_t t = 0; t < s.steps; ++t) {
     const std::string field = "pairs[" + std::to_string(t) + "]";
     const JsonValue& step = steps.items[t];
-    if (step.type != JsonValue::Type::array) fail(source, field, "must be an array of {\"row\": R, \"values\": [...]} pairs");
+    if (step.type != JsonValue::Type::array)
+      fail(source, field, "must be an array of {\"row\": R, \"values\": [...]} pairs");
     for (std::size_t q = 0; q < step.items.size(); ++q) {
       const JsonValue& pair = step.items[q];
       const std::string pair_field = field + "[" + std::to_string(q) + "]";
-      if (pair.type != JsonValue::Type::object) fail(source, pair_field, "must be an object {\"row\": R, \"values\": [...]}");
+      if (pair.type != JsonValue::Type::object)
+        fail(source, pair_field, "must be an object {\"row\": R, \"values\": [...]}");
       warn_unknown_keys(pair, kPairKeys, {}, source, pair_field + ".", warnings);
       const JsonValue* row = pair.find("row");
       if (!row) fail(source, pair_field + ".row", "missing");
@@ -279,7 +303,8 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
       check_total(s.values.size() / s.dim + 1, s.dim, source, pair_field);
       s.row_index.push_back(static_cast<std::uint32_t>(r));
       s.values.resize(s.values.size() + s.dim);
-      read_values(*values, s.dim, s.value_format(), source, pair_field + ".values", s.values.data() + s.values.size() - s.dim);
+      read_values(*values, s.dim, s.value_format(), source, pair_field + ".values",
+                  s.values.data() + s.values.size() - s.dim);
     }
     s.step_offsets.push_back(s.row_index.size());
   }
@@ -290,7 +315,9 @@ SparseWorkload read_sparse(const JsonValue& root, Format f, const std::string& s
 
 std::string case_to_json(const CaseFile& c) {
   std::string out = "{\n";
-  auto line = [&](std::string_view key, const std::string& json_value) { out += "  \"" + std::string(key) + "\": " + json_value + ",\n"; };
+  auto line = [&](std::string_view key, const std::string& json_value) {
+    out += "  \"" + std::string(key) + "\": " + json_value + ",\n";
+  };
   line("accucheck_case", std::to_string(kCaseFormatVersion));
   line("workload", quoted(std::string(name(kind_of(c.workload)))));
   line("format", quoted(std::string(name(format_of(c.workload)))));
@@ -306,7 +333,8 @@ std::string case_to_json(const CaseFile& c) {
     line("steps", std::to_string(w->steps));
     if (!w->layout.contiguous())
       line("layout", std::string("{\"element_major\": ") + (w->layout.element_major ? "true" : "false") +
-                         ", \"gap\": " + std::to_string(w->layout.gap) + ", \"padding\": " + std::to_string(w->layout.padding) +
+                         ", \"gap\": " + std::to_string(w->layout.gap) +
+                         ", \"padding\": " + std::to_string(w->layout.padding) +
                          ", \"buffer_gap\": " + std::to_string(w->layout.buffer_gap) + "}");
     if (w->input_format) line("input_format", quoted(std::string(name(*w->input_format))));
     line("initial", initial_list(w->initial));
@@ -353,7 +381,8 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
   const std::uint64_t version = count_field(root, "accucheck_case", source);
   if (version != kCaseFormatVersion)
     fail(source, "accucheck_case",
-         "version " + std::to_string(version) + " is not supported (this accucheck reads " + std::to_string(kCaseFormatVersion) + ")");
+         "version " + std::to_string(version) + " is not supported (this accucheck reads " +
+             std::to_string(kCaseFormatVersion) + ")");
   const std::string format_text = require(root, "format", JsonValue::Type::string, source).text;
   const auto format = parse_format(format_text);
   if (!format) fail(source, "format", echo_token(format_text) + " is not a format (f64, f32, f16, bf16)");
@@ -378,12 +407,13 @@ CaseFile parse_case(std::string_view text, const std::string& source) {
   std::visit([&](auto& w) { w.family = family; }, c.workload);
   c.backend = optional_string(root, "backend", source);
   c.bound = optional_string(root, "bound", source);
-  if (std::string error; !c.bound.empty() && !parse_bound(c.bound, &error))
-    fail(source, "bound", error);
+  if (std::string error; !c.bound.empty() && !parse_bound(c.bound, &error)) fail(source, "bound", error);
   c.verdict = optional_string(root, "verdict", source);
   if (!c.verdict.empty() && !is_finding_label(c.verdict))
-    fail(source, "verdict", echo_token(c.verdict) + " is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
-                            "docs/case-format.md)");
+    fail(source, "verdict",
+         echo_token(c.verdict) +
+             " is not a verdict (bound-exceeded, not-correctly-rounded, overflow, ...: "
+             "docs/case-format.md)");
   c.found_by = optional_string(root, "found_by", source);
   c.note = optional_string(root, "note", source);
   if (const JsonValue* seed = root.find("seed"); seed && seed->type != JsonValue::Type::null)
@@ -399,7 +429,8 @@ std::string read_text_file(const std::string& path) {
   // The stream's buffer and the string it becomes.
   std::error_code size_error;
   if (const auto size = std::filesystem::file_size(path, size_error); !size_error)
-    if (auto why = memory_shortfall(3 * static_cast<std::uint64_t>(size))) throw CaseError(path + ": reading its " + bytes_text(size) + " " + *why);
+    if (auto why = memory_shortfall(3 * static_cast<std::uint64_t>(size)))
+      throw CaseError(path + ": reading its " + bytes_text(size) + " " + *why);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw CaseError(path + ": read error");

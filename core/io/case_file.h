@@ -20,7 +20,7 @@ inline constexpr std::uint64_t kMaxCaseValues = std::uint64_t{1} << 28;
 inline constexpr const char* kMaxCaseValuesText = "2^28 = 268435456";
 
 struct CaseFile {
-  Workload workload;  // dense, product or sparse
+  Workload workload;     // dense, product or sparse
   std::string backend;   // the backend it failed on ("" when not tied to one)
   std::string bound;     // that backend's stated bound when the case was written
   std::string verdict;   // the verdict it had then

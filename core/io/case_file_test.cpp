@@ -6,17 +6,18 @@
 
 #include <string>
 
-#include "io/case_file.h"
 #include "checking/properties.h"
 #include "checking/verdict.h"
 #include "checking/workload.h"
+#include "io/case_file.h"
 
 namespace accucheck {
 namespace {
 
 const std::string kDense = R"({"accucheck_case": 1, "workload": "dense", "format": "f32", "elements": 1, "steps": 1,
   "initial": ["1"], "addends": [["0.5"]]})";
-const std::string kSparse = R"({"accucheck_case": 1, "workload": "sparse", "format": "f32", "rows": 8, "dim": 1, "steps": 1,
+const std::string kSparse =
+    R"({"accucheck_case": 1, "workload": "sparse", "format": "f32", "rows": 8, "dim": 1, "steps": 1,
   "initial": "zeros", "pairs": [[{"row": 1, "values": ["1"]}]]})";
 
 // The text with `insert` placed right after the opening brace.
@@ -44,7 +45,8 @@ TEST(CaseFile, DuplicateKeysAreRefusedNamingTheKeyAndWhere) {
   for (int i = 0; i < 40; ++i) many += "\"x" + std::to_string(i) + "\": 0, ";
   const std::string large = error_of(with(kDense, "\"note\": {" + many + "\"x7\": 1}, "));
   EXPECT_NE(large.find("duplicate key \"x7\" in note"), std::string::npos) << large;
-  EXPECT_EQ(error_of(with(kDense, "\"extension\": {" + many + "\"y\": 1}, ")), "");  // no duplicate: read (with a warning)
+  EXPECT_EQ(error_of(with(kDense, "\"extension\": {" + many + "\"y\": 1}, ")),
+            "");  // no duplicate: read (with a warning)
 }
 
 TEST(CaseFile, UnknownKeysAreReadWithAWarningEach) {
@@ -70,19 +72,19 @@ TEST(CaseFile, BoundAndVerdictMustBeWhatTheWritersWrite) {
   EXPECT_NE(verdict.find("c.json: verdict: 'fine-probably' is not a verdict"), std::string::npos) << verdict;
   // Every verdict name and both metamorphic labels (properties.h), as findings record them.
   std::vector<std::string> written = {"scaling-mismatch", "negation-mismatch"};
-  for (Verdict v : {Verdict::ok, Verdict::bound_vacuous, Verdict::precondition_not_met, Verdict::bound_exceeded,
-                    Verdict::not_correctly_rounded, Verdict::overflow, Verdict::special_value_mismatch,
-                    Verdict::not_representable, Verdict::nondeterministic, Verdict::metamorphic_mismatch,
-                    Verdict::backend_failed})
+  for (Verdict v :
+       {Verdict::ok, Verdict::bound_vacuous, Verdict::precondition_not_met, Verdict::bound_exceeded,
+        Verdict::not_correctly_rounded, Verdict::overflow, Verdict::special_value_mismatch, Verdict::not_representable,
+        Verdict::nondeterministic, Verdict::metamorphic_mismatch, Verdict::backend_failed})
     written.emplace_back(name(v));
   for (const auto& v : written) EXPECT_EQ(error_of(with(kDense, "\"verdict\": \"" + v + "\", ")), "") << v;
   EXPECT_NE(error_of(with(kDense, R"("verdict": "?", )")), "");
   // A bound of every kind, as check, the properties and the fuzzers write it (impls/tests'
   // registry_test round-trips every registered backend's).
-  for (const char* text : {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)", "tree(blocked:64,f32)",
-                           "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)", "widened(recursive(f64),bf16)", "products(f32)",
-                           "correctly_rounded", "faithful", "ulps(2)", "reproducible_binned(3,40,f64)", "stochastic(6,bf16)",
-                           "ftz(anyorder(f32),f32)"})
+  for (const char* text : {"recursive(f32)", "anyorder(f16)", "tree(pairwise,f32)", "tree(numpy,bf16)",
+                           "tree(blocked:64,f32)", "tree(lanes:8,f32)", "kahan(f64)", "neumaier(f32)",
+                           "widened(recursive(f64),bf16)", "products(f32)", "correctly_rounded", "faithful", "ulps(2)",
+                           "reproducible_binned(3,40,f64)", "stochastic(6,bf16)", "ftz(anyorder(f32),f32)"})
     EXPECT_EQ(error_of(with(kDense, "\"bound\": \"" + std::string(text) + "\", ")), "") << text;
 }
 
@@ -118,10 +120,13 @@ TEST(CaseFile, Fp8InputsOfProductsRoundTripAndBadOnesAreRefused) {
   // 1.0625 is a value of f32 (C), not of E4M3 (A); 480 is past E4M3's largest finite value.
   const std::string b_error = error_of(std::string(product).replace(product.find("\"0.5\""), 5, "\"1.0625\""));
   EXPECT_NE(b_error.find("c.json: b[0][0]"), std::string::npos) << b_error;
-  EXPECT_NE(error_of(std::string(product).replace(product.find("\"448\""), 5, "\"480\"")).find("a[0][0]"), std::string::npos)
+  EXPECT_NE(error_of(std::string(product).replace(product.find("\"448\""), 5, "\"480\"")).find("a[0][0]"),
+            std::string::npos)
       << error_of(std::string(product).replace(product.find("\"448\""), 5, "\"480\""));
-  EXPECT_NE(error_of(std::string(product).replace(product.find("\"e4m3\""), 6, "\"f16\"")).find("input_format"), std::string::npos);
-  EXPECT_NE(error_of(std::string(product).replace(product.find("\"e4m3\""), 6, "8")).find("input_format"), std::string::npos);
+  EXPECT_NE(error_of(std::string(product).replace(product.find("\"e4m3\""), 6, "\"f16\"")).find("input_format"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(product).replace(product.find("\"e4m3\""), 6, "8")).find("input_format"),
+            std::string::npos);
   // Without the key, A and B are f32 values again: 1.0625 is one.
   std::string plain = std::string(product).replace(product.find("\"input_format\": \"e4m3\", "), 24, "");
   EXPECT_EQ(error_of(plain.replace(plain.find("\"0.5\""), 5, "\"1.0625\"")), "");
@@ -142,14 +147,18 @@ TEST(CaseFile, MixedFp8InputsRoundTripAndEachOperandKeepsItsFormat) {
   EXPECT_TRUE(back.warnings.empty());
   EXPECT_EQ(back.workload, c.workload);
   // 0.9375 (1.111b / 2) has four significant bits: E4M3's, not E5M2's three; 57344 is E5M2's largest, past E4M3's.
-  auto swapped = [&](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+  auto swapped = [&](std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+  };
   EXPECT_NE(error_of(swapped(product, "\"0.75\"", "\"0.9375\"")).find("a[0][1]"), std::string::npos);
   EXPECT_NE(error_of(swapped(product, "\"448\"", "\"57344\"")).find("b[0][0]"), std::string::npos);
   EXPECT_NE(error_of(swapped(product, "\"input_format\": \"e5m2\", ", "")).find("b_input_format"), std::string::npos);
-  EXPECT_NE(error_of(swapped(product, "\"b_input_format\": \"e4m3\"", "\"b_input_format\": \"e5m2\"")).find("b_input_format"),
-            std::string::npos);
-  EXPECT_NE(error_of(swapped(product, "\"b_input_format\": \"e4m3\"", "\"b_input_format\": \"bf16\"")).find("b_input_format"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(swapped(product, "\"b_input_format\": \"e4m3\"", "\"b_input_format\": \"e5m2\"")).find("b_input_format"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(swapped(product, "\"b_input_format\": \"e4m3\"", "\"b_input_format\": \"bf16\"")).find("b_input_format"),
+      std::string::npos);
   // A workload differing only in B's format is a different workload.
   auto same_formats = p;
   same_formats.b_input_format.reset();
@@ -171,7 +180,9 @@ TEST(CaseFile, Fp8AddendsOfDenseWorkloadsRoundTripAndBadOnesAreRefused) {
   const CaseFile back = parse_case(case_to_json(c), "back.json");
   EXPECT_TRUE(back.warnings.empty());
   EXPECT_EQ(back.workload, c.workload);
-  auto swapped = [&](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+  auto swapped = [&](std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+  };
   // 0.9375 (1.111b / 2) has four significant bits: E4M3's and bf16's, not E5M2's three.
   const std::string addend_error = error_of(swapped(dense, "\"0.75\"", "\"0.9375\""));
   EXPECT_NE(addend_error.find("c.json: addends[1][0]"), std::string::npos) << addend_error;
@@ -192,7 +203,8 @@ TEST(CaseFile, Fp8AddendsOfDenseWorkloadsRoundTripAndBadOnesAreRefused) {
 // FP8 embedding rows into a table of the storage format: each pair's values read as values of
 // input_format, the table's as values of format; written back; bad ones refused naming the field.
 TEST(CaseFile, Fp8RowsOfSparseWorkloadsRoundTripAndBadOnesAreRefused) {
-  const std::string sparse = R"({"accucheck_case": 1, "workload": "sparse", "format": "f16", "rows": 3, "dim": 2, "steps": 1,
+  const std::string sparse =
+      R"({"accucheck_case": 1, "workload": "sparse", "format": "f16", "rows": 3, "dim": 2, "steps": 1,
     "input_format": "e4m3", "initial": ["0.0009765625", "0", "0", "0", "0", "1"],
     "pairs": [[{"row": 2, "values": ["448", "-0.001953125"]}, {"row": 2, "values": ["0.9375", "nan"]}]]})";
   const CaseFile c = parse_case(sparse, "s.json");
@@ -204,7 +216,9 @@ TEST(CaseFile, Fp8RowsOfSparseWorkloadsRoundTripAndBadOnesAreRefused) {
   const CaseFile back = parse_case(case_to_json(c), "back.json");
   EXPECT_TRUE(back.warnings.empty());
   EXPECT_EQ(back.workload, c.workload);
-  auto swapped = [&](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+  auto swapped = [&](std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+  };
   // 0.96875 (1.1111b / 2) has five significant bits: f16's, not E4M3's four; 2^-10 (the table's) is below E4M3's range.
   const std::string value_error = error_of(swapped(sparse, "\"0.9375\"", "\"0.96875\""));
   EXPECT_NE(value_error.find("c.json: pairs[0][1].values[0]"), std::string::npos) << value_error;
@@ -216,7 +230,8 @@ TEST(CaseFile, Fp8RowsOfSparseWorkloadsRoundTripAndBadOnesAreRefused) {
   auto other = s;
   other.input_format = Format::e5m2;
   EXPECT_FALSE(other == s);
-  EXPECT_NE(other.validate().find("is not a e5m2 value"), std::string::npos) << other.validate();  // 0.9375: four significant bits
+  EXPECT_NE(other.validate().find("is not a e5m2 value"), std::string::npos)
+      << other.validate();  // 0.9375: four significant bits
 }
 
 // A layout is written only when it is not contiguous, and read back whole; a bad one is refused
@@ -241,11 +256,13 @@ TEST(CaseFile, LayoutsRoundTripAndBadOnesAreRefused) {
   EXPECT_NE(error_of(with(kDense, R"("layout": {"gap": 4}, )")).find("c.json: layout.gap: 4 is too large (at most 3)"),
             std::string::npos)
       << error_of(with(kDense, R"("layout": {"gap": 4}, )"));
-  EXPECT_NE(error_of(with(kDense, R"("layout": {"element_major": 1}, )")).find("layout.element_major: must be true or false"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(with(kDense, R"("layout": {"element_major": 1}, )")).find("layout.element_major: must be true or false"),
+      std::string::npos);
   EXPECT_NE(error_of(with(kDense, R"("layout": [1], )")).find("c.json: layout: must be an object"), std::string::npos);
-  EXPECT_NE(error_of(with(kSparse, R"("layout": {"table_padding": 65}, )")).find("layout.table_padding: 65 is too large"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(with(kSparse, R"("layout": {"table_padding": 65}, )")).find("layout.table_padding: 65 is too large"),
+      std::string::npos);
   const CaseFile unknown = parse_case(with(kDense, R"("layout": {"stride": 2}, )"), "c.json");
   ASSERT_EQ(unknown.warnings.size(), 1u);
   EXPECT_NE(unknown.warnings[0].find("layout.stride: unknown key"), std::string::npos) << unknown.warnings[0];

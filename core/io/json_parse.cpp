@@ -18,7 +18,8 @@ class Reader {
 
   bool document(JsonValue& out, std::string& error) {
     if (text_.size() > kMaxText) return fail("document larger than 256 MiB", error);
-    if (text_.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) position_ = kUtf8ByteOrderMark.size();  // RFC 8259 allows ignoring one
+    if (text_.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark)
+      position_ = kUtf8ByteOrderMark.size();  // RFC 8259 allows ignoring one
     skip_space();
     if (!value(out, 0, error)) return false;
     skip_space();
@@ -41,8 +42,8 @@ class Reader {
     return false;
   }
   void skip_space() {
-    while (position_ < text_.size() &&
-           (text_[position_] == ' ' || text_[position_] == '\t' || text_[position_] == '\n' || text_[position_] == '\r'))
+    while (position_ < text_.size() && (text_[position_] == ' ' || text_[position_] == '\t' ||
+                                        text_[position_] == '\n' || text_[position_] == '\r'))
       ++position_;
   }
   bool literal(std::string_view word) {
@@ -97,7 +98,8 @@ class Reader {
       // silently replay another case than the file seems to say.
       if (is_duplicate_key(out, key, large_object_keys)) {
         position_ = key_position;
-        return fail("duplicate key \"" + key + "\" in " + (path_.empty() ? "the top-level object" : path_text()), error);
+        return fail("duplicate key \"" + key + "\" in " + (path_.empty() ? "the top-level object" : path_text()),
+                    error);
       }
       skip_space();
       if (position_ >= text_.size() || text_[position_] != ':') return fail("expected ':' after a key", error);
@@ -236,8 +238,10 @@ class Reader {
       return position_ > from;
     };
     if (text_[position_] == '-') ++position_;
-    if (position_ < text_.size() && text_[position_] == '0') ++position_;
-    else if (!digits()) return fail("malformed number", error);
+    if (position_ < text_.size() && text_[position_] == '0')
+      ++position_;
+    else if (!digits())
+      return fail("malformed number", error);
     if (position_ < text_.size() && text_[position_] == '.') {
       ++position_;
       if (!digits()) return fail("malformed number: digits expected after '.'", error);
@@ -270,8 +274,10 @@ class Reader {
   std::string path_text() const {
     std::string text;
     for (const auto& step : path_) {
-      if (step.key) text += (text.empty() ? "" : ".") + *step.key;
-      else text += "[" + std::to_string(step.index) + "]";
+      if (step.key)
+        text += (text.empty() ? "" : ".") + *step.key;
+      else
+        text += "[" + std::to_string(step.index) + "]";
     }
     return text;
   }

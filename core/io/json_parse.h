@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <string_view>
 #include <map>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace accucheck {
@@ -44,8 +44,8 @@ struct JsonParseResult {
   bool ok() const { return error.empty(); }
 };
 
-// Strict JSON (RFC 8259) with limits: values nested at most 64 levels below the top one, 256 MiB of text; a key given twice in
-// one object is an error naming the key and where the object is ("pairs[0][1]"). Never throws.
+// Strict JSON (RFC 8259) with limits: values nested at most 64 levels below the top one, 256 MiB of text; a key given
+// twice in one object is an error naming the key and where the object is ("pairs[0][1]"). Never throws.
 JsonParseResult parse_json(std::string_view text);
 
 }  // namespace accucheck

@@ -15,7 +15,7 @@ TEST(JsonParse, ReadsEveryTypeAndKeepsNumbersAsTheirText) {
   ASSERT_NE(a, nullptr);
   ASSERT_EQ(a->type, JsonValue::Type::array);
   ASSERT_EQ(a->items.size(), 4u);
-  EXPECT_EQ(a->items[1].text, "-0.0");    // the token, so that -0 and subnormals parse exactly later
+  EXPECT_EQ(a->items[1].text, "-0.0");  // the token, so that -0 and subnormals parse exactly later
   EXPECT_EQ(a->items[2].text, "1e-310");
   EXPECT_EQ(a->items[3].text, "x\xc3\xa9\n");  // \u00e9 as UTF-8
   const JsonValue* b = r.value.find("b");

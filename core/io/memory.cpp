@@ -19,10 +19,14 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   if (text.empty()) return std::nullopt;
   double scale = 1;
   switch (text.back()) {
-    case 'K': case 'k': scale = 0x1p10; break;
-    case 'M': case 'm': scale = 0x1p20; break;
-    case 'G': case 'g': scale = 0x1p30; break;
-    case 'T': case 't': scale = 0x1p40; break;
+    case 'K':
+    case 'k': scale = 0x1p10; break;
+    case 'M':
+    case 'm': scale = 0x1p20; break;
+    case 'G':
+    case 'g': scale = 0x1p30; break;
+    case 'T':
+    case 't': scale = 0x1p40; break;
     default: break;
   }
   if (scale != 1) text.remove_suffix(1);
@@ -73,7 +77,8 @@ Limit current_limit() {
     return limit;
   }
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) limit.consider(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page), "physical memory");
+  if (pages > 0 && page > 0)
+    limit.consider(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page), "physical memory");
   limit.consider(cgroup_limit(), "the cgroup's memory limit");
   limit.consider(rlimit(RLIMIT_AS), "RLIMIT_AS");
   limit.consider(rlimit(RLIMIT_DATA), "RLIMIT_DATA");

@@ -24,9 +24,9 @@ struct DtypeInfo {
   std::size_t size;
 };
 constexpr DtypeInfo kDtypes[] = {
-    {NpyDtype::f64, "<f8", 8}, {NpyDtype::f32, "<f4", 4}, {NpyDtype::f16, "<f2", 2},
-    {NpyDtype::u16, "<u2", 2}, {NpyDtype::i32, "<i4", 4}, {NpyDtype::i64, "<i8", 8},
-    {NpyDtype::u8, "|u1", 1},  // numpy's descr for uint8: one byte has no byte order
+    {NpyDtype::f64, "<f8", 8}, {NpyDtype::f32, "<f4", 4}, {NpyDtype::f16, "<f2", 2}, {NpyDtype::u16, "<u2", 2},
+    {NpyDtype::i32, "<i4", 4}, {NpyDtype::i64, "<i8", 8}, {NpyDtype::u8, "|u1", 1},  // numpy's descr for uint8: one
+                                                                                     // byte has no byte order
 };
 
 [[noreturn]] void fail(const std::string& source, const std::string& what) { throw NpyError(source + ": " + what); }
@@ -34,7 +34,8 @@ constexpr DtypeInfo kDtypes[] = {
 std::string printable(std::string_view text, std::size_t limit = 40) {
   std::string out;
   for (char c : text.substr(0, limit)) {
-    if (c >= 0x20 && c < 0x7f) out += c;
+    if (c >= 0x20 && c < 0x7f)
+      out += c;
     else {
       char hex[8];
       std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
@@ -115,7 +116,8 @@ class HeaderParser {
     ++pos_;
   }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
   }
   std::string string_literal(const std::string& what) {
@@ -185,8 +187,8 @@ struct Layout {
 
 // The fixed prefix: magic, version, header length. Needs the first 12 bytes (or fewer when
 // the file is shorter, which is an error). Returns the header's end offset.
-std::size_t parse_prefix(std::span<const unsigned char> bytes, std::uint64_t file_size, const std::string& source, int& version,
-                         std::size_t& header_start) {
+std::size_t parse_prefix(std::span<const unsigned char> bytes, std::uint64_t file_size, const std::string& source,
+                         int& version, std::size_t& header_start) {
   if (file_size < 10) fail(source, "too short to be a .npy file (" + std::to_string(file_size) + " bytes)");
   if (std::memcmp(bytes.data(), kMagic, 6) != 0) {
     std::string seen(reinterpret_cast<const char*>(bytes.data()), 6);
@@ -194,7 +196,8 @@ std::size_t parse_prefix(std::span<const unsigned char> bytes, std::uint64_t fil
   }
   const int major = bytes[6], minor = bytes[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    fail(source, "format version " + std::to_string(major) + "." + std::to_string(minor) + " is not supported (1.0, 2.0, 3.0)");
+    fail(source,
+         "format version " + std::to_string(major) + "." + std::to_string(minor) + " is not supported (1.0, 2.0, 3.0)");
   version = major;
   std::uint64_t header_length;
   if (major == 1) {
@@ -202,11 +205,13 @@ std::size_t parse_prefix(std::span<const unsigned char> bytes, std::uint64_t fil
     header_start = 10;
   } else {
     if (file_size < 12) fail(source, "too short to be a version " + std::to_string(major) + ".0 .npy file");
-    header_length = bytes[8] | (std::uint64_t{bytes[9]} << 8) | (std::uint64_t{bytes[10]} << 16) | (std::uint64_t{bytes[11]} << 24);
+    header_length =
+        bytes[8] | (std::uint64_t{bytes[9]} << 8) | (std::uint64_t{bytes[10]} << 16) | (std::uint64_t{bytes[11]} << 24);
     header_start = 12;
   }
   if (header_length > kMaxHeaderLength)
-    fail(source, "header: length " + std::to_string(header_length) + " is absurd (at most " + std::to_string(kMaxHeaderLength) + ")");
+    fail(source, "header: length " + std::to_string(header_length) + " is absurd (at most " +
+                     std::to_string(kMaxHeaderLength) + ")");
   if (header_start + header_length > file_size)
     fail(source, "header: length " + std::to_string(header_length) + " runs past the end of the file (" +
                      std::to_string(file_size) + " bytes): truncated");
@@ -220,7 +225,8 @@ Layout parse_layout(std::span<const unsigned char> head, std::uint64_t file_size
   const std::size_t header_end = parse_prefix(head, file_size, source, layout.version, header_start);
   const std::string_view text(reinterpret_cast<const char*>(head.data()) + header_start, header_end - header_start);
   for (unsigned char c : text)
-    if (c >= 0x80 && layout.version < 3) fail(source, "header: non-ASCII byte in a version " + std::to_string(layout.version) + ".0 header");
+    if (c >= 0x80 && layout.version < 3)
+      fail(source, "header: non-ASCII byte in a version " + std::to_string(layout.version) + ".0 header");
   auto header = HeaderParser(text, source).parse(limits);
   const DtypeInfo* info = nullptr;
   for (const auto& d : kDtypes)
@@ -229,13 +235,15 @@ Layout parse_layout(std::span<const unsigned char> head, std::uint64_t file_size
   if (!info) {
     const std::string& d = header.descr;
     if (d.size() == 3 && d[0] == '>')
-      fail(source, "header: dtype '" + printable(d) + "' is big-endian; save it as little-endian (arr.astype('<" + d.substr(1) + "'))");
+      fail(source, "header: dtype '" + printable(d) + "' is big-endian; save it as little-endian (arr.astype('<" +
+                       d.substr(1) + "'))");
     fail(source, "header: dtype '" + printable(d) +
                      "' is not supported (float64 '<f8', float32 '<f4', float16 '<f2', bfloat16 bits as uint16 '<u2', "
                      "FP8 bits as uint8 '|u1', int32 '<i4', int64 '<i8')");
   }
   if (header.fortran_order)
-    fail(source, "header: fortran_order is True: accucheck reads C-ordered arrays only (save numpy.ascontiguousarray(arr))");
+    fail(source,
+         "header: fortran_order is True: accucheck reads C-ordered arrays only (save numpy.ascontiguousarray(arr))");
   layout.dtype = info->dtype;
   layout.shape = header.shape;
   // The size, with overflow checks, before anything is allocated.
@@ -248,15 +256,18 @@ Layout parse_layout(std::span<const unsigned char> head, std::uint64_t file_size
   layout.data_bytes = count * info->size;
   if (layout.data_bytes > limits.max_bytes)
     fail(source, "header: shape " + shape_string(layout.shape) + " of " + std::string(info->descr) + " is " +
-                     std::to_string(layout.data_bytes) + " bytes, more than the limit of " + std::to_string(limits.max_bytes));
+                     std::to_string(layout.data_bytes) + " bytes, more than the limit of " +
+                     std::to_string(limits.max_bytes));
   layout.data_offset = header_end;
   const std::uint64_t available = file_size - header_end;
   if (available < layout.data_bytes)
-    fail(source, "data: truncated: shape " + shape_string(layout.shape) + " of " + std::string(info->descr) + " needs " +
-                     std::to_string(layout.data_bytes) + " bytes, the file has " + std::to_string(available) + " after the header");
+    fail(source, "data: truncated: shape " + shape_string(layout.shape) + " of " + std::string(info->descr) +
+                     " needs " + std::to_string(layout.data_bytes) + " bytes, the file has " +
+                     std::to_string(available) + " after the header");
   if (available > layout.data_bytes)
-    fail(source, "data: " + std::to_string(available - layout.data_bytes) + " bytes after the end of the array (shape " +
-                     shape_string(layout.shape) + " of " + std::string(info->descr) + " is " + std::to_string(layout.data_bytes) +
+    fail(source, "data: " + std::to_string(available - layout.data_bytes) +
+                     " bytes after the end of the array (shape " + shape_string(layout.shape) + " of " +
+                     std::string(info->descr) + " is " + std::to_string(layout.data_bytes) +
                      " bytes): not a single .npy array");
   return layout;
 }
@@ -311,7 +322,8 @@ void check_size(const NpyArray& a) {
   const std::size_t size = npy_item_size(a.dtype);
   std::size_t n = 1;
   for (std::size_t d : a.shape) {
-    if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d / size) fail(a.source, "shape " + a.shape_text() + " overflows");
+    if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d / size)
+      fail(a.source, "shape " + a.shape_text() + " overflows");
     n *= d;
   }
   if (a.data.size() != n * size)
@@ -339,7 +351,8 @@ std::vector<double> NpyArray::floats(bool u16_is_bf16, std::optional<Format> u8_
     if (dtype == NpyDtype::u16)
       fail(source, "dtype '<u2' (uint16) holds no floats; if these are bfloat16 bit patterns, say so (--bf16)");
     if (dtype == NpyDtype::u8)
-      fail(source, "dtype '|u1' (uint8) holds no floats; if these are FP8 bit patterns, say which format (--fp8 e4m3 or e5m2)");
+      fail(source,
+           "dtype '|u1' (uint8) holds no floats; if these are FP8 bit patterns, say which format (--fp8 e4m3 or e5m2)");
     fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is an integer type, a float array is needed here");
   }
   check_size(*this);
@@ -366,7 +379,8 @@ std::vector<double> NpyArray::floats(bool u16_is_bf16, std::optional<Format> u8_
 
 std::vector<std::int64_t> NpyArray::integers() const {
   if (dtype != NpyDtype::i32 && dtype != NpyDtype::i64 && dtype != NpyDtype::u16 && dtype != NpyDtype::u8)
-    fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is a float type, an integer array (int32 or int64) is needed here");
+    fail(source, "dtype '" + std::string(npy_descr(dtype)) +
+                     "' is a float type, an integer array (int32 or int64) is needed here");
   check_size(*this);
   const std::size_t n = count();
   std::vector<std::int64_t> out(n);
@@ -387,7 +401,8 @@ std::vector<std::int64_t> NpyArray::integers() const {
       }
       case NpyDtype::u8: out[i] = data[i]; break;
       default:
-        fail(source, "dtype '" + std::string(npy_descr(dtype)) + "' is a float type, an integer array (int32 or int64) is needed here");
+        fail(source, "dtype '" + std::string(npy_descr(dtype)) +
+                         "' is a float type, an integer array (int32 or int64) is needed here");
     }
   }
   return out;
@@ -433,7 +448,8 @@ NpyArray read_npy(const std::string& path, const NpyLimits& limits) {
   return a;
 }
 
-std::vector<unsigned char> npy_bytes(NpyDtype dtype, std::span<const std::size_t> shape, std::span<const unsigned char> data) {
+std::vector<unsigned char> npy_bytes(NpyDtype dtype, std::span<const std::size_t> shape,
+                                     std::span<const unsigned char> data) {
   std::string header = "{'descr': '" + std::string(npy_descr(dtype)) + "', 'fortran_order': False, 'shape': " +
                        shape_string(std::vector<std::size_t>(shape.begin(), shape.end())) + ", }";
   // Pad with spaces so that the data starts at a multiple of 64 bytes; end with '\n'.
@@ -460,7 +476,8 @@ std::vector<unsigned char> npy_bytes(NpyDtype dtype, std::span<const std::size_t
   return out;
 }
 
-std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t> shape, std::span<const double> values) {
+std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t> shape,
+                                     std::span<const double> values) {
   NpyDtype dtype = NpyDtype::f64;
   switch (format) {
     case Format::f64: dtype = NpyDtype::f64; break;
@@ -489,7 +506,8 @@ std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t>
   return npy_bytes(dtype, shape, data);
 }
 
-void write_npy(const std::string& path, Format format, std::span<const std::size_t> shape, std::span<const double> values) {
+void write_npy(const std::string& path, Format format, std::span<const std::size_t> shape,
+               std::span<const double> values) {
   std::size_t count = 1;
   for (std::size_t d : shape) count *= d;
   if (count != values.size())

@@ -2,10 +2,10 @@
 // dumps with numpy.save, and writing them.
 //
 // Supported: little-endian dtypes '<f8' '<f4' '<f2' '<u2' '<i4' '<i8' ('=' and '|' byte orders
-// are not written by numpy for these) and uint8 '|u1' ('<u1' and '>u1' read as it), C order only (fortran_order True is refused), any
-// shape. Reading is bounds-checked throughout: every error is an NpyError whose message
-// names the file and what is wrong ("grads.npy: header: dtype '>f4' is big-endian ...").
-// The format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+// are not written by numpy for these) and uint8 '|u1' ('<u1' and '>u1' read as it), C order only (fortran_order True is
+// refused), any shape. Reading is bounds-checked throughout: every error is an NpyError whose message names the file
+// and what is wrong ("grads.npy: header: dtype '>f4' is big-endian ..."). The format:
+// https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #pragma once
 
 #include <cstddef>
@@ -41,10 +41,10 @@ struct NpyArray {
   std::string source;  // the file name (or what the bytes came from), for messages
   int version = 1;     // major format version
   NpyDtype dtype = NpyDtype::f32;
-  std::vector<std::size_t> shape;  // () for a scalar
-  std::vector<unsigned char> data; // count() * item size bytes, little-endian, C order
+  std::vector<std::size_t> shape;   // () for a scalar
+  std::vector<unsigned char> data;  // count() * item size bytes, little-endian, C order
 
-  std::size_t count() const;  // product of the shape (1 for a scalar)
+  std::size_t count() const;       // product of the shape (1 for a scalar)
   std::string shape_text() const;  // "(16, 8, 3)"
 
   // The float format of the data: f64, f32, f16; uint16 is bf16 when `u16_is_bf16`, uint8 is
@@ -65,11 +65,13 @@ NpyArray read_npy(const std::string& path, const NpyLimits& limits = {});
 
 // A .npy file (version 1.0, or 2.0 when the header needs it) holding `data` (count * item
 // size little-endian bytes).
-std::vector<unsigned char> npy_bytes(NpyDtype dtype, std::span<const std::size_t> shape, std::span<const unsigned char> data);
+std::vector<unsigned char> npy_bytes(NpyDtype dtype, std::span<const std::size_t> shape,
+                                     std::span<const unsigned char> data);
 // Values of a float format written as '<f8', '<f4', '<f2', '<u2' bit patterns for bf16, or
 // '|u1' bit patterns for E4M3 and E5M2.
 std::vector<unsigned char> npy_bytes(Format format, std::span<const std::size_t> shape, std::span<const double> values);
 // Writes atomically (temporary file and rename).
-void write_npy(const std::string& path, Format format, std::span<const std::size_t> shape, std::span<const double> values);
+void write_npy(const std::string& path, Format format, std::span<const std::size_t> shape,
+               std::span<const double> values);
 
 }  // namespace accucheck

@@ -52,17 +52,17 @@ std::string error_of(const Bytes& file, const std::string& source = "grads.npy")
   return "(no error)";
 }
 
-#define EXPECT_ERROR(file, text)                                              \
-  do {                                                                        \
-    const std::string message = error_of(file);                               \
-    EXPECT_EQ(message.rfind("grads.npy: ", 0), 0u) << message;                \
-    EXPECT_NE(message.find(text), std::string::npos) << message;              \
+#define EXPECT_ERROR(file, text)                                 \
+  do {                                                           \
+    const std::string message = error_of(file);                  \
+    EXPECT_EQ(message.rfind("grads.npy: ", 0), 0u) << message;   \
+    EXPECT_NE(message.find(text), std::string::npos) << message; \
   } while (0)
 
 TEST(Npy, ReadsTheBytesNumpyWrites) {
   // numpy.save("x.npy", numpy.array([[1, 2, 3], [4, 5, 6.5]], dtype=numpy.float32)), byte for byte.
-  const Bytes file = npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                              bytes_of<float>({1, 2, 3, 4, 5, 6.5f}));
+  const Bytes file =
+      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6.5f}));
   ASSERT_EQ(file.size(), 128u + 24u) << "numpy pads the header to 64 bytes in all";
   const NpyArray a = parse_npy(file, "x.npy");
   EXPECT_EQ(a.dtype, NpyDtype::f32);
@@ -73,9 +73,11 @@ TEST(Npy, ReadsTheBytesNumpyWrites) {
 }
 
 TEST(Npy, EveryDtype) {
-  EXPECT_EQ(parse_npy(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", bytes_of<double>({0.1, -1e300})), "a")
-                .floats(),
-            (std::vector<double>{0.1, -1e300}));
+  EXPECT_EQ(
+      parse_npy(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", bytes_of<double>({0.1, -1e300})),
+                "a")
+          .floats(),
+      (std::vector<double>{0.1, -1e300}));
   // float16: 1.0, the smallest subnormal 2^-24, -65504, +inf.
   const NpyArray h = parse_npy(npy_file("{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }",
                                         bytes_of<std::uint16_t>({0x3c00, 0x0001, 0xfbff, 0x7c00})),
@@ -91,34 +93,49 @@ TEST(Npy, EveryDtype) {
   EXPECT_EQ(b.floats(true), (std::vector<double>{1.0, -3.0, std::ldexp(1.0, -133)}));
   EXPECT_THROW(b.floats(false), NpyError);
   EXPECT_EQ(b.integers(), (std::vector<std::int64_t>{0x3f80, 0xc040, 1}));
-  EXPECT_EQ(parse_npy(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", bytes_of<std::int32_t>({-1, 0, 7})), "i")
+  EXPECT_EQ(parse_npy(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+                               bytes_of<std::int32_t>({-1, 0, 7})),
+                      "i")
                 .integers(),
             (std::vector<std::int64_t>{-1, 0, 7}));
-  const NpyArray i8 =
-      parse_npy(npy_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", bytes_of<std::int64_t>({1LL << 40, -5})), "j");
+  const NpyArray i8 = parse_npy(
+      npy_file("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", bytes_of<std::int64_t>({1LL << 40, -5})),
+      "j");
   EXPECT_EQ(i8.integers(), (std::vector<std::int64_t>{1LL << 40, -5}));
   EXPECT_THROW(i8.floats(), NpyError);
-  EXPECT_THROW(parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", bytes_of<float>({1})), "f").integers(),
-               NpyError);
+  EXPECT_THROW(
+      parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", bytes_of<float>({1})), "f")
+          .integers(),
+      NpyError);
 }
 
 TEST(Npy, HeaderVersionsAndLayouts) {
   // Version 2.0 and 3.0 (4-byte header length; 3.0 allows UTF-8), keys in any order, double
   // quotes, no trailing comma, scalars, zero-sized dimensions, Python 2 longs.
   for (int major : {2, 3}) {
-    const NpyArray a = parse_npy(npy_file("{\"shape\": (3,), \"fortran_order\": False, \"descr\": \"<f8\"}", bytes_of<double>({1, 2, 3}), major), "v");
+    const NpyArray a = parse_npy(
+        npy_file("{\"shape\": (3,), \"fortran_order\": False, \"descr\": \"<f8\"}", bytes_of<double>({1, 2, 3}), major),
+        "v");
     EXPECT_EQ(a.version, major);
     EXPECT_EQ(a.count(), 3u);
   }
-  const NpyArray scalar = parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", bytes_of<float>({2.5f})), "s");
+  const NpyArray scalar =
+      parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", bytes_of<float>({2.5f})), "s");
   EXPECT_TRUE(scalar.shape.empty());
   EXPECT_EQ(scalar.count(), 1u);
   EXPECT_EQ(scalar.shape_text(), "()");
   const NpyArray empty = parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 5), }", {}), "e");
   EXPECT_EQ(empty.count(), 0u);
-  EXPECT_EQ(parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1L, 2L), }", bytes_of<float>({1, 2})), "l").count(), 2u);
+  EXPECT_EQ(
+      parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1L, 2L), }", bytes_of<float>({1, 2})), "l")
+          .count(),
+      2u);
   // An unpadded header is accepted too (numpy itself reads it).
-  EXPECT_EQ(parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", bytes_of<float>({1}), 1, false), "u").count(), 1u);
+  EXPECT_EQ(
+      parse_npy(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", bytes_of<float>({1}), 1, false),
+                "u")
+          .count(),
+      1u);
 }
 
 TEST(Npy, WriterRoundTripsEveryFormat) {
@@ -169,7 +186,8 @@ TEST(Npy, Fp8BitPatternsAsUint8) {
   } catch (const NpyError& e) {
     EXPECT_NE(std::string(e.what()).find("--fp8"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(parse_npy(npy_file("{'descr': '<u1', 'fortran_order': False, 'shape': (5,), }", bytes), "u8").dtype, NpyDtype::u8);
+  EXPECT_EQ(parse_npy(npy_file("{'descr': '<u1', 'fortran_order': False, 'shape': (5,), }", bytes), "u8").dtype,
+            NpyDtype::u8);
   const std::size_t shape[] = {5};
   for (Format f : fp8_formats) {
     const NpyArray back = parse_npy(npy_bytes(f, shape, a.floats(false, f)), "w");
@@ -179,7 +197,8 @@ TEST(Npy, Fp8BitPatternsAsUint8) {
 }
 
 TEST(Npy, MalformedFilesAreRefusedWithTheirNameAndTheFault) {
-  const Bytes good = npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6}));
+  const Bytes good =
+      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6}));
   EXPECT_ERROR(Bytes{}, "too short to be a .npy file (0 bytes)");
   EXPECT_ERROR(Bytes(good.begin(), good.begin() + 9), "too short");
   Bytes magic = good;
@@ -195,37 +214,48 @@ TEST(Npy, MalformedFilesAreRefusedWithTheirNameAndTheFault) {
   long_header[9] = 0xff;
   EXPECT_ERROR(long_header, "header: length 65535 runs past the end of the file");
   EXPECT_ERROR(Bytes(good.begin(), good.begin() + 60), "runs past the end of the file (60 bytes): truncated");
-  EXPECT_ERROR(Bytes(good.begin(), good.end() - 1), "data: truncated: shape (2, 3) of <f4 needs 24 bytes, the file has 23 after the header");
+  EXPECT_ERROR(Bytes(good.begin(), good.end() - 1),
+               "data: truncated: shape (2, 3) of <f4 needs 24 bytes, the file has 23 after the header");
   Bytes trailing = good;
   trailing.push_back(0);
   EXPECT_ERROR(trailing, "data: 1 bytes after the end of the array");
   EXPECT_ERROR(npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", bytes_of<float>({1})),
                "dtype '>f4' is big-endian; save it as little-endian (arr.astype('<f4'))");
-  EXPECT_ERROR(npy_file("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", Bytes(8)), "dtype '<c8' is not supported");
-  EXPECT_ERROR(npy_file("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", Bytes(1)), "dtype '|b1' is not supported");
-  EXPECT_ERROR(npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", Bytes(4)), "structured dtype");
-  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6})),
-               "fortran_order is True");
-  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }", Bytes(4)), "fortran_order must be True or False");
+  EXPECT_ERROR(npy_file("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", Bytes(8)),
+               "dtype '<c8' is not supported");
+  EXPECT_ERROR(npy_file("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", Bytes(1)),
+               "dtype '|b1' is not supported");
+  EXPECT_ERROR(npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", Bytes(4)),
+               "structured dtype");
+  EXPECT_ERROR(
+      npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", bytes_of<float>({1, 2, 3, 4, 5, 6})),
+      "fortran_order is True");
+  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }", Bytes(4)),
+               "fortran_order must be True or False");
   EXPECT_ERROR(npy_file("{'descr': '<f4', 'shape': (1,), }", Bytes(4)), "no 'fortran_order'");
   EXPECT_ERROR(npy_file("{'fortran_order': False, 'shape': (1,), }", Bytes(4)), "no 'descr'");
   EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, }", Bytes(4)), "no 'shape'");
-  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", Bytes(4)), "unknown key 'extra'");
-  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", Bytes(4)), "shape must be a tuple of non-negative integers");
+  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}", Bytes(4)),
+               "unknown key 'extra'");
+  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", Bytes(4)),
+               "shape must be a tuple of non-negative integers");
   EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': [1], }", Bytes(4)), "shape must be a tuple");
   EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,) ", Bytes(4)), "expected ',' or '}'");
   EXPECT_ERROR(npy_file("['descr', '<f4']", Bytes(4)), "must be a Python dict literal");
   EXPECT_ERROR(npy_file("{'descr: '<f4', 'fortran_order': False, 'shape': (1,), }", Bytes(4)), "header:");
   // Absurd sizes are refused from the header alone, before anything is allocated.
-  EXPECT_ERROR(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }", Bytes(8)),
-               "is absurdly large");
+  EXPECT_ERROR(
+      npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }",
+               Bytes(8)),
+      "is absurdly large");
   EXPECT_ERROR(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,), }", Bytes(8)),
                "absurdly large");
   EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 64), }", Bytes(8)),
                "more than the limit");
   std::string many = "(";
   for (int i = 0; i < 40; ++i) many += "1, ";
-  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': " + many + "), }", Bytes(4)), "more than 32 dimensions");
+  EXPECT_ERROR(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': " + many + "), }", Bytes(4)),
+               "more than 32 dimensions");
   Bytes non_ascii = npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", Bytes(4));
   non_ascii[20] = 0xe9;
   EXPECT_ERROR(non_ascii, "non-ASCII");
@@ -269,7 +299,8 @@ TEST(Npy, FilesAreReadHeaderFirst) {
     read_npy(huge);
     FAIL();
   } catch (const NpyError& e) {
-    EXPECT_NE(std::string(e.what()).find(huge + ": header: shape (262144, 1048576) of <f4 is 1099511627776 bytes, more than the limit"),
+    EXPECT_NE(std::string(e.what()).find(
+                  huge + ": header: shape (262144, 1048576) of <f4 is 1099511627776 bytes, more than the limit"),
               std::string::npos)
         << e.what();
   }

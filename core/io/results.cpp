@@ -10,9 +10,9 @@
 #include <set>
 
 #include "checking/backend.h"
-#include "numerics/hash.h"
 #include "io/json.h"
 #include "io/json_parse.h"
+#include "numerics/hash.h"
 #include "numerics/number_parse.h"
 
 namespace accucheck {
@@ -65,21 +65,28 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
     std::snprintf(text, sizeof text, "%.1f", s.value_or(0));
     return s ? std::string(text) : std::string("-");
   };
-  appendf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s%s\n", name_width, "backend", "format", bound_width, "stated bound",
-          "cases", "violations", "max err/bound", "max ulps", climbed ? "to 0.9 s  to 0.99 s  " : "", "determinism");
+  appendf(out, "\n%-*s %-6s %-*s %8s  %-28s %13s %10s  %s%s\n", name_width, "backend", "format", bound_width,
+          "stated bound", "cases", "violations", "max err/bound", "max ulps", climbed ? "to 0.9 s  to 0.99 s  " : "",
+          "determinism");
   for (const auto& b : results.backends) {
     std::string determinism;
-    if (b.determinism == name(Determinism::run_to_run_nondeterministic)) determinism = "not promised";
-    else determinism = "checked " + std::to_string(b.determinism_checks) + "x";
-    if (b.origin == "python") determinism += "  [python]";  // defined where no file names it (python -c, a notebook)
+    if (b.determinism == name(Determinism::run_to_run_nondeterministic))
+      determinism = "not promised";
+    else
+      determinism = "checked " + std::to_string(b.determinism_checks) + "x";
+    if (b.origin == "python")
+      determinism += "  [python]";  // defined where no file names it (python -c, a notebook)
     else if (origin_kind(b.origin) != "built-in")
-      determinism += "  [" + std::string(origin_kind(b.origin)) + " " + std::filesystem::path(b.origin).filename().string() + "]";
+      determinism +=
+          "  [" + std::string(origin_kind(b.origin)) + " " + std::filesystem::path(b.origin).filename().string() + "]";
     char climb[48] = "";
     if (climbed)
-      std::snprintf(climb, sizeof climb, "%8s  %9s  ", seconds(b.seconds_to_ratio_0_9).c_str(), seconds(b.seconds_to_ratio_0_99).c_str());
+      std::snprintf(climb, sizeof climb, "%8s  %9s  ", seconds(b.seconds_to_ratio_0_9).c_str(),
+                    seconds(b.seconds_to_ratio_0_99).c_str());
     appendf(out, "%-*s %-6s %-*s %8llu  %-28s %13.4g %10s  %s%s\n", name_width, b.name.c_str(),
-            std::string(name(b.storage)).c_str(), bound_width, shown_bound(b.bound).c_str(), static_cast<unsigned long long>(b.cases),
-            b.violation_text().c_str(), b.max_ratio, ulps_text(b.max_ulps).c_str(), climb, determinism.c_str());
+            std::string(name(b.storage)).c_str(), bound_width, shown_bound(b.bound).c_str(),
+            static_cast<unsigned long long>(b.cases), b.violation_text().c_str(), b.max_ratio,
+            ulps_text(b.max_ulps).c_str(), climb, determinism.c_str());
   }
   for (const auto& b : results.backends)
     for (const auto& f : b.failures) appendf(out, "backend failed: %s\n", f.c_str());
@@ -92,9 +99,9 @@ std::string campaign_table(const CampaignResults& results, const std::string& fi
   if (results.shard_count > 1)
     shard = " (shard " + std::to_string(results.shard_index) + " of " + std::to_string(results.shard_count) + ")";
   if (generated)
-    appendf(out, "\n%zu backends, %llu cases per format x workload stream%s, %.1f s, seed %llu: %s\n", results.backends.size(),
-            static_cast<unsigned long long>(results.cases_per_stream), shard.c_str(), results.seconds,
-            static_cast<unsigned long long>(results.seed), verdict.c_str());
+    appendf(out, "\n%zu backends, %llu cases per format x workload stream%s, %.1f s, seed %llu: %s\n",
+            results.backends.size(), static_cast<unsigned long long>(results.cases_per_stream), shard.c_str(),
+            results.seconds, static_cast<unsigned long long>(results.seed), verdict.c_str());
   else
     appendf(out, "\n%zu backends, %llu cases, %.1f s: %s\n", results.backends.size(),
             static_cast<unsigned long long>(results.cases_per_stream), results.seconds, verdict.c_str());
@@ -240,10 +247,12 @@ class Reader {
   // backend) became 2^63, and its conversion back to int64 overflowed to -2^63.
   std::int64_t integer(const JsonValue& v, const std::string& field) const {
     const bool negative = v.type == JsonValue::Type::number && !v.text.empty() && v.text[0] == '-';
-    const auto magnitude = v.type == JsonValue::Type::number ? parse_u64(std::string_view(v.text).substr(negative)) : std::nullopt;
+    const auto magnitude =
+        v.type == JsonValue::Type::number ? parse_u64(std::string_view(v.text).substr(negative)) : std::nullopt;
     const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
     if (!magnitude || *magnitude > limit)
-      fail(field, "must be an integer of 64 bits, not " + (v.text.empty() ? std::string(v.type_name()) : echo_token(v.text)));
+      fail(field,
+           "must be an integer of 64 bits, not " + (v.text.empty() ? std::string(v.type_name()) : echo_token(v.text)));
     return negative ? static_cast<std::int64_t>(0 - *magnitude) : static_cast<std::int64_t>(*magnitude);
   }
   const JsonValue& array(const JsonValue& v, const std::string& field) const {
@@ -318,8 +327,10 @@ BackendResults read_backend(const Reader& r, const JsonValue& jb, const std::str
   if (auto* v = r.optional(jb, "addends")) b.addends = r.count(*v, at + "addends");
   if (auto* v = r.optional(jb, "determinism_checks")) b.determinism_checks = r.count(*v, at + "determinism_checks");
   if (auto* v = r.optional(jb, "max_ulps")) b.max_ulps = r.integer(*v, at + "max_ulps");
-  if (auto* v = r.optional(jb, "seconds_to_ratio_0_9")) b.seconds_to_ratio_0_9 = r.number(*v, at + "seconds_to_ratio_0_9");
-  if (auto* v = r.optional(jb, "seconds_to_ratio_0_99")) b.seconds_to_ratio_0_99 = r.number(*v, at + "seconds_to_ratio_0_99");
+  if (auto* v = r.optional(jb, "seconds_to_ratio_0_9"))
+    b.seconds_to_ratio_0_9 = r.number(*v, at + "seconds_to_ratio_0_9");
+  if (auto* v = r.optional(jb, "seconds_to_ratio_0_99"))
+    b.seconds_to_ratio_0_99 = r.number(*v, at + "seconds_to_ratio_0_99");
   if (auto* v = r.optional(jb, "worst_case")) b.worst_case = r.string(*v, at + "worst_case");
   b.verdicts = r.counts(jb, "verdicts", at);
   b.violations = r.counts(jb, "violations", at);
@@ -330,8 +341,9 @@ BackendResults read_backend(const Reader& r, const JsonValue& jb, const std::str
     for (std::size_t k = 0; k < v->items.size(); ++k) {
       const std::string oat = at + "finding_origins[" + std::to_string(k) + "]";
       const JsonValue& jo = r.object(v->items[k], oat);
-      b.finding_origins.push_back({r.count(r.member(jo, "position", oat + "."), oat + ".position"),
-                                   r.verdict(r.string(r.member(jo, "verdict", oat + "."), oat + ".verdict"), oat + ".verdict")});
+      b.finding_origins.push_back(
+          {r.count(r.member(jo, "position", oat + "."), oat + ".position"),
+           r.verdict(r.string(r.member(jo, "verdict", oat + "."), oat + ".verdict"), oat + ".verdict")});
     }
     if (b.finding_origins.size() != b.findings.size())
       r.fail(at + "finding_origins", std::to_string(b.finding_origins.size()) + " entries for " +
@@ -364,14 +376,16 @@ CampaignResults results_from_json(std::string_view json_text, const std::string&
   const JsonValue& root = r.object(parsed.value, "(top level)");
   CampaignResults results;
   results.tool = r.string(r.member(root, "tool", ""), "tool");
-  if (results.tool.rfind("accucheck", 0) != 0) r.fail("tool", "'" + results.tool + "' is not an accucheck results file");
+  if (results.tool.rfind("accucheck", 0) != 0)
+    r.fail("tool", "'" + results.tool + "' is not an accucheck results file");
   if (auto* v = r.optional(root, "seed")) results.seed = r.count(*v, "seed");
   if (auto* v = r.optional(root, "cases_per_stream")) results.cases_per_stream = r.count(*v, "cases_per_stream");
   if (auto* v = r.optional(root, "shard_count")) results.shard_count = r.count(*v, "shard_count");
   if (results.shard_count == 0) r.fail("shard_count", "must be at least 1");
   if (auto* v = r.optional(root, "shard_index")) results.shard_index = r.count(*v, "shard_index");
   if (results.shard_index >= results.shard_count)
-    r.fail("shard_index", std::to_string(results.shard_index) + " is not below shard_count " + std::to_string(results.shard_count));
+    r.fail("shard_index",
+           std::to_string(results.shard_index) + " is not below shard_count " + std::to_string(results.shard_count));
   if (auto* v = r.optional(root, "seconds")) results.seconds = r.number(*v, "seconds");
   results.notes = r.strings(root, "notes", "");
   const JsonValue& backends = r.array(r.member(root, "backends", ""), "backends");
@@ -404,7 +418,8 @@ void merge_backend(BackendResults& into, const BackendResults& part) {
   for (const auto& [verdict, count] : part.verdicts) into.verdicts[verdict] += count;
   for (const auto& [verdict, count] : part.violations) into.violations[verdict] += count;
   for (auto* earliest : {&into.seconds_to_ratio_0_9, &into.seconds_to_ratio_0_99}) {
-    const auto& theirs = earliest == &into.seconds_to_ratio_0_9 ? part.seconds_to_ratio_0_9 : part.seconds_to_ratio_0_99;
+    const auto& theirs =
+        earliest == &into.seconds_to_ratio_0_9 ? part.seconds_to_ratio_0_9 : part.seconds_to_ratio_0_99;
     if (theirs && (!*earliest || *theirs < **earliest)) *earliest = theirs;
   }
 }
@@ -447,22 +462,24 @@ MergedResults merge_results(const std::vector<CampaignResults>& parts, const std
     if (part.seed != out.seed)
       throw ResultsError(source(i) + ": seed: " + std::to_string(part.seed) + ", not the seed of " + source(0) + " (" +
                          std::to_string(out.seed) + "): not a shard of the same campaign");
-    if (part.tool != out.tool) throw ResultsError(source(i) + ": tool: '" + part.tool + "', not '" + out.tool + "' as in " + source(0));
+    if (part.tool != out.tool)
+      throw ResultsError(source(i) + ": tool: '" + part.tool + "', not '" + out.tool + "' as in " + source(0));
     if (part.backends.size() != parts[0].backends.size())
-      throw ResultsError(source(i) + ": backends: " + std::to_string(part.backends.size()) + " backends, " + source(0) + " has " +
-                         std::to_string(parts[0].backends.size()));
+      throw ResultsError(source(i) + ": backends: " + std::to_string(part.backends.size()) + " backends, " + source(0) +
+                         " has " + std::to_string(parts[0].backends.size()));
     for (std::size_t b = 0; b < part.backends.size(); ++b)
       if (part.backends[b].name != parts[0].backends[b].name || part.backends[b].bound != parts[0].backends[b].bound)
         throw ResultsError(source(i) + ": backends[" + std::to_string(b) + "]: " + part.backends[b].name + " stating " +
                            part.backends[b].bound + ", where " + source(0) + " has " + parts[0].backends[b].name +
                            " stating " + parts[0].backends[b].bound);
     if (part.shard_count != parts[0].shard_count)
-      throw ResultsError(source(i) + ": shard_count: " + std::to_string(part.shard_count) + ", where " + source(0) + " has " +
-                         std::to_string(parts[0].shard_count) + ": not shards of one split");
+      throw ResultsError(source(i) + ": shard_count: " + std::to_string(part.shard_count) + ", where " + source(0) +
+                         " has " + std::to_string(parts[0].shard_count) + ": not shards of one split");
     for (std::size_t j = 0; j < i; ++j)
       if (parts[j].shard_index == part.shard_index)
-        throw ResultsError(source(i) + ": shard " + std::to_string(part.shard_index) + " of " + std::to_string(part.shard_count) +
-                           " is also " + source(j) + ": its cases would count twice");
+        throw ResultsError(source(i) + ": shard " + std::to_string(part.shard_index) + " of " +
+                           std::to_string(part.shard_count) + " is also " + source(j) +
+                           ": its cases would count twice");
     out.cases_per_stream += part.cases_per_stream;
     out.seconds = std::max(out.seconds, part.seconds);
     for (const auto& note : part.notes)
@@ -497,7 +514,8 @@ MergedResults merge_results(const std::vector<CampaignResults>& parts, const std
                             {theirs.findings[k], known ? theirs.finding_origins[k].verdict : Verdict::ok}});
       }
       for (std::size_t k = 0; k < theirs.failures.size(); ++k)
-        failures.push_back({k < theirs.failure_positions.size() ? theirs.failure_positions[k] : UINT64_MAX, theirs.failures[k]});
+        failures.push_back(
+            {k < theirs.failure_positions.size() ? theirs.failure_positions[k] : UINT64_MAX, theirs.failures[k]});
       for (const ResultSample& s : theirs.samples) samples.push_back({s.key, s});
       if (!theirs.worst_case.empty()) {
         if (theirs.max_ratio > worst_ratio) {
@@ -527,7 +545,8 @@ MergedResults merge_results(const std::vector<CampaignResults>& parts, const std
       into.failures.push_back(message);
       into.failure_positions.push_back(position);
     }
-    if (std::find(into.failure_positions.begin(), into.failure_positions.end(), UINT64_MAX) != into.failure_positions.end())
+    if (std::find(into.failure_positions.begin(), into.failure_positions.end(), UINT64_MAX) !=
+        into.failure_positions.end())
       into.failure_positions.clear();
     std::sort(samples.begin(), samples.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     for (std::size_t k = 0; k < samples.size() && k < kMaxSamples; ++k) into.samples.push_back(samples[k].second);

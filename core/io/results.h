@@ -10,15 +10,15 @@
 #include <string_view>
 #include <vector>
 
-#include "numerics/format.h"
 #include "checking/verdict.h"
+#include "numerics/format.h"
 
 namespace accucheck {
 
 // One judged element, kept (sampled) for reports.
 struct ResultSample {
   std::string family;
-  std::uint64_t n = 0;                       // terms of the element
+  std::uint64_t n = 0;  // terms of the element
   double error = 0, bound = 0, ratio = 0, kappa = 0;
   double exact = 0;    // S rounded to a double (NaN when the file did not say)
   double abs_sum = 0;  // A = sum |x| rounded to a double (NaN when the file did not say)
@@ -34,8 +34,8 @@ struct FindingOrigin {
   Verdict verdict = Verdict::ok;
 };
 
-inline constexpr std::size_t kMaxSamples = 400;         // samples kept per backend
-inline constexpr std::size_t kMaxFailureMessages = 5;   // backend-failure messages kept per backend
+inline constexpr std::size_t kMaxSamples = 400;        // samples kept per backend
+inline constexpr std::size_t kMaxFailureMessages = 5;  // backend-failure messages kept per backend
 
 // The key that chooses the samples a campaign keeps: the kMaxSamples of smallest key (a bottom-k
 // sample, uniform over the elements judged). A hash of where the element was judged: the case's

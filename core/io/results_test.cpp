@@ -105,7 +105,8 @@ TEST(Results, MalformedFilesNameTheField) {
             "r.json: backends[0].storage: 'f33' is not a format (f64, f32, f16, bf16)");
   EXPECT_EQ(error_of(replaced("\"tool\":\"accucheck trace\"", "\"tool\":\"other\"")),
             "r.json: tool: 'other' is not an accucheck results file");
-  EXPECT_NE(error_of(replaced("\"max_ulps\":9223372036854775807", "\"max_ulps\":9223372036854775808")).find("backends[0].max_ulps"),
+  EXPECT_NE(error_of(replaced("\"max_ulps\":9223372036854775807", "\"max_ulps\":9223372036854775808"))
+                .find("backends[0].max_ulps"),
             std::string::npos);
   EXPECT_NE(error_of("{").find("r.json: not valid JSON"), std::string::npos);
 }
@@ -127,7 +128,8 @@ BackendResults backend(const std::string& name) {
 
 // The sample of element n of the case at position 0.
 ResultSample sample(std::uint64_t n, double ratio) {
-  return ResultSample{"mixed_magnitudes", n, ratio * 1e-7, 1e-7, ratio, 1.0, 1.0, 1.0, Verdict::ok, sample_key(0, n, 0)};
+  return ResultSample{"mixed_magnitudes", n, ratio * 1e-7, 1e-7, ratio, 1.0, 1.0, 1.0, Verdict::ok,
+                      sample_key(0, n, 0)};
 }
 
 CampaignResults shard(std::uint64_t index, std::uint64_t count, std::uint64_t first_sample) {
@@ -215,7 +217,8 @@ TEST(MergeResults, SampleKeysNameWhereTheSampleWasJudged) {
   for (std::uint64_t e = 0; e < 1000; ++e) keys.insert(sample_key(0, e, 0));
   EXPECT_EQ(keys.size(), 1000u);
   // Uniform: about half of the keys below 2^63.
-  const auto low = std::count_if(keys.begin(), keys.end(), [](std::uint64_t k) { return k < (std::uint64_t(1) << 63); });
+  const auto low =
+      std::count_if(keys.begin(), keys.end(), [](std::uint64_t k) { return k < (std::uint64_t(1) << 63); });
   EXPECT_GT(low, 430);
   EXPECT_LT(low, 570);
 }
@@ -243,14 +246,18 @@ std::string merge_error(const std::vector<CampaignResults>& parts) {
 }
 
 TEST(MergeResults, RefusesWhatIsNotOneCampaign) {
-  EXPECT_EQ(merge_error({shard(0, 2, 0), shard(0, 2, 0)}), "b.json: shard 0 of 2 is also a.json: its cases would count twice");
-  EXPECT_EQ(merge_error({shard(0, 2, 0), shard(1, 3, 0)}), "b.json: shard_count: 3, where a.json has 2: not shards of one split");
+  EXPECT_EQ(merge_error({shard(0, 2, 0), shard(0, 2, 0)}),
+            "b.json: shard 0 of 2 is also a.json: its cases would count twice");
+  EXPECT_EQ(merge_error({shard(0, 2, 0), shard(1, 3, 0)}),
+            "b.json: shard_count: 3, where a.json has 2: not shards of one split");
   CampaignResults other_seed = shard(1, 2, 0);
   other_seed.seed = 43;
-  EXPECT_EQ(merge_error({shard(0, 2, 0), other_seed}), "b.json: seed: 43, not the seed of a.json (42): not a shard of the same campaign");
+  EXPECT_EQ(merge_error({shard(0, 2, 0), other_seed}),
+            "b.json: seed: 43, not the seed of a.json (42): not a shard of the same campaign");
   CampaignResults other_bound = shard(1, 2, 0);
   other_bound.backends[0].bound = "recursive(f64)";
-  EXPECT_NE(merge_error({shard(0, 2, 0), other_bound}).find("b.json: backends[0]: naive_f32 stating recursive(f64)"), std::string::npos);
+  EXPECT_NE(merge_error({shard(0, 2, 0), other_bound}).find("b.json: backends[0]: naive_f32 stating recursive(f64)"),
+            std::string::npos);
   EXPECT_EQ(merge_error({}), "no results to merge");
 }
 

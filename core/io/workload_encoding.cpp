@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/case_file.h"
 #include "checking/shapes.h"
+#include "io/case_file.h"
 
 namespace accucheck {
 namespace {
@@ -35,10 +35,14 @@ struct Layout {  // of a format's bit pattern
   std::uint64_t exponent_of_rank(std::uint64_t rank) const {
     return rank <= max_exponent - bias ? bias + rank : bias - (rank - (max_exponent - bias));
   }
-  std::uint64_t rank_of_exponent(std::uint64_t e) const { return e >= bias ? e - bias : (max_exponent - bias) + (bias - e); }
+  std::uint64_t rank_of_exponent(std::uint64_t e) const {
+    return e >= bias ? e - bias : (max_exponent - bias) + (bias - e);
+  }
 };
 
-std::size_t size_at_least_one(ChoiceStream& s, std::size_t limit) { return 1 + s.draw(std::max<std::size_t>(limit, 1) - 1); }
+std::size_t size_at_least_one(ChoiceStream& s, std::size_t limit) {
+  return 1 + s.draw(std::max<std::size_t>(limit, 1) - 1);
+}
 
 void put_size_at_least_one(ChoiceWriter& out, std::size_t n, std::size_t limit, const char* what) {
   if (n < 1 || n > std::max<std::size_t>(limit, 1))
@@ -49,7 +53,8 @@ void put_size_at_least_one(ChoiceWriter& out, std::size_t n, std::size_t limit, 
 
 void put_size(ChoiceWriter& out, std::size_t n, std::size_t limit, const char* what) {
   if (n > limit)
-    throw std::invalid_argument(std::string(what) + " " + std::to_string(n) + " is beyond the encoding's limit " + std::to_string(limit));
+    throw std::invalid_argument(std::string(what) + " " + std::to_string(n) + " is beyond the encoding's limit " +
+                                std::to_string(limit));
   out.put(n, limit);
 }
 
@@ -317,7 +322,8 @@ std::size_t patched_elements_limit(const GenerationLimits& l, std::size_t steps)
 }
 
 std::optional<PatchedDense> split_patched(const DenseWorkload& w, const GenerationLimits& l) {
-  if (w.elements <= element_limit(l) || w.elements > patched_elements_limit(l, w.steps) || w.steps > dense_step_limit(l, 1))
+  if (w.elements <= element_limit(l) || w.elements > patched_elements_limit(l, w.steps) ||
+      w.steps > dense_step_limit(l, 1))
     return std::nullopt;
   auto plus_zero = [](double x) { return x == 0 && !std::signbit(x); };
   auto trivial = [&](std::size_t j) {

@@ -1,8 +1,8 @@
 // The invertible choice encoding (workload_encoding.h): every value of every format and every
 // generated workload decodes back to itself, bit for bit; any bytes decode to a workload that
 // round-trips; simpler floats have smaller encodings.
-#include "checking/shapes.h"
 #include "io/workload_encoding.h"
+#include "checking/shapes.h"
 
 #include <gtest/gtest.h>
 
@@ -89,7 +89,8 @@ void expect_same(const Workload& a, const Workload& b) {
     EXPECT_EQ(x->input_format, y.input_format);
   } else if (auto* x = std::get_if<ProductWorkload>(&a)) {
     const auto& y = std::get<ProductWorkload>(b);
-    EXPECT_EQ(std::vector<std::size_t>({x->rows, x->cols, x->batch, x->steps}), std::vector<std::size_t>({y.rows, y.cols, y.batch, y.steps}));
+    EXPECT_EQ(std::vector<std::size_t>({x->rows, x->cols, x->batch, x->steps}),
+              std::vector<std::size_t>({y.rows, y.cols, y.batch, y.steps}));
     EXPECT_EQ(x->input_format, y.input_format);
     EXPECT_EQ(x->b_input_format, y.b_input_format);
     expect_same(x->initial, y.initial, "C");
@@ -98,7 +99,8 @@ void expect_same(const Workload& a, const Workload& b) {
   } else {
     const auto& x2 = std::get<SparseWorkload>(a);
     const auto& y = std::get<SparseWorkload>(b);
-    EXPECT_EQ(std::vector<std::size_t>({x2.rows, x2.dim, x2.steps}), std::vector<std::size_t>({y.rows, y.dim, y.steps}));
+    EXPECT_EQ(std::vector<std::size_t>({x2.rows, x2.dim, x2.steps}),
+              std::vector<std::size_t>({y.rows, y.dim, y.steps}));
     EXPECT_EQ(x2.step_offsets, y.step_offsets);
     EXPECT_EQ(x2.row_index, y.row_index);
     expect_same(x2.initial, y.initial, "initial");
@@ -125,12 +127,15 @@ TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
       for (std::uint64_t seed = 0; seed < 150; ++seed) {
         SeededChoiceStream s(seed * 4 + static_cast<std::uint64_t>(f));
         const Workload w = generate(s, f, limits, kind);
-        if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format) fp8_values.emplace(kind, *d->input_format);
-        if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && sp->input_format) fp8_values.emplace(kind, *sp->input_format);
+        if (const auto* d = std::get_if<DenseWorkload>(&w); d && d->input_format)
+          fp8_values.emplace(kind, *d->input_format);
+        if (const auto* sp = std::get_if<SparseWorkload>(&w); sp && sp->input_format)
+          fp8_values.emplace(kind, *sp->input_format);
         ChoiceWriter out;
         encode_workload(out, w, limits);
         expect_same(decoded(out.bytes(), kind, f, limits), w);
-        if (HasFatalFailure()) FAIL() << name(kind) << " " << name(f) << " seed " << seed << " (" << family_of(w) << ")";
+        if (HasFatalFailure())
+          FAIL() << name(kind) << " " << name(f) << " seed " << seed << " (" << family_of(w) << ")";
       }
     }
   EXPECT_EQ(fp8_values.size(), 4u);  // E4M3 and E5M2, dense and sparse
@@ -207,10 +212,10 @@ TEST(WorkloadEncoding, LayoutPaddingKeepsWideBuffersWithinFourTimesTheirSize) {
 
 TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   std::mt19937_64 rng(7);
-  int fp8_inputs = 0;  // product workloads whose A and B were rounded into E4M3 or E5M2
+  int fp8_inputs = 0;                             // product workloads whose A and B were rounded into E4M3 or E5M2
   std::set<std::pair<Format, Format>> fp8_pairs;  // (A's, B's) formats among them
-  std::set<Format> fp8_addends;  // the FP8 formats of dense workloads' addends
-  GenerationLimits limits;  // the ordinary sizes (the wide ones: the next test)
+  std::set<Format> fp8_addends;                   // the FP8 formats of dense workloads' addends
+  GenerationLimits limits;                        // the ordinary sizes (the wide ones: the next test)
   limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
     std::vector<std::uint8_t> bytes(rng() % 300);
@@ -229,7 +234,7 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
     expect_same(decoded(out.bytes(), kind, f, limits), w);
     if (HasFatalFailure()) FAIL() << "input " << i;
   }
-  EXPECT_GT(fp8_inputs, 20);  // 41 of 1000 product inputs have bytes left for the choice
+  EXPECT_GT(fp8_inputs, 20);        // 41 of 1000 product inputs have bytes left for the choice
   EXPECT_EQ(fp8_pairs.size(), 4u);  // both E4M3, both E5M2, and either mixed pair
   EXPECT_EQ(fp8_addends, (std::set<Format>{Format::e4m3, Format::e5m2}));
   const Workload empty = decoded({}, WorkloadKind::dense, Format::f32, limits);

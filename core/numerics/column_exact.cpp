@@ -18,24 +18,28 @@
 namespace accucheck {
 namespace {
 
-constexpr int kGridStep = 51;     // q_(i+1) = q_i - 51: the remainder stays within the next window
+constexpr int kGridStep = 51;       // q_(i+1) = q_i - 51: the remainder stays within the next window
 constexpr int kLowestGrid = -1074;  // every double is a multiple of 2^-1074
 
 // GCC/clang vector extensions: one type per width, so each target compiles the same code.
-template <int W> struct Vectors;
+template <int W>
+struct Vectors;
 // U: the integer sums, unsigned so that lanes whose sums are discarded (a NaN, a column handed
 // back) wrap instead of overflowing; a kept lane's sums are below 2^62 in magnitude.
-template <> struct Vectors<2> {
+template <>
+struct Vectors<2> {
   typedef double D __attribute__((vector_size(16)));
   typedef std::int64_t I __attribute__((vector_size(16)));
   typedef std::uint64_t U __attribute__((vector_size(16)));
 };
-template <> struct Vectors<4> {
+template <>
+struct Vectors<4> {
   typedef double D __attribute__((vector_size(32)));
   typedef std::int64_t I __attribute__((vector_size(32)));
   typedef std::uint64_t U __attribute__((vector_size(32)));
 };
-template <> struct Vectors<8> {
+template <>
+struct Vectors<8> {
   typedef double D __attribute__((vector_size(64)));
   typedef std::int64_t I __attribute__((vector_size(64)));
   typedef std::uint64_t U __attribute__((vector_size(64)));
@@ -69,14 +73,14 @@ constexpr int kBlock = 64;
 // What the first pass finds about a block's columns.
 struct ColumnScan {
   double max_abs[kBlock], min_nonzero[kBlock];  // min_nonzero is +inf for a column of zeros
-  std::uint64_t and_bits[kBlock];  // AND of the bit patterns: the sign survives only if all are negative
-  std::int64_t special[kBlock];    // non-zero: a NaN or an infinity
+  std::uint64_t and_bits[kBlock];               // AND of the bit patterns: the sign survives only if all are negative
+  std::int64_t special[kBlock];                 // non-zero: a NaN or an infinity
 };
 
 // Columns [0, vectors * W) of the block.
 template <int W>
-ACCUCHECK_INLINE void scan_columns(const double* initial, const double* rows, std::size_t row_stride,
-                                   std::size_t steps, int vectors, ColumnScan& out) {
+ACCUCHECK_INLINE void scan_columns(const double* initial, const double* rows, std::size_t row_stride, std::size_t steps,
+                                   int vectors, ColumnScan& out) {
   using D = typename Vectors<W>::D;
   using I = typename Vectors<W>::I;
   constexpr int kVectors = kBlock / W;
@@ -328,10 +332,22 @@ ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::
     signed_remainder.resize((steps + 1) * W);
     std::size_t count = 0;
     switch (block_grids) {
-      case 1: count = collect_remainders<W, 1>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
-      case 2: count = collect_remainders<W, 2>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
-      case 3: count = collect_remainders<W, 3>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
-      default: count = collect_remainders<W, 4>(initial, rows, row_stride, steps, v, constant, remainder.data(), signed_remainder.data()); break;
+      case 1:
+        count = collect_remainders<W, 1>(initial, rows, row_stride, steps, v, constant, remainder.data(),
+                                         signed_remainder.data());
+        break;
+      case 2:
+        count = collect_remainders<W, 2>(initial, rows, row_stride, steps, v, constant, remainder.data(),
+                                         signed_remainder.data());
+        break;
+      case 3:
+        count = collect_remainders<W, 3>(initial, rows, row_stride, steps, v, constant, remainder.data(),
+                                         signed_remainder.data());
+        break;
+      default:
+        count = collect_remainders<W, 4>(initial, rows, row_stride, steps, v, constant, remainder.data(),
+                                         signed_remainder.data());
+        break;
     }
     for (int l = v * W; l < std::min(lanes, (v + 1) * W); ++l) {
       if (grids[l].grids == 0 || sums.left[l] == 0) continue;
@@ -387,9 +403,8 @@ ACCUCHECK_INLINE void sum_block(const double* initial, const double* rows, std::
 }
 
 template <int W>
-ACCUCHECK_INLINE void sum_columns(const double* initial, const double* rows, std::size_t row_stride,
-                                  std::size_t steps, std::size_t columns, Format f, ExactSum* out,
-                                  std::uint8_t* summed) {
+ACCUCHECK_INLINE void sum_columns(const double* initial, const double* rows, std::size_t row_stride, std::size_t steps,
+                                  std::size_t columns, Format f, ExactSum* out, std::uint8_t* summed) {
   for (std::size_t j = 0; j < columns; j += kBlock) {
     const int lanes = static_cast<int>(std::min<std::size_t>(kBlock, columns - j));
     const int vectors = (lanes + W - 1) / W;
@@ -428,8 +443,8 @@ struct GridListSums {
   std::uint64_t and_bits = ~std::uint64_t{0};
   bool off_grid = false;
 };
-constexpr double kF16GridScale = 0x1p24;  // 1 / the f16 grid's unit
-constexpr double kF16GridLimit = 0x1p40;  // 2^16 on the grid
+constexpr double kF16GridScale = 0x1p24;                     // 1 / the f16 grid's unit
+constexpr double kF16GridLimit = 0x1p40;                     // 2^16 on the grid
 constexpr std::size_t kF16GridBlock = std::size_t{1} << 23;  // 2^23 * 2^40 = 2^63
 
 template <int W>
@@ -504,7 +519,7 @@ ACCUCHECK_INLINE bool f16_grid_sum(std::span<const double> addends, ExactSum& e)
     and_bits &= block.and_bits;
   }
   // Two's complement words for store_fixed, at the grid's unit 2^-24.
-  const auto words = [](__int128 value, std::uint64_t (&acc)[kWords]) {
+  const auto words = [](__int128 value, std::uint64_t(&acc)[kWords]) {
     const std::uint64_t fill = value < 0 ? ~std::uint64_t{0} : 0;
     acc[0] = static_cast<std::uint64_t>(value);
     acc[1] = static_cast<std::uint64_t>(static_cast<u128>(value) >> 64);
@@ -526,9 +541,9 @@ bool f16_grid_sum_portable(std::span<const double> addends, ExactSum& e) { retur
 
 #if defined(__x86_64__)
 #define ACCUCHECK_X86_DISPATCH 1
-__attribute__((target("avx2"))) void sum_columns_avx2(const double* initial, const double* rows,
-                                                      std::size_t row_stride, std::size_t steps, std::size_t columns,
-                                                      Format f, ExactSum* out, std::uint8_t* summed) {
+__attribute__((target("avx2"))) void sum_columns_avx2(const double* initial, const double* rows, std::size_t row_stride,
+                                                      std::size_t steps, std::size_t columns, Format f, ExactSum* out,
+                                                      std::uint8_t* summed) {
   sum_columns<4>(initial, rows, row_stride, steps, columns, f, out, summed);
 }
 

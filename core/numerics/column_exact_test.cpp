@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "numerics/column_exact.h"
-#include "numerics/exact.h"
-#include "numerics/format.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/seed.h"
 #include "checking/workload.h"
+#include "numerics/column_exact.h"
+#include "numerics/exact.h"
+#include "numerics/format.h"
 
 namespace accucheck {
 namespace {
@@ -89,11 +89,13 @@ std::size_t check_workload(const DenseWorkload& w, SimdPath path, const std::str
   if (w.elements > 3) {
     std::vector<ExactSum> part;
     exact_elements(w, 3, w.elements, part, path);
-    for (std::size_t j = 3; j < w.elements; ++j) expect_same(part[j - 3], fast[j], label + " range element " + std::to_string(j));
+    for (std::size_t j = 3; j < w.elements; ++j)
+      expect_same(part[j - 3], fast[j], label + " range element " + std::to_string(j));
   }
   std::vector<ExactSum> out(w.elements);
   std::vector<std::uint8_t> summed(w.elements);
-  column_exact_sums(w.initial.data(), w.addends.data(), w.elements, w.steps, w.elements, w.format, out.data(), summed.data(), path);
+  column_exact_sums(w.initial.data(), w.addends.data(), w.elements, w.steps, w.elements, w.format, out.data(),
+                    summed.data(), path);
   std::size_t count = 0;
   for (std::size_t j = 0; j < w.elements; ++j) {
     if (!summed[j]) continue;
@@ -125,8 +127,9 @@ TEST_P(ColumnExact, RandomColumnsInEveryFormatAgainstBoost) {
       for (std::size_t elements : {1u, 2u, 3u, 5u, 8u, 11u, 16u, 19u, 64u, 67u, 130u})
         for (std::size_t steps : {0u, 1u, 2u, 7u, 64u}) {
           const DenseWorkload w = random_workload(rng, f, elements, steps, s);
-          check_workload(w, path, std::string(name(path)) + " " + std::string(name(f)) + " " + s.name + " D=" +
-                                      std::to_string(elements) + " T=" + std::to_string(steps));
+          check_workload(w, path,
+                         std::string(name(path)) + " " + std::string(name(f)) + " " + s.name +
+                             " D=" + std::to_string(elements) + " T=" + std::to_string(steps));
         }
 }
 
@@ -200,7 +203,8 @@ TEST_P(ColumnExact, RemaindersBelowTheLastGridAreSummedExactly) {
   for (std::size_t elements : {9u, 24u, 70u}) {
     DenseWorkload sub = random_workload(rng, Format::f64, elements, 40, {"near 1", -3, 3, 0.05});
     for (std::size_t i = 0; i < sub.addends.size(); i += 7)  // some columns get one or more
-      sub.addends[i] = (i % 2 ? -1 : 1) * std::ldexp(1.0 + std::ldexp(static_cast<double>(i), -40), -1060 - static_cast<int>(i % 14));
+      sub.addends[i] = (i % 2 ? -1 : 1) *
+                       std::ldexp(1.0 + std::ldexp(static_cast<double>(i), -40), -1060 - static_cast<int>(i % 14));
     EXPECT_EQ(check_workload(sub, path, "subnormals among values near 1, D=" + std::to_string(elements)), elements);
   }
 }
@@ -211,7 +215,9 @@ TEST_P(ColumnExact, RemaindersBelowTheLastGridAreSummedExactly) {
 TEST_P(ColumnExact, F16GridListsAgainstBoost) {
   const SimdPath path = GetParam();
   std::mt19937_64 rng(test_seed(0xF16u));
-  const Shape shapes[] = {{"f16 range", -24, 15, 0.05}, {"near 1", -2, 2, 0.0}, {"subnormals", -24, -15, 0.3},
+  const Shape shapes[] = {{"f16 range", -24, 15, 0.05},
+                          {"near 1", -2, 2, 0.0},
+                          {"subnormals", -24, -15, 0.3},
                           {"mostly zeros", -24, 15, 0.9}};
   for (Format f : {Format::f16, Format::e4m3, Format::e5m2})
     for (const Shape& shape : shapes)
@@ -252,8 +258,17 @@ TEST_P(ColumnExact, F16GridListsAgainstBoost) {
 // and leaves the result alone; exact_sum_of_values then sums it another way, still exactly.
 TEST_P(ColumnExact, F16GridRefusesWhatItCannotHold) {
   const SimdPath path = GetParam();
-  const double refused[] = {std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY, 65536.0, -1e300,
-                            0x1p-25, -0x1p-25, 0x1.000001p-3, 0.1, 0x1p-1074, -0x1p-1060};
+  const double refused[] = {std::numeric_limits<double>::quiet_NaN(),
+                            INFINITY,
+                            -INFINITY,
+                            65536.0,
+                            -1e300,
+                            0x1p-25,
+                            -0x1p-25,
+                            0x1.000001p-3,
+                            0.1,
+                            0x1p-1074,
+                            -0x1p-1060};
   for (double bad : refused)
     for (std::size_t at = 0; at < 37; ++at) {
       std::vector<double> list(37, 1.5);

@@ -68,8 +68,7 @@ std::string fixed_hex(const FixedInt& value) {
     magnitude >>= 4;
   }
   std::reverse(digits.begin(), digits.end());
-  return std::string(negative ? "-" : "") + "0x" + digits + "p" + (exponent >= 0 ? "+" : "") +
-         std::to_string(exponent);
+  return std::string(negative ? "-" : "") + "0x" + digits + "p" + (exponent >= 0 ? "+" : "") + std::to_string(exponent);
 }
 
 std::string_view name(Special s) {
@@ -102,8 +101,10 @@ double ExactSum::condition_number() const {
   // Scale so that the integer quotient carries 64 significant bits, then convert.
   int shift = 64 - (static_cast<int>(mp::msb(numerator)) - static_cast<int>(mp::msb(denominator)));
   BigInt scaled_numerator = numerator, scaled_denominator = denominator;
-  if (shift >= 0) scaled_numerator <<= shift;
-  else scaled_denominator <<= -shift;
+  if (shift >= 0)
+    scaled_numerator <<= shift;
+  else
+    scaled_denominator <<= -shift;
   BigInt quotient, remainder;
   mp::divide_qr(scaled_numerator, scaled_denominator, quotient, remainder);
   // The quotient has 64 or 65 bits. Keep 63 of them and a sticky bit for everything below,

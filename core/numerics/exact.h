@@ -19,8 +19,7 @@ namespace mp = boost::multiprecision;
 
 inline constexpr int fixed_scale = 1074;
 inline constexpr unsigned fixed_bits = 2240;
-using FixedInt =
-    mp::number<mp::cpp_int_backend<fixed_bits, fixed_bits, mp::signed_magnitude, mp::unchecked, void>>;
+using FixedInt = mp::number<mp::cpp_int_backend<fixed_bits, fixed_bits, mp::signed_magnitude, mp::unchecked, void>>;
 using BigInt = mp::cpp_int;  // unbounded, for bound arithmetic and parsing
 
 // The fixed-point integer of a finite double: x == to_fixed(x) * 2^-1074 exactly.
@@ -43,11 +42,11 @@ std::string_view name(Special s);
 // One element's exact summary: what the verdict needs to know about its addends.
 struct ExactSum {
   Special special = Special::none;
-  FixedInt sum;            // S, over the finite addends
-  FixedInt abs_sum;        // A = sum |x|, over the finite addends
-  std::uint64_t count = 0; // n, every addend counted (the initial buffer value included)
+  FixedInt sum;                   // S, over the finite addends
+  FixedInt abs_sum;               // A = sum |x|, over the finite addends
+  std::uint64_t count = 0;        // n, every addend counted (the initial buffer value included)
   bool all_negative_zero = true;  // every addend is -0: an exact zero sum rounds to -0
-  double max_abs = 0.0;    // max |x| over the finite addends
+  double max_abs = 0.0;           // max |x| over the finite addends
 
   // RNE(S) in f with IEEE's zero sign (-0 only when every addend is -0) and the special rules.
   double rounded(Format f) const;

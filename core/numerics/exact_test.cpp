@@ -1,8 +1,8 @@
 // Tests of the exact oracle (exact.h): hand-computed cases in every format, special values,
 // signed zeros, condition numbers (against MPFR), fixed_hex, and an independent integer
 // fixed-point path for narrow formats.
-#include <gtest/gtest.h>
 #include <gmp.h>
+#include <gtest/gtest.h>
 #include <mpfr.h>
 
 #include <algorithm>
@@ -14,12 +14,12 @@
 #include <random>
 #include <vector>
 
-#include "numerics/exact.h"
-#include "numerics/format.h"
-#include "numerics/number_parse.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/seed.h"
+#include "numerics/exact.h"
+#include "numerics/format.h"
+#include "numerics/number_parse.h"
 
 namespace accucheck {
 namespace {
@@ -119,9 +119,8 @@ TEST(ExactOracle, TelescopingSums) {
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<double> xs = {1.5};
       for (int i = 0; i < 500; ++i) {
-        const double t = round_to_format(std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53),
-                                                    static_cast<int>(rng() % 20) - 10),
-                                         f);
+        const double t = round_to_format(
+            std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53), static_cast<int>(rng() % 20) - 10), f);
         xs.push_back(-t);
         xs.push_back(t);
       }
@@ -285,7 +284,8 @@ void expect_fixed_hex_round_trip(const FixedInt& value) {
   EXPECT_EQ(back, value) << text;
   // The text is a C99 hex float: strtod agrees when the value is a double.
   const double nearest = nearest_double(value);
-  if (std::isfinite(nearest) && to_fixed(nearest) == value) EXPECT_EQ(std::strtod(text.c_str(), nullptr), nearest) << text;
+  if (std::isfinite(nearest) && to_fixed(nearest) == value)
+    EXPECT_EQ(std::strtod(text.c_str(), nullptr), nearest) << text;
 }
 
 TEST(ExactOracle, FixedHex) {
@@ -334,7 +334,10 @@ TEST(ExactOracle, AbsSumCountMaxAbs) {
 // when the integer is exactly a double.
 TEST(ExactOracle, NarrowFormatsAgainstIntegerSums) {
   std::mt19937_64 rng(test_seed(29));
-  struct Range { Format f; int lo, hi; };
+  struct Range {
+    Format f;
+    int lo, hi;
+  };
   for (const Range r : {Range{Format::f16, -24, 15}, Range{Format::bf16, -40, 40}, Range{Format::f32, -40, 40},
                         Range{Format::f64, -20, 20}}) {
     const int p = traits(r.f).precision;
@@ -365,7 +368,8 @@ TEST(ExactOracle, NarrowFormatsAgainstIntegerSums) {
       if (negative) expected = -expected;
       ASSERT_EQ(s.sum, expected);
       ASSERT_EQ(s.abs_sum, (FixedInt(static_cast<std::uint64_t>(total_abs >> 64)) << 64 |
-                            FixedInt(static_cast<std::uint64_t>(total_abs))) << (quantum + fixed_scale));
+                            FixedInt(static_cast<std::uint64_t>(total_abs)))
+                               << (quantum + fixed_scale));
       const double as_double = static_cast<double>(total);
       if (static_cast<__int128>(as_double) == total) {
         const double value = std::ldexp(as_double, quantum);  // exact

@@ -294,9 +294,12 @@ void FastExactAccumulator::add(std::span<const double> xs) {
 }
 
 void FastExactAccumulator::add_special(std::uint64_t bits) {
-  if ((bits & kMantissaMask) != 0) nan_ = true;
-  else if (bits >> 63) neg_inf_ = true;
-  else pos_inf_ = true;
+  if ((bits & kMantissaMask) != 0)
+    nan_ = true;
+  else if (bits >> 63)
+    neg_inf_ = true;
+  else
+    pos_inf_ = true;
 }
 
 void FastExactAccumulator::add_direct(const double* x, std::size_t n) {
@@ -510,8 +513,10 @@ double FastExactAccumulator::rounded(Format f) {
   const int order = compare_limbs(pos_, neg_, size);
   if (order == 0) return (count_ > 0 && all_negative_zero()) ? -0.0 : 0.0;
   std::uint64_t limbs[kLimbs];
-  if (order > 0) subtract_limbs(pos_, neg_, limbs, size);
-  else subtract_limbs(neg_, pos_, limbs, size);
+  if (order > 0)
+    subtract_limbs(pos_, neg_, limbs, size);
+  else
+    subtract_limbs(neg_, pos_, limbs, size);
   const double magnitude = round_limbs(limbs, size, f);
   return order > 0 ? magnitude : -magnitude;
 }

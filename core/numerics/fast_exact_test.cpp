@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 #include "checking/judge.h"
 #include "numerics/exact.h"
 #include "numerics/fast_exact.h"
 #include "numerics/format.h"
-#include "accucheck/testing/bits.h"
-#include "accucheck/testing/mpfr.h"
-#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
@@ -61,9 +61,11 @@ void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& c
     for (const FixedInt* v : {&ref.sum, &ref.abs_sum}) {
       bool inexact = false;
       const double r = round_fixed_fast(*v, f, &inexact);
-      EXPECT_TRUE(same_bits(r, round_fixed(*v, f))) << context << "\n round_fixed_fast(" << fixed_hex(*v) << ", " << name(f) << ")";
+      EXPECT_TRUE(same_bits(r, round_fixed(*v, f)))
+          << context << "\n round_fixed_fast(" << fixed_hex(*v) << ", " << name(f) << ")";
       const FixedInt magnitude = *v < 0 ? FixedInt(-*v) : *v;
-      EXPECT_EQ(inexact, !std::isfinite(r) || to_fixed(std::fabs(r)) != magnitude) << context << " inexact flag " << name(f);
+      EXPECT_EQ(inexact, !std::isfinite(r) || to_fixed(std::fabs(r)) != magnitude)
+          << context << " inexact flag " << name(f);
     }
   }
   // |x - S| on the limbs against the FixedInt arithmetic, for x near S (the verdict's case),
@@ -72,7 +74,8 @@ void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& c
     const double s = ref.rounded(Format::f64);
     std::vector<double> xs = {0.0, -0.0, ref.max_abs, -ref.max_abs, 1.0, -0x1p-1074, 0x1.fffffffffffffp1023};
     if (std::isfinite(s))
-      for (double x : {s, std::nextafter(s, INFINITY), std::nextafter(s, -INFINITY), -s, static_cast<double>(static_cast<float>(s))})
+      for (double x : {s, std::nextafter(s, INFINITY), std::nextafter(s, -INFINITY), -s,
+                       static_cast<double>(static_cast<float>(s))})
         xs.push_back(x);
     for (double x : xs) {
       if (!std::isfinite(x)) continue;
@@ -223,9 +226,10 @@ TEST(FastExact, EmptyZerosAndSigns) {
 TEST(FastExact, ColumnsOfZerosMatchTheReference) {
   std::vector<double> mixed(3000, -0.0);
   mixed[1234] = 0.0;
-  for (const std::vector<double>& zeros : {std::vector<double>{}, std::vector<double>{0.0}, std::vector<double>{-0.0},
-                                           std::vector<double>(3000, -0.0), std::vector<double>(3000, 0.0), mixed,
-                                           std::vector<double>{-0.0, 0.0, kNaN}, std::vector<double>{0.0, -0.0, kMinSub}})
+  for (const std::vector<double>& zeros :
+       {std::vector<double>{}, std::vector<double>{0.0}, std::vector<double>{-0.0}, std::vector<double>(3000, -0.0),
+        std::vector<double>(3000, 0.0), mixed, std::vector<double>{-0.0, 0.0, kNaN},
+        std::vector<double>{0.0, -0.0, kMinSub}})
     expect_same(fast_exact_sum(zeros), boost_exact_sum(zeros), describe(zeros));
 }
 
@@ -272,7 +276,7 @@ TEST(FastExact, TiesInEveryFormat) {
 TEST(FastExact, Subnormals) {
   check({kMinSub});
   check({kMinSub, kMinSub, -kMinSub});
-  check({kMinNormal, -kMinSub});  // largest subnormal
+  check({kMinNormal, -kMinSub});           // largest subnormal
   check({kMinNormal - kMinSub, kMinSub});  // largest subnormal + smallest = smallest normal
   const double largest_sub = kMinNormal - kMinSub;
   for (int copies : {4095, 4096, 4097, 8191, 8192, 8193, 20000}) {
@@ -423,7 +427,7 @@ class Generator {
     double x = 0;
     switch (family) {
       case 0: x = std::bit_cast<double>(rng_()); break;  // any pattern, NaN and inf included
-      case 1: {  // any exponent band, uniform over the exponents of f
+      case 1: {                                          // any exponent band, uniform over the exponents of f
         const auto& t = traits(f);
         const int e = t.emin - t.precision + static_cast<int>(rng_() % (t.emax - t.emin + t.precision + 1));
         x = std::ldexp(1.0 + static_cast<double>(rng_() >> 12) * 0x1p-52, e);
@@ -540,8 +544,8 @@ TEST(FastExact, ContinuesAfterResult) {
   std::mt19937_64 rng(test_seed(3));
   for (int round = 0; round < 50; ++round) {
     for (int i = 0; i < 500; ++i) {
-      const double x = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 200) - 100) *
-                       ((rng() & 1) ? 1 : -1);
+      const double x =
+          std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 200) - 100) * ((rng() & 1) ? 1 : -1);
       acc.add(x);
       ref.add(x);
     }

@@ -91,8 +91,7 @@ double round_to_format_reference(double value, Format f) {
   // Beyond the midpoint between the largest finite value and 2^(emax+1) rounds to infinity;
   // the midpoint itself ties to the even neighbour 2^(emax+1), which is infinity too.
   const double overflow_threshold = std::ldexp(2.0 - std::ldexp(1.0, -t.precision), t.emax);
-  if (magnitude >= overflow_threshold)
-    return std::copysign(std::numeric_limits<double>::infinity(), value);
+  if (magnitude >= overflow_threshold) return std::copysign(std::numeric_limits<double>::infinity(), value);
   const int exponent = std::max(exponent_of(magnitude), t.emin);
   const int quantum_exponent = exponent - t.precision + 1;
   // Scaling by powers of two is exact here (no overflow, and scaling up never underflows);
@@ -227,8 +226,8 @@ std::int64_t ordinal(double value, Format f) {
   // their negation for x < 0 (both zeros map to 0).
   const auto& t = traits(f);
   const std::uint64_t bits = encode(value, f);
-  const std::uint64_t magnitude_mask = (t.storage_bits == 64) ? ~(std::uint64_t{1} << 63)
-                                                             : ((std::uint64_t{1} << (t.storage_bits - 1)) - 1);
+  const std::uint64_t magnitude_mask =
+      (t.storage_bits == 64) ? ~(std::uint64_t{1} << 63) : ((std::uint64_t{1} << (t.storage_bits - 1)) - 1);
   const auto magnitude = static_cast<std::int64_t>(bits & magnitude_mask);
   return std::signbit(value) ? -magnitude : magnitude;
 }
@@ -300,8 +299,7 @@ std::string shortest_decimal(double value, Format f) {
       std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
       std::string plain = buffer;
       auto plain_parsed = parse_number(plain);
-      if (plain_parsed.ok() && round_parsed_to_format(plain_parsed.number, f) == value &&
-          plain.size() <= best.size())
+      if (plain_parsed.ok() && round_parsed_to_format(plain_parsed.number, f) == value && plain.size() <= best.size())
         return plain;
       return best;
     }

@@ -26,10 +26,10 @@ inline constexpr bool is_fp8(Format f) { return f == Format::e4m3 || f == Format
 
 struct FormatTraits {
   std::string_view name;
-  int precision;       // p, with the implicit bit
+  int precision;  // p, with the implicit bit
   int exponent_bits;
-  int emin;            // exponent of the smallest normal: 2^emin
-  int emax;            // exponent of the largest finite binade (e4m3: 8, whose top code is NaN)
+  int emin;  // exponent of the smallest normal: 2^emin
+  int emax;  // exponent of the largest finite binade (e4m3: 8, whose top code is NaN)
   int storage_bits;
 };
 
@@ -98,8 +98,8 @@ std::string shortest_decimal(double value, Format f);
 template <Format F>
 inline double round_to_small_format(double value) {
   static_assert(F == Format::f16 || F == Format::bf16);
-  constexpr int p = F == Format::f16 ? 11 : 8;           // precision, the implicit bit included
-  constexpr int emin = F == Format::f16 ? -14 : -126;    // smallest normal 2^emin
+  constexpr int p = F == Format::f16 ? 11 : 8;         // precision, the implicit bit included
+  constexpr int emin = F == Format::f16 ? -14 : -126;  // smallest normal 2^emin
   constexpr int emax = F == Format::f16 ? 15 : 127;
   constexpr std::uint64_t sign_bit = std::uint64_t{1} << 63;
   constexpr std::uint64_t exponent_field = std::uint64_t{0x7ff} << 52;

@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/testing/bits.h"
+#include "accucheck/testing/mpfr.h"
+#include "accucheck/testing/seed.h"
 #include "numerics/exact.h"
 #include "numerics/format.h"
 #include "numerics/number_parse.h"
 #include "numerics/soft_float.h"
-#include "accucheck/testing/bits.h"
-#include "accucheck/testing/mpfr.h"
-#include "accucheck/testing/seed.h"
 
 namespace accucheck {
 namespace {
@@ -69,13 +69,13 @@ void expect_rounding_agrees(double x, Format f) {
                                     << describe(mpfr);
   if (std::isfinite(x)) {
     const double fixed = fixed_round(x, f);
-    ASSERT_TRUE(same_bits(got, fixed)) << name(f) << " x=" << describe(x) << " got " << describe(got)
-                                       << " round_fixed " << describe(fixed);
+    ASSERT_TRUE(same_bits(got, fixed)) << name(f) << " x=" << describe(x) << " got " << describe(got) << " round_fixed "
+                                       << describe(fixed);
   }
   if (f == Format::f16) {
     const double compiler = compiler_round_f16(x);
-    ASSERT_TRUE(same_bits(got, compiler)) << "f16 x=" << describe(x) << " got " << describe(got) << " _Float16 "
-                                          << describe(compiler);
+    ASSERT_TRUE(same_bits(got, compiler))
+        << "f16 x=" << describe(x) << " got " << describe(got) << " _Float16 " << describe(compiler);
   }
 }
 
@@ -129,9 +129,12 @@ TEST(FormatExhaustive, DecodeEncodeClassify) {
       const std::uint32_t mantissa_field = bits & ((1u << mantissa_bits) - 1);
       const bool negative = bits >> 15;
       FloatClass expected;
-      if (exponent_field == exponent_mask) expected = mantissa_field ? FloatClass::nan : FloatClass::infinite;
-      else if (exponent_field == 0) expected = mantissa_field ? FloatClass::subnormal : FloatClass::zero;
-      else expected = FloatClass::normal;
+      if (exponent_field == exponent_mask)
+        expected = mantissa_field ? FloatClass::nan : FloatClass::infinite;
+      else if (exponent_field == 0)
+        expected = mantissa_field ? FloatClass::subnormal : FloatClass::zero;
+      else
+        expected = FloatClass::normal;
       ASSERT_EQ(classify(x, f), expected) << name(f) << " bits " << bits;
       ASSERT_TRUE(representable(x, f));
       if (expected == FloatClass::nan) {
@@ -217,7 +220,8 @@ TEST(FormatExhaustive, MidpointsTieToEven) {
         ASSERT_TRUE(same_bits(round_to_format(sign * mid, f), sign * even))
             << name(f) << " mid " << describe(sign * mid) << " got " << describe(round_to_format(sign * mid, f));
         const double above = std::nextafter(mid, kInf), below = std::nextafter(mid, 0.0);
-        ASSERT_TRUE(same_bits(round_to_format(sign * above, f), sign * values[i + 1])) << name(f) << " " << describe(above);
+        ASSERT_TRUE(same_bits(round_to_format(sign * above, f), sign * values[i + 1]))
+            << name(f) << " " << describe(above);
         ASSERT_TRUE(same_bits(round_to_format(sign * below, f), sign * a)) << name(f) << " " << describe(below);
         expect_rounding_agrees(sign * mid, f);
         expect_rounding_agrees(sign * above, f);
@@ -300,9 +304,10 @@ TEST(FormatRounding, RandomDoublesAgreeWithMpfrAndOracle) {
 TEST(FormatRounding, BitPathMatchesReference) {
   auto check = [](double x, Format f) {
     const double reference = round_to_format_reference(x, f);
-    const double fast = f == Format::f16 ? round_to_small_format<Format::f16>(x) : round_to_small_format<Format::bf16>(x);
-    ASSERT_TRUE(same_bits(fast, reference)) << name(f) << " x=" << describe(x) << " fast " << describe(fast)
-                                            << " reference " << describe(reference);
+    const double fast =
+        f == Format::f16 ? round_to_small_format<Format::f16>(x) : round_to_small_format<Format::bf16>(x);
+    ASSERT_TRUE(same_bits(fast, reference))
+        << name(f) << " x=" << describe(x) << " fast " << describe(fast) << " reference " << describe(reference);
     ASSERT_TRUE(same_bits(round_to_format(x, f), reference)) << name(f) << " x=" << describe(x);
   };
   std::mt19937_64 rng(test_seed(77));
@@ -454,16 +459,20 @@ bool some_k_digit_decimal_rounds_back(double x, Format f, int k) {
   int e = static_cast<int>(std::floor(std::log10(std::fabs(x))));
   auto compare_power = [&](int power) {  // sign of |x| - 10^power
     Big left = numerator, right = denominator;
-    if (power >= 0) right *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(power));
-    else left *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(-power));
+    if (power >= 0)
+      right *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(power));
+    else
+      left *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(-power));
     return left < right ? -1 : (left > right ? 1 : 0);
   };
   while (compare_power(e) < 0) --e;
   while (compare_power(e + 1) >= 0) ++e;
   const int grid = e - k + 1;  // candidates are integers times 10^grid
   Big scaled_num = numerator, scaled_den = denominator;
-  if (grid >= 0) scaled_den *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(grid));
-  else scaled_num *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(-grid));
+  if (grid >= 0)
+    scaled_den *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(grid));
+  else
+    scaled_num *= boost::multiprecision::pow(Big(10), static_cast<unsigned>(-grid));
   const Big low = scaled_num / scaled_den;
   for (const Big& m : {low, Big(low + 1)}) {
     const std::string text = std::string(negative ? "-" : "") + m.str() + "e" + std::to_string(grid);
@@ -516,8 +525,7 @@ TEST(FormatText, ShortestDecimalRandomF32F64) {
   }
   for (double x : {DBL_MAX, DBL_MIN, 0x1p-1074, 5e-324, 1e23, 9007199254740993.0})
     expect_shortest_round_trip(x, Format::f64, true);
-  for (float y : {FLT_MAX, FLT_MIN, 0x1p-149f, 16777216.0f})
-    expect_shortest_round_trip(y, Format::f32, true);
+  for (float y : {FLT_MAX, FLT_MIN, 0x1p-149f, 16777216.0f}) expect_shortest_round_trip(y, Format::f32, true);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -552,7 +560,8 @@ void check_soft_float(std::uint64_t seed) {
   auto draw = [&]() {
     for (;;) {
       // Bit patterns (all classes) or values close to 1 (carries, cancellations, ties).
-      const double x = (rng() & 1) ? decode(rng() & 0xffff, f) : decode((rng() & 0x8000) | (encode(1.0, f) + rng() % 64 - 32), f);
+      const double x =
+          (rng() & 1) ? decode(rng() & 0xffff, f) : decode((rng() & 0x8000) | (encode(1.0, f) + rng() % 64 - 32), f);
       if (!std::isnan(x)) return x;
     }
   };
@@ -622,8 +631,8 @@ bool subnormals_survive() {
 }
 
 TEST(FormatRuntime, SubnormalsAreNotFlushed) {
-  EXPECT_TRUE(subnormals_survive()) << "FTZ/DAZ is on: subnormal addends are flushed (MXCSR "
-                                    << std::hex << _mm_getcsr() << ")";
+  EXPECT_TRUE(subnormals_survive()) << "FTZ/DAZ is on: subnormal addends are flushed (MXCSR " << std::hex
+                                    << _mm_getcsr() << ")";
   EXPECT_EQ(_mm_getcsr() & 0x8040u, 0u) << "MXCSR has FTZ (0x8000) or DAZ (0x40) set";
 }
 

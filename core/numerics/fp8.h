@@ -24,8 +24,8 @@ namespace accucheck {
 // What the two encodings have beyond FormatTraits (format.h: precision, exponent bits, emin,
 // emax, storage bits).
 struct Fp8Encoding {
-  int bias;           // 7, 15
-  bool has_infinity;  // E5M2 only
+  int bias;                          // 7, 15
+  bool has_infinity;                 // E5M2 only
   std::uint8_t largest_finite_code;  // 0x7e (448), 0x7b (57344)
   std::uint8_t nan_code;             // the NaN fp8_encode writes, sign bit clear: 0x7f, 0x7e (quiet)
 };

@@ -13,8 +13,8 @@
 #include <limits>
 #include <vector>
 
-#include "numerics/fast_exact.h"
 #include "checking/float_gen.h"
+#include "numerics/fast_exact.h"
 
 namespace accucheck {
 namespace {
@@ -34,8 +34,8 @@ TEST(Fp8, E4m3DecodesTheSpecificationsValues) {
   EXPECT_EQ(fp8_decode(0x38, f), 1.0);                      // 0.0111.000: exponent 7 - bias 7
   EXPECT_EQ(fp8_decode(0x3c, f), 1.5);
   EXPECT_EQ(fp8_decode(0x40, f), 2.0);
-  EXPECT_EQ(fp8_decode(0x78, f), 256.0);   // 0.1111.000: E4M3 uses exponent field 15 for values
-  EXPECT_EQ(fp8_decode(0x7e, f), 448.0);   // 0.1111.110: the largest finite value
+  EXPECT_EQ(fp8_decode(0x78, f), 256.0);  // 0.1111.000: E4M3 uses exponent field 15 for values
+  EXPECT_EQ(fp8_decode(0x7e, f), 448.0);  // 0.1111.110: the largest finite value
   EXPECT_EQ(fp8_decode(0xfe, f), -448.0);
   EXPECT_TRUE(std::isnan(fp8_decode(0x7f, f)));  // S.1111.111, the only NaNs
   EXPECT_TRUE(std::isnan(fp8_decode(0xff, f)));
@@ -62,7 +62,8 @@ TEST(Fp8, E5m2DecodesTheSpecificationsValues) {
 TEST(Fp8, ClassifiesEveryCode) {
   int counts[2][5] = {};
   for (Format f : fp8_formats)
-    for (int code = 0; code < 256; ++code) ++counts[f == Format::e4m3 ? 0 : 1][static_cast<int>(classify(fp8_decode(code, f), f))];
+    for (int code = 0; code < 256; ++code)
+      ++counts[f == Format::e4m3 ? 0 : 1][static_cast<int>(classify(fp8_decode(code, f), f))];
   // zero, subnormal, normal, infinite, nan (FloatClass order), both signs.
   const int e4m3[5] = {2, 14, 238, 0, 2};
   const int e5m2[5] = {2, 6, 240, 2, 6};
@@ -88,11 +89,11 @@ TEST(Fp8, EveryCodeEncodesBackToItself) {
 
 TEST(Fp8, RoundsToNearestTiesToEven) {
   const auto e4m3 = Format::e4m3, e5m2 = Format::e5m2;
-  EXPECT_EQ(fp8_round(1.0625, e4m3), 1.0);     // 1 + 1/16: between 1.000 and 1.001, to the even 1.000
-  EXPECT_EQ(fp8_round(1.1875, e4m3), 1.25);    // 1 + 3/16: between 1.001 and 1.010, to 1.010
+  EXPECT_EQ(fp8_round(1.0625, e4m3), 1.0);   // 1 + 1/16: between 1.000 and 1.001, to the even 1.000
+  EXPECT_EQ(fp8_round(1.1875, e4m3), 1.25);  // 1 + 3/16: between 1.001 and 1.010, to 1.010
   EXPECT_EQ(fp8_round(std::nextafter(1.0625, 2.0), e4m3), 1.125);  // one double past the tie
-  EXPECT_EQ(fp8_round(1.125, e5m2), 1.0);      // 1 + 1/8: between 1.00 and 1.01, to 1.00
-  EXPECT_EQ(fp8_round(1.375, e5m2), 1.5);      // between 1.01 and 1.10, to 1.10
+  EXPECT_EQ(fp8_round(1.125, e5m2), 1.0);                          // 1 + 1/8: between 1.00 and 1.01, to 1.00
+  EXPECT_EQ(fp8_round(1.375, e5m2), 1.5);                          // between 1.01 and 1.10, to 1.10
   // Subnormals: half the smallest subnormal is a tie with zero (even); the zero keeps the sign.
   EXPECT_EQ(fp8_encode(std::ldexp(1.0, -10), e4m3), 0x00);
   EXPECT_EQ(fp8_encode(-std::ldexp(1.0, -10), e4m3), 0x80);
@@ -100,7 +101,7 @@ TEST(Fp8, RoundsToNearestTiesToEven) {
   EXPECT_EQ(fp8_encode(3 * std::ldexp(1.0, -10), e4m3), 0x02);  // 1.5 subnormals: to 2
   EXPECT_EQ(fp8_encode(5 * std::ldexp(1.0, -10), e4m3), 0x02);  // 2.5 subnormals: to 2
   EXPECT_EQ(fp8_encode(std::ldexp(1.0, -17), e5m2), 0x00);
-  EXPECT_EQ(fp8_encode(std::ldexp(1.0, -1074), e5m2), 0x00);    // a double subnormal
+  EXPECT_EQ(fp8_encode(std::ldexp(1.0, -1074), e5m2), 0x00);  // a double subnormal
   EXPECT_EQ(fp8_encode(-std::ldexp(1.0, -1074), e4m3), 0x80);
   // A carry out of the subnormals: 7.5 * 2^-9 is the tie between the largest subnormal 7 * 2^-9
   // and 8 * 2^-9, the smallest normal: to the even 8.
@@ -192,7 +193,7 @@ TEST(Fp8, ExactSumsRoundIntoTheEncodings) {
   s = boost_exact_sum(std::vector<double>{448.0, 16.0, 1.0});
   EXPECT_TRUE(std::isnan(s.rounded(Format::e4m3)));
   EXPECT_TRUE(std::isnan(round_fixed_fast(s.sum, Format::e4m3)));
-  EXPECT_EQ(s.rounded(Format::e5m2), 448.0);  // 465: E5M2 has 448 and 512 there (spacing 64)
+  EXPECT_EQ(s.rounded(Format::e5m2), 448.0);                  // 465: E5M2 has 448 and 512 there (spacing 64)
   s = boost_exact_sum(std::vector<double>{57344.0, 4096.0});  // 61440: the tie, to 2^16: infinity
   EXPECT_EQ(s.rounded(Format::e5m2), inf);
   EXPECT_EQ(round_fixed_fast(s.sum, Format::e5m2), inf);

@@ -8,8 +8,8 @@
 #include <cfenv>
 #include <limits>
 
-#include "checking/judge.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/judge.h"
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -31,8 +31,9 @@ TEST(FpEnvironment, FlushToZeroIsNamedAndRestored) {
   _mm_setcsr(_mm_getcsr() | 0x8040);  // what crtfastmath.o's constructor does
   volatile double tiny = std::numeric_limits<double>::denorm_min();
   EXPECT_EQ(tiny + 0.0, 0.0) << "DAZ is on";
-  EXPECT_EQ(guard.check_and_restore(),
-            "flush-to-zero and denormals-are-zero switched on (MXCSR 0x1f80 -> 0x9fc0, x87 control word 0x37f -> 0x37f)");
+  EXPECT_EQ(
+      guard.check_and_restore(),
+      "flush-to-zero and denormals-are-zero switched on (MXCSR 0x1f80 -> 0x9fc0, x87 control word 0x37f -> 0x37f)");
   EXPECT_EQ(current_fp_environment(), default_fp_environment());
   EXPECT_GT(tiny + 0.0, 0.0);
   EXPECT_EQ(guard.check_and_restore(), "") << "nothing changed since";

@@ -21,7 +21,8 @@ static_assert(fnv1a(std::string_view("a")) == 0xaf63dc4c8601ec8cULL, "usable in 
 // The first outputs of Vigna's splitmix64.c seeded with 0.
 TEST(SplitMix64, PublishedOutputsFromSeedZero) {
   SplitMix64 generator(0);
-  for (std::uint64_t expected : {0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL, 0xf88bb8a8724c81ecULL})
+  for (std::uint64_t expected :
+       {0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL, 0xf88bb8a8724c81ecULL})
     EXPECT_EQ(generator.next(), expected);
   EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafULL);
   EXPECT_EQ(splitmix64(kSplitMix64Gamma), 0x6e789e6aa1b965f4ULL);
@@ -43,7 +44,8 @@ TEST(Fnv1a, PublishedTestVectors) {
   EXPECT_EQ(fnv1a(std::string_view("foobar")), 0x85944171f73967e8ULL);
   const std::vector<std::uint8_t> bytes = {'f', 'o', 'o', 'b', 'a', 'r'};
   EXPECT_EQ(fnv1a(bytes), 0x85944171f73967e8ULL);
-  EXPECT_EQ(fnv1a(std::string_view("bar"), fnv1a(std::string_view("foo"))), 0x85944171f73967e8ULL) << "continues a hash";
+  EXPECT_EQ(fnv1a(std::string_view("bar"), fnv1a(std::string_view("foo"))), 0x85944171f73967e8ULL)
+      << "continues a hash";
 }
 
 TEST(Fnv1a, Le64HashesTheBytesLeastSignificantFirst) {

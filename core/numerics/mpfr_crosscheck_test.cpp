@@ -2,8 +2,8 @@
 // sum of any f64 values (2^-1074 .. 2^1024, with carries) is exact, and is compared with the
 // oracle's FixedInt; at each format's precision and exponent range (with mpfr_subnormalize)
 // mpfr_sum gives the correctly rounded sum, compared with ExactSum::rounded bit for bit.
-#include <gtest/gtest.h>
 #include <gmp.h>
+#include <gtest/gtest.h>
 #include <mpfr.h>
 
 #include <algorithm>
@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "numerics/column_exact.h"
-#include "numerics/exact.h"
-#include "numerics/format.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/seed.h"
 #include "checking/workload.h"
+#include "numerics/column_exact.h"
+#include "numerics/exact.h"
+#include "numerics/format.h"
 
 namespace accucheck {
 namespace {
@@ -87,9 +87,9 @@ void check_vector(const std::vector<double>& xs, Format f) {
     }
     const double expected = mpfr_rounded_sum(xs, g);
     const double got = oracle.rounded(g);
-    ASSERT_TRUE(same_bits(got, expected)) << "data " << name(f) << " rounded to " << name(g) << ": oracle "
-                                          << hex_float(got) << " mpfr " << hex_float(expected) << " exact "
-                                          << fixed_hex(oracle.sum);
+    ASSERT_TRUE(same_bits(got, expected))
+        << "data " << name(f) << " rounded to " << name(g) << ": oracle " << hex_float(got) << " mpfr "
+        << hex_float(expected) << " exact " << fixed_hex(oracle.sum);
   }
 }
 
@@ -98,9 +98,12 @@ double random_value(std::mt19937_64& rng, Format f, int band_lo, int band_hi) {
   if (rng() % 3 == 0) {
     for (;;) {
       double x;
-      if (f == Format::f64) x = std::bit_cast<double>(rng());
-      else if (f == Format::f32) x = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
-      else x = decode(rng() & 0xffff, f);
+      if (f == Format::f64)
+        x = std::bit_cast<double>(rng());
+      else if (f == Format::f32)
+        x = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+      else
+        x = decode(rng() & 0xffff, f);
       if (std::isfinite(x)) return x;
     }
   }
@@ -117,7 +120,8 @@ TEST(MpfrCrossCheck, RandomVectorsEveryFormat) {
     for (int trial = 0; trial < 700; ++trial) {
       // A random exponent window: narrow (heavy carries), wide (huge spreads) or the whole range.
       const int span = trial % 3 == 0 ? 4 : (trial % 3 == 1 ? 60 : t.emax - t.emin + t.precision);
-      const int lo = t.emin - t.precision + 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(t.emax - t.emin + t.precision));
+      const int lo = t.emin - t.precision + 1 +
+                     static_cast<int>(rng() % static_cast<std::uint64_t>(t.emax - t.emin + t.precision));
       const int hi = std::min(lo + span, t.emax);
       const int n = 1 + static_cast<int>(rng() % (trial % 10 == 0 ? 2000 : 40));
       std::vector<double> xs;
@@ -213,7 +217,8 @@ TEST(MpfrCrossCheck, ExactElementOfDenseWorkloads) {
       w.elements = 16;
       w.steps = 200;
       for (std::size_t j = 0; j < w.elements; ++j)
-        w.initial.push_back(whole_range ? random_value(rng, f, t.emin - t.precision, t.emax) : random_value(rng, f, -20, 20));
+        w.initial.push_back(whole_range ? random_value(rng, f, t.emin - t.precision, t.emax)
+                                        : random_value(rng, f, -20, 20));
       for (std::size_t i = 0; i < w.elements * w.steps; ++i) w.addends.push_back(random_value(rng, f, -20, 20));
       ASSERT_EQ(w.validate(), "");
       for (SimdPath path : supported_simd_paths()) {

@@ -20,16 +20,18 @@ constexpr std::int64_t kExponentClamp = 1'000'000;
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   return true;
 }
 
 int digit_value(char c, int base) {
   int v = -1;
-  if (c >= '0' && c <= '9') v = c - '0';
-  else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-  else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    v = c - '0';
+  else if (c >= 'a' && c <= 'f')
+    v = c - 'a' + 10;
+  else if (c >= 'A' && c <= 'F')
+    v = c - 'A' + 10;
   return v < base ? v : -1;
 }
 
@@ -69,10 +71,14 @@ Magnitude magnitude_of(const ExactNumber& n) {
 void to_rational(const ExactNumber& n, cpp_int& numerator, cpp_int& denominator) {
   numerator = n.mantissa;
   denominator = 1;
-  if (n.exponent2 >= 0) numerator <<= static_cast<unsigned>(n.exponent2);
-  else denominator <<= static_cast<unsigned>(-n.exponent2);
-  if (n.exponent10 >= 0) numerator *= mp::pow(cpp_int(10), static_cast<unsigned>(n.exponent10));
-  else denominator *= mp::pow(cpp_int(10), static_cast<unsigned>(-n.exponent10));
+  if (n.exponent2 >= 0)
+    numerator <<= static_cast<unsigned>(n.exponent2);
+  else
+    denominator <<= static_cast<unsigned>(-n.exponent2);
+  if (n.exponent10 >= 0)
+    numerator *= mp::pow(cpp_int(10), static_cast<unsigned>(n.exponent10));
+  else
+    denominator *= mp::pow(cpp_int(10), static_cast<unsigned>(-n.exponent10));
 }
 
 // RNE of numerator/denominator (> 0) into f.
@@ -87,8 +93,10 @@ double round_rational(const cpp_int& numerator, const cpp_int& denominator, Form
   if (exponent < quantum_exponent - 2) return 0.0;  // below half the smallest subnormal
   cpp_int quotient, remainder, divisor = denominator;
   cpp_int scaled = numerator;
-  if (quantum_exponent >= 0) divisor <<= quantum_exponent;
-  else scaled <<= -quantum_exponent;
+  if (quantum_exponent >= 0)
+    divisor <<= quantum_exponent;
+  else
+    scaled <<= -quantum_exponent;
   mp::divide_qr(scaled, divisor, quotient, remainder);
   const int comparison = cpp_int(remainder * 2).compare(divisor);
   if (comparison > 0 || (comparison == 0 && mp::bit_test(quotient, 0))) ++quotient;
@@ -242,8 +250,10 @@ std::optional<double> exact_value_in(const ExactNumber& number, Format f) {
   cpp_int significand = static_cast<std::uint64_t>(std::ldexp(fraction, 64));
   const int scale = exponent - 64;  // |rounded| = significand * 2^scale
   cpp_int left = numerator, right = denominator * significand;
-  if (scale >= 0) right <<= scale;
-  else left <<= -scale;
+  if (scale >= 0)
+    right <<= scale;
+  else
+    left <<= -scale;
   if (left != right) return std::nullopt;
   return rounded;
 }

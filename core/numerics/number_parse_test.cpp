@@ -13,10 +13,10 @@
 #include <random>
 #include <string>
 
-#include "numerics/number_parse.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/seed.h"
+#include "numerics/number_parse.h"
 
 namespace accucheck {
 namespace {
@@ -79,7 +79,7 @@ TEST(NumberParse, HexFloats) {
   EXPECT_EQ(parse_rounded("0x1p-1074", Format::f64), 0x1p-1074);
   EXPECT_EQ(parse_rounded("0x1p1024", Format::f64), kInf);
   EXPECT_EQ(parse_rounded("-0x1p1024", Format::f64), -kInf);
-  EXPECT_EQ(parse_rounded("0x1.ffp127", Format::bf16), kInf);               // midpoint: ties to 2^128
+  EXPECT_EQ(parse_rounded("0x1.ffp127", Format::bf16), kInf);  // midpoint: ties to 2^128
   EXPECT_EQ(parse_rounded("0x1.fefffffp127", Format::bf16), 0x1.fep127);
   const auto parsed = parse_number("0x1.8p-3");
   ASSERT_TRUE(parsed.ok());
@@ -152,7 +152,7 @@ TEST(NumberParse, Representability) {
   EXPECT_EQ(parse_exact("15e-1", Format::f16), 1.5);
   EXPECT_EQ(parse_exact("0.000244140625", Format::f16), 0x1p-12);
   EXPECT_EQ(parse_exact("-1023.5", Format::f16), -1023.5);
-  EXPECT_FALSE(parse_exact("1024.5", Format::f16));  // spacing 1 above 1024
+  EXPECT_FALSE(parse_exact("1024.5", Format::f16));            // spacing 1 above 1024
   EXPECT_FALSE(parse_exact("9007199254740993", Format::f64));  // 2^53 + 1
   EXPECT_EQ(parse_exact("9007199254740994", Format::f64), 9007199254740994.0);
   EXPECT_EQ(parse_exact("16777216", Format::f32), 16777216.0);
@@ -164,7 +164,8 @@ TEST(NumberParse, Representability) {
   EXPECT_FALSE(parse_exact("3.3895313892515355e38", Format::bf16));
 
   // 2^-1074 = 5^1074 * 10^-1074 exactly: a 751-digit decimal.
-  const std::string five_power = boost::multiprecision::cpp_int(boost::multiprecision::pow(boost::multiprecision::cpp_int(5), 1074)).str();
+  const std::string five_power =
+      boost::multiprecision::cpp_int(boost::multiprecision::pow(boost::multiprecision::cpp_int(5), 1074)).str();
   ASSERT_EQ(five_power.size(), 751u);
   EXPECT_EQ(parse_exact(five_power + "e-1074", Format::f64), 0x1p-1074);
   EXPECT_EQ(parse_exact("0." + std::string(1074 - 751, '0') + five_power, Format::f64), 0x1p-1074);
@@ -234,9 +235,10 @@ TEST(NumberParse, RandomAgainstStrtodAndMpfr) {
 }
 
 TEST(NumberParse, MalformedTokensAreErrors) {
-  for (const char* text : {"", "-", "+", "1.2.3", "0x", "-0x", "0x.", "0xp1", "1e", "1e+", "1e-", "nan1", "inf1",
-                           "infinit", "abc", " 1", "1 ", "1,5", "--1", "+-1", "0x1.8q3", "1e5.5", ".", "e5", "1p5",
-                           "0x1p", "0x1pe", "1e5x", "0x1g", "1..", "1_000", "nana", "\t", "1e 5", "0b101", "1f"}) {
+  for (const char* text :
+       {"",     "-",       "+",     "1.2.3", "0x",   "-0x", "0x.",   "0xp1", "1e",      "1e+",   "1e-",   "nan1",
+        "inf1", "infinit", "abc",   " 1",    "1 ",   "1,5", "--1",   "+-1",  "0x1.8q3", "1e5.5", ".",     "e5",
+        "1p5",  "0x1p",    "0x1pe", "1e5x",  "0x1g", "1..", "1_000", "nana", "\t",      "1e 5",  "0b101", "1f"}) {
     const auto p = parse_number(text);
     EXPECT_FALSE(p.ok()) << "'" << text << "' parsed";
     EXPECT_FALSE(p.error.empty());
@@ -247,12 +249,16 @@ TEST(NumberParse, MalformedTokensAreErrors) {
 // nor change the value, in the integer part, in the fraction, before an exponent.
 TEST(NumberParse, TrailingZerosAreNotSignificant) {
   const std::string zeros(5000, '0');
-  for (const std::string& text : {"0x1." + zeros + "p0", "1." + zeros, "0x0.8" + zeros + "p1", "0.5" + zeros + "e1",
-                                  "1" + zeros + "e-5000", "0x1" + zeros + "p-20000", "0x1." + zeros, "-1." + zeros + "e0"}) {
+  for (const std::string& text :
+       {"0x1." + zeros + "p0", "1." + zeros, "0x0.8" + zeros + "p1", "0.5" + zeros + "e1", "1" + zeros + "e-5000",
+        "0x1" + zeros + "p-20000", "0x1." + zeros, "-1." + zeros + "e0"}) {
     const auto p = parse_number(text);
     ASSERT_TRUE(p.ok()) << text.substr(0, 12) << ": " << p.error;
-    for (Format f : all_formats) EXPECT_EQ(exact_value_in(p.number, f), text[0] == '-' ? -1.0 : text.find("0.5") == 0 ? 5.0 : 1.0)
-        << text.substr(0, 12);
+    for (Format f : all_formats)
+      EXPECT_EQ(exact_value_in(p.number, f), text[0] == '-'          ? -1.0
+                                             : text.find("0.5") == 0 ? 5.0
+                                                                     : 1.0)
+          << text.substr(0, 12);
   }
   EXPECT_EQ(parse_exact("10.00", Format::f32), 10.0);
   EXPECT_EQ(parse_exact("0x10.00p0", Format::f32), 16.0);
@@ -267,16 +273,28 @@ TEST(NumberParse, TrailingZerosAreNotSignificant) {
 // What error messages echo is visible and short: control and non-ASCII bytes escaped, long
 // tokens cut with their length.
 TEST(NumberParse, EchoedTokensAreVisibleAndShort) {
-  EXPECT_EQ(printable_bytes(std::string("1\0" "2", 3)), "1\\x002");
-  EXPECT_EQ(printable_bytes("\xef\xbb\xbf" "1\t\\"), "\\xef\\xbb\\xbf1\\x09\\\\");
+  EXPECT_EQ(printable_bytes(std::string("1\0"
+                                        "2",
+                                        3)),
+            "1\\x002");
+  EXPECT_EQ(printable_bytes("\xef\xbb\xbf"
+                            "1\t\\"),
+            "\\xef\\xbb\\xbf1\\x09\\\\");
   EXPECT_EQ(echo_token("0x1p-3"), "'0x1p-3'");
   const std::string echoed = echo_token(std::string(1000000, '7'));
   EXPECT_EQ(echoed, "'" + std::string(40, '7') + "...' (1000000 characters)");
   EXPECT_EQ(echo_token(std::string(40, '7')), "'" + std::string(40, '7') + "'");
   // The parser's own errors escape too, and name a byte order mark.
-  const auto nul = parse_number(std::string("1\0" "2", 3));
+  const auto nul =
+      parse_number(std::string("1\0"
+                               "2",
+                               3));
   EXPECT_EQ(nul.error, "unexpected character '\\x00'");
-  for (const char* text : {"\xef\xbb\xbf" "1", "1\xef\xbb\xbf", "0x\xef\xbb\xbf" "1p0"})
+  for (const char* text : {"\xef\xbb\xbf"
+                           "1",
+                           "1\xef\xbb\xbf",
+                           "0x\xef\xbb\xbf"
+                           "1p0"})
     EXPECT_NE(parse_number(text).error.find("byte order mark"), std::string::npos) << printable_bytes(text);
 }
 
@@ -288,7 +306,8 @@ TEST(NumberParse, UnsignedSixtyFourBitIntegers) {
   EXPECT_EQ(parse_u64("11133737535551991399"), 11133737535551991399ull);
   EXPECT_EQ(parse_u64("18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(parse_u64("000018446744073709551615"), std::numeric_limits<std::uint64_t>::max());
-  for (const char* text : {"18446744073709551616", "18446744073709551620", "99999999999999999999", "100000000000000000000"}) {
+  for (const char* text :
+       {"18446744073709551616", "18446744073709551620", "99999999999999999999", "100000000000000000000"}) {
     EXPECT_FALSE(parse_u64(text, &too_large)) << text;
     EXPECT_TRUE(too_large) << text;
   }

@@ -10,8 +10,8 @@
 
 #include <bit>
 #include <cfenv>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "numerics/format.h"
@@ -52,25 +52,42 @@ using BFloat16 = SoftFloat<Format::bf16>;
 
 template <Format F>
 struct StorageOf;
-template <> struct StorageOf<Format::f64> { using type = double; };
-template <> struct StorageOf<Format::f32> { using type = float; };
-template <> struct StorageOf<Format::f16> { using type = Half; };
-template <> struct StorageOf<Format::bf16> { using type = BFloat16; };
+template <>
+struct StorageOf<Format::f64> {
+  using type = double;
+};
+template <>
+struct StorageOf<Format::f32> {
+  using type = float;
+};
+template <>
+struct StorageOf<Format::f16> {
+  using type = Half;
+};
+template <>
+struct StorageOf<Format::bf16> {
+  using type = BFloat16;
+};
 template <Format F>
 using storage_t = typename StorageOf<F>::type;
 
 template <class T>
 inline constexpr Format storage_format_v = T::format;
-template <> inline constexpr Format storage_format_v<double> = Format::f64;
-template <> inline constexpr Format storage_format_v<float> = Format::f32;
+template <>
+inline constexpr Format storage_format_v<double> = Format::f64;
+template <>
+inline constexpr Format storage_format_v<float> = Format::f32;
 
 // Conversions between the harness's doubles and a storage type. from_value rounds to nearest
 // (exact for a value of the format).
 template <class T>
 T from_value(double v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else if constexpr (std::is_same_v<T, float>) return static_cast<float>(v);
-  else return T(v);
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(v);
+  else
+    return T(v);
 }
 template <class T>
 double to_value(T x) {
@@ -98,9 +115,12 @@ inline double fma_round_to_odd(double a, double b, double c) {
 // Fused multiply-add rounded once into the storage format.
 template <class T>
 T fused_multiply_add(T a, T b, T c) {
-  if constexpr (std::is_same_v<T, double>) return std::fma(a, b, c);
-  else if constexpr (std::is_same_v<T, float>) return std::fmaf(a, b, c);
-  else return T(fma_round_to_odd(to_value(a), to_value(b), to_value(c)));
+  if constexpr (std::is_same_v<T, double>)
+    return std::fma(a, b, c);
+  else if constexpr (std::is_same_v<T, float>)
+    return std::fmaf(a, b, c);
+  else
+    return T(fma_round_to_odd(to_value(a), to_value(b), to_value(c)));
 }
 
 }  // namespace accucheck

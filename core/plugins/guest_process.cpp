@@ -44,8 +44,10 @@ std::string signal_text(int sig) {
 
 std::string bytes_text(std::uint64_t bytes) {
   char text[48];
-  if (bytes >= (1ull << 30)) std::snprintf(text, sizeof text, "%.3g GiB", static_cast<double>(bytes) / (1ull << 30));
-  else std::snprintf(text, sizeof text, "%.3g MiB", static_cast<double>(bytes) / (1ull << 20));
+  if (bytes >= (1ull << 30))
+    std::snprintf(text, sizeof text, "%.3g GiB", static_cast<double>(bytes) / (1ull << 30));
+  else
+    std::snprintf(text, sizeof text, "%.3g MiB", static_cast<double>(bytes) / (1ull << 20));
   return text;
 }
 
@@ -63,11 +65,16 @@ std::string output_summary(const std::string& bytes, std::size_t total_bytes, st
   std::size_t shown = 0;
   for (; shown < bytes.size() && text.size() < limit; ++shown) {
     const unsigned char c = static_cast<unsigned char>(bytes[shown]);
-    if (c == '\n') text += "\\n";
-    else if (c == '\t') text += "\\t";
-    else if (c == '\\') text += "\\\\";
-    else if (c == '\'') text += "\\'";
-    else if (c >= 0x20 && c < 0x7f) text += static_cast<char>(c);
+    if (c == '\n')
+      text += "\\n";
+    else if (c == '\t')
+      text += "\\t";
+    else if (c == '\\')
+      text += "\\\\";
+    else if (c == '\'')
+      text += "\\'";
+    else if (c >= 0x20 && c < 0x7f)
+      text += static_cast<char>(c);
     else {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
@@ -236,7 +243,8 @@ GuestProcess::End GuestProcess::exchange(const std::string& request, double time
     drain(capture);
     return End::died;
   }
-  auto limit = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  auto limit =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   End on_expiry = End::timed_out;
   if (deadline_applies)
     if (const auto deadline = plugin_call_deadline(); deadline && *deadline < limit) {
@@ -263,11 +271,13 @@ std::string GuestProcess::death_text(const std::string& after_exit, FailureKind*
   const int status = reap();
   std::string text;
   FailureKind how = FailureKind::crash;
-  if (status >= 0 && WIFSIGNALED(status)) text = "crashed with " + signal_text(WTERMSIG(status));
+  if (status >= 0 && WIFSIGNALED(status))
+    text = "crashed with " + signal_text(WTERMSIG(status));
   else if (status >= 0 && WIFEXITED(status)) {
     text = "exited the process (status " + std::to_string(WEXITSTATUS(status)) + ")" + after_exit;
     how = FailureKind::exit;
-  } else text = "ended without answering (the worker is gone)";
+  } else
+    text = "ended without answering (the worker is gone)";
   if (kind) *kind = how;
   if (note_ && note_->signal_errno.load() == ENOMEM)
     text = "ran out of memory and " + text +
@@ -300,8 +310,7 @@ void GuestProcess::fail(const std::string& what, const char* doing) {
 int GuestProcess::reap() {
   int status = -1;
   if (pid_ > 0) {
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
   }
   pid_ = -1;
   return status;

@@ -59,14 +59,16 @@ void encode_strided(const double* values, std::size_t rows, std::size_t per_row,
   const bool dense = per_row == 0 || rows == 0 || (value_stride == 1 && (rows == 1 || row_stride == per_row));
   if (!dense) std::memset(out, gap_byte, span_values * size);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < per_row; ++c) store_value(values[r * per_row + c], f, out + (r * row_stride + c * value_stride) * size);
+    for (std::size_t c = 0; c < per_row; ++c)
+      store_value(values[r * per_row + c], f, out + (r * row_stride + c * value_stride) * size);
 }
 
 void decode_strided(const unsigned char* in, std::size_t rows, std::size_t per_row, std::size_t row_stride,
                     std::size_t value_stride, Format f, std::span<double> out) {
   const std::size_t size = storage_size(f);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < per_row; ++c) out[r * per_row + c] = load_value(in + (r * row_stride + c * value_stride) * size, f);
+    for (std::size_t c = 0; c < per_row; ++c)
+      out[r * per_row + c] = load_value(in + (r * row_stride + c * value_stride) * size, f);
 }
 
 // Where a strided buffer's gaps were written over ("" if nowhere): a backend that ignores its
@@ -89,8 +91,8 @@ std::string buffer_gap_damage(const std::vector<unsigned char>& buffer, std::siz
 
 Determinism to_determinism(long long d) {
   switch (d) {
-    case 0: return Determinism::bitwise_deterministic;    // ACCUCHECK_DETERMINISTIC
-    case 1: return Determinism::order_independent;        // ACCUCHECK_ORDER_INDEPENDENT
+    case 0: return Determinism::bitwise_deterministic;  // ACCUCHECK_DETERMINISTIC
+    case 1: return Determinism::order_independent;      // ACCUCHECK_ORDER_INDEPENDENT
     default: return Determinism::run_to_run_nondeterministic;
   }
 }
@@ -103,8 +105,9 @@ void require_storage(const std::string& name, Format storage, Format workload) {
 
 // Runs one call of a guest's backend where its code runs (plugin_worker::call_plugin,
 // python_worker::call_backend): `what` names it in failures.
-using GuestCall = std::function<plugin_worker::CallResult(const std::string& what, const plugin_worker::CallLayout& layout,
-                                                          const std::function<void(unsigned char* base)>& fill)>;
+using GuestCall =
+    std::function<plugin_worker::CallResult(const std::string& what, const plugin_worker::CallLayout& layout,
+                                            const std::function<void(unsigned char* base)>& fill)>;
 
 // A registered backend whose calls go through `call`. `abi`: the version the plugin answered (its
 // problem structs have addend_format from 3 on).
@@ -159,8 +162,8 @@ Backend make_backend(const GuestCall& call, const BackendDescription& b, int abi
       const auto layout = plugin_worker::sparse_layout(w.rows, w.dim, w.steps, pairs, storage, input, strides);
       const std::string what = name + ": accumulate_sparse";
       auto answer = call(what, layout, [&](unsigned char* base) {
-        encode_strided(w.initial.data(), w.rows, w.dim, strides.table_row, 1, strides.table_span, storage, kBufferGapByte,
-                       base + layout.buffer_offset);
+        encode_strided(w.initial.data(), w.rows, w.dim, strides.table_row, 1, strides.table_span, storage,
+                       kBufferGapByte, base + layout.buffer_offset);
         for (std::size_t t = 0; t < w.step_offsets.size(); ++t) {
           const size_t offset = w.step_offsets[t];
           std::memcpy(base + layout.inputs_offset + t * sizeof(size_t), &offset, sizeof offset);
@@ -172,7 +175,8 @@ Backend make_backend(const GuestCall& call, const BackendDescription& b, int abi
       });
       *output = std::move(answer.output);
       if (strides.table_row != w.dim)
-        if (auto damage = buffer_gap_damage(answer.buffer, w.rows, w.dim, strides.table_row, 1, storage); !damage.empty())
+        if (auto damage = buffer_gap_damage(answer.buffer, w.rows, w.dim, strides.table_row, 1, storage);
+            !damage.empty())
           throw BackendFailure(what + " " + damage, FailureKind::overrun);
       decode_strided(answer.buffer.data(), w.rows, w.dim, strides.table_row, 1, storage, result);
     };
@@ -195,7 +199,6 @@ Backend make_backend(const GuestCall& call, const BackendDescription& b, int abi
   }
   return backend;
 }
-
 
 std::string format_range_error(const char* field, long long value) {
   if (value == ACCUCHECK_E4M3 || value == ACCUCHECK_E5M2)
@@ -230,9 +233,11 @@ std::vector<Backend> validate(const std::function<GuestCall(std::size_t index)>&
     std::string label = path + ": backend #" + std::to_string(i);
     if (!b.name) throw PluginError(label + ": name is NULL");
     if (b.name_too_long)
-      throw PluginError(label + ": name is longer than " + std::to_string(plugin_worker::kMaxNameLength) + " characters");
+      throw PluginError(label + ": name is longer than " + std::to_string(plugin_worker::kMaxNameLength) +
+                        " characters");
     if (!valid_backend_name(*b.name))
-      throw PluginError(label + ": name '" + *b.name + "' is invalid (letters, digits, '_', '-', '.' only, not empty, not starting with '.' or '-')");
+      throw PluginError(label + ": name '" + *b.name +
+                        "' is invalid (letters, digits, '_', '-', '.' only, not empty, not starting with '.' or '-')");
     label = path + ": backend '" + *b.name + "'";
     if (!names.insert(*b.name).second) throw PluginError(label + ": name is used by two backends of this plugin");
     if (const Backend* other = registry.find(*b.name))
@@ -252,7 +257,8 @@ std::vector<Backend> validate(const std::function<GuestCall(std::size_t index)>&
     auto bound = parse_bound(*b.bound, &error);
     if (!bound) throw PluginError(label + ": stated_bound '" + *b.bound + "' is not a bound expression: " + error);
     if (!b.dense && !b.sparse && !b.product)
-      throw PluginError(label + ": accumulate_dense, accumulate_sparse and accumulate_product are all NULL (it runs no workload)");
+      throw PluginError(
+          label + ": accumulate_dense, accumulate_sparse and accumulate_product are all NULL (it runs no workload)");
     backends.push_back(make_backend(call_of(i), b, d.abi, std::move(*bound), origin));
   }
   return backends;
@@ -275,18 +281,20 @@ bool loaded_before(const Registry& registry, const std::string& origin) {
 // Registers a loaded guest's validated backends, with the notes its loading earned: a changed
 // floating-point environment (`in_worker`: its calls run in it, as in its users' processes) and
 // what it wrote.
-std::vector<std::string> register_loaded(std::vector<Backend> backends, const std::string& display, const std::string& origin,
-                                         const char* kind, const std::string& fp_change, const std::string& output,
-                                         bool in_worker, Registry& registry) {
+std::vector<std::string> register_loaded(std::vector<Backend> backends, const std::string& display,
+                                         const std::string& origin, const char* kind, const std::string& fp_change,
+                                         const std::string& output, bool in_worker, Registry& registry) {
   const std::string file = std::filesystem::path(origin).filename().string();
   if (!fp_change.empty())
     warning_list().push_back(
         std::string(kind) + " " + file + " changed the floating-point environment while loading: " + fp_change +
-        (in_worker ? " (built with -ffast-math?); its backends run in that environment, as in the processes of its "
-                     "users, while accucheck's own arithmetic (another process) stays IEEE's: the verdicts say what it costs"
-                   : " (built with -ffast-math?); accucheck restored it (ACCUCHECK_PLUGIN_ISOLATION=none), its "
-                     "backends run in IEEE's default environment"));
-  if (!output.empty()) warning_list().push_back(std::string(kind) + " " + file + " wrote to its output while loading: " + output);
+        (in_worker
+             ? " (built with -ffast-math?); its backends run in that environment, as in the processes of its "
+               "users, while accucheck's own arithmetic (another process) stays IEEE's: the verdicts say what it costs"
+             : " (built with -ffast-math?); accucheck restored it (ACCUCHECK_PLUGIN_ISOLATION=none), its "
+               "backends run in IEEE's default environment"));
+  if (!output.empty())
+    warning_list().push_back(std::string(kind) + " " + file + " wrote to its output while loading: " + output);
   std::vector<std::string> names;
   for (auto& b : backends) {
     names.push_back(b.name);
@@ -327,8 +335,8 @@ std::vector<std::string> load_library(const std::string& library, const std::str
 
 // A Python file's backends as a plugin's description (the decorator checked their fields).
 PluginDescription as_plugin_description(const python_worker::FileDescription& file) {
-  static const std::map<std::string, int> formats = {{"f64", ACCUCHECK_F64}, {"f32", ACCUCHECK_F32},
-                                                     {"f16", ACCUCHECK_F16}, {"bf16", ACCUCHECK_BF16}};
+  static const std::map<std::string, int> formats = {
+      {"f64", ACCUCHECK_F64}, {"f32", ACCUCHECK_F32}, {"f16", ACCUCHECK_F16}, {"bf16", ACCUCHECK_BF16}};
   static const std::map<std::string, int> classes = {{"deterministic", ACCUCHECK_DETERMINISTIC},
                                                      {"order_independent", ACCUCHECK_ORDER_INDEPENDENT},
                                                      {"nondeterministic", ACCUCHECK_NONDETERMINISTIC}};
@@ -398,7 +406,8 @@ std::vector<std::string> load_python_file(const std::string& path, const PluginO
   }
   const std::string versions = " (Python " + served.python + ", numpy " + served.numpy + ": " + served.executable + ")";
   for (auto& b : backends) b.summary += versions;
-  return register_loaded(std::move(backends), path, file, "Python file", served.fp_change, served.output, true, registry);
+  return register_loaded(std::move(backends), path, file, "Python file", served.fp_change, served.output, true,
+                         registry);
 }
 
 std::size_t load_plugins_from_environment() {

@@ -15,17 +15,17 @@
 #include <limits>
 #include <string>
 
-#include "checking/judge.h"
-#include "checking/determinism.h"
-#include "checking/shrink.h"
-#include "checking/choice.h"
-#include "checking/families.h"
-#include "numerics/fp8.h"
-#include "numerics/fp_environment.h"
-#include "plugins/plugin_loader.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/choice.h"
+#include "checking/determinism.h"
+#include "checking/families.h"
+#include "checking/judge.h"
+#include "checking/shrink.h"
+#include "numerics/fp8.h"
+#include "numerics/fp_environment.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck {
 namespace {
@@ -40,7 +40,8 @@ static_assert(ACCUCHECK_F64 == 0 && ACCUCHECK_F32 == 1 && ACCUCHECK_F16 == 2 && 
 static_assert(ACCUCHECK_DETERMINISTIC == 0 && ACCUCHECK_ORDER_INDEPENDENT == 1 && ACCUCHECK_NONDETERMINISTIC == 2);
 // ABI v1 layout: later versions may only append fields.
 static_assert(offsetof(accucheck_backend, name) == 0);
-static_assert(offsetof(accucheck_dense_problem, elements) == 0 && offsetof(accucheck_dense_problem, buffer) == 3 * sizeof(void*));
+static_assert(offsetof(accucheck_dense_problem, elements) == 0 &&
+              offsetof(accucheck_dense_problem, buffer) == 3 * sizeof(void*));
 static_assert(offsetof(accucheck_sparse_problem, table) == 6 * sizeof(void*));
 // ABI v2 appended its fields after v1's.
 static_assert(offsetof(accucheck_backend, layouts) == 6 * sizeof(void*));
@@ -67,7 +68,8 @@ DenseWorkload random_dense(Format f, std::size_t elements, std::size_t steps, st
 TEST(PluginLoader, LoadsTheGoodExampleWithItsDeclarations) {
   Registry registry;
   const auto names = load_plugin(ACCUCHECK_GOOD_EXAMPLE_PLUGIN, registry);
-  ASSERT_EQ(names, (std::vector<std::string>{"example.naive_f64", "example.kahan_f32", "example.widened_bf16", "example.widened_f16"}));
+  ASSERT_EQ(names, (std::vector<std::string>{"example.naive_f64", "example.kahan_f32", "example.widened_bf16",
+                                             "example.widened_f16"}));
   const Backend* kahan = registry.find("example.kahan_f32");
   ASSERT_NE(kahan, nullptr);
   EXPECT_EQ(kahan->storage, Format::f32);
@@ -150,7 +152,8 @@ std::vector<DenseLayout> dense_layouts() {
           DenseLayout{.padding = 5},
           DenseLayout{.buffer_gap = 2},
           DenseLayout{.element_major = true, .gap = 2, .padding = 3, .buffer_gap = 1},
-          DenseLayout{.element_major = false, .gap = kMaxLayoutGap, .padding = kMaxLayoutPadding, .buffer_gap = kMaxLayoutGap}};
+          DenseLayout{
+              .element_major = false, .gap = kMaxLayoutGap, .padding = kMaxLayoutPadding, .buffer_gap = kMaxLayoutGap}};
 }
 
 // The strides follow from the layout (workload.h), worked by hand for D = 3, T = 4.
@@ -240,7 +243,8 @@ TEST(PluginLayouts, ABackendIgnoringItsStridesIsCaught) {
   auto outcome = run_and_judge(*b, w);
   ASSERT_TRUE(outcome.violated());
   EXPECT_EQ(outcome.worst, Verdict::backend_failed);
-  EXPECT_NE(outcome.failure.find("wrote between the strided places of its result buffer"), std::string::npos) << outcome.failure;
+  EXPECT_NE(outcome.failure.find("wrote between the strided places of its result buffer"), std::string::npos)
+      << outcome.failure;
   EXPECT_EQ(outcome.failure_kind, FailureKind::overrun);
   w.layout = DenseLayout{.element_major = true};
   EXPECT_TRUE(run_and_judge(*b, w).violated());
@@ -248,7 +252,8 @@ TEST(PluginLayouts, ABackendIgnoringItsStridesIsCaught) {
   EXPECT_TRUE(run_and_judge(*b, w).violated());
   // Shrinking keeps only as much layout as the failure needs: one field, at 1.
   w.layout = DenseLayout{.element_major = true, .gap = 2, .padding = 3, .buffer_gap = 1};
-  const Workload shrunk = shrink_workload(w, [&](const Workload& x) { return run_and_judge(*b, x).violated(); }, 300);
+  const Workload shrunk = shrink_workload(
+      w, [&](const Workload& x) { return run_and_judge(*b, x).violated(); }, 300);
   const DenseLayout& kept = std::get<DenseWorkload>(shrunk).layout;
   EXPECT_FALSE(kept.contiguous());
   EXPECT_EQ(kept.element_major + (kept.gap > 0) + (kept.padding > 0) + (kept.buffer_gap > 0), 1) << describe(kept);
@@ -323,7 +328,8 @@ TEST(PluginLoader, Fp8GradientsReachAnAbi3BackendAsBytesAndOthersAsValues) {
       w.layout = layout;
       const auto from_bytes = results_of(*bytes, w);
       // It was given bytes (a conversion to f32 would sum the same: the format must say FP8).
-      EXPECT_NE(bytes->captured_output().find("addend_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
+      EXPECT_NE(bytes->captured_output().find("addend_format " + std::to_string(static_cast<int>(fp8))),
+                std::string::npos)
           << bytes->captured_output();
       const auto from_values = results_of(*values, w), from_abi2 = results_of(*abi2, w);
       for (std::size_t j = 0; j < w.elements; ++j) {
@@ -344,7 +350,8 @@ TEST(PluginLoader, Fp8GradientsReachAnAbi3BackendAsBytesAndOthersAsValues) {
     sp.values = {every[3], every[200], every[40], every[120], every[77], every[150]};
     std::vector<float> table(sp.initial.begin(), sp.initial.end());
     for (std::size_t q = 0; q < sp.pairs(); ++q)
-      for (std::size_t d = 0; d < sp.dim; ++d) table[sp.row_index[q] * sp.dim + d] += static_cast<float>(sp.values[q * sp.dim + d]);
+      for (std::size_t d = 0; d < sp.dim; ++d)
+        table[sp.row_index[q] * sp.dim + d] += static_cast<float>(sp.values[q * sp.dim + d]);
     sp.layout = SparseLayout{.table_padding = 2, .value_padding = 3};
     const auto sparse_bytes = results_of(*bytes, sp);
     EXPECT_NE(bytes->captured_output().find("value_format " + std::to_string(static_cast<int>(fp8))), std::string::npos)
@@ -383,22 +390,21 @@ TEST_P(BadPluginTest, IsRefusedNamingTheFileAndTheField) {
 
 INSTANTIATE_TEST_SUITE_P(
     Variants, BadPluginTest,
-    ::testing::Values(BadPlugin{"missing_symbol", "does not export accucheck_plugin_backends"},
-                      BadPlugin{"wrong_abi", "returned NULL for ABI versions 4 to 1"},
-                      BadPlugin{"load_crash", "crashed with SIGSEGV"},
-                      BadPlugin{"zero_count", "returned no backends"},
-                      BadPlugin{"null_functions", "accumulate_dense, accumulate_sparse and accumulate_product are all NULL"},
-                      BadPlugin{"duplicate_name", "backend 'test.same': name is used by two backends"},
-                      BadPlugin{"invalid_name", "backend #0: name 'bad name!' is invalid"},
-                      BadPlugin{"null_name", "backend #0: name is NULL"},
-                      BadPlugin{"unknown_bound", "backend 'test.variant': stated_bound 'recursive(f33)' is not a bound expression"},
-                      BadPlugin{"null_bound", "stated_bound is NULL"},
-                      BadPlugin{"storage_range", "storage is 7, not a format"},
-                      BadPlugin{"accumulation_range", "accumulation is -1, not a format"},
-                      BadPlugin{"storage_fp8", "storage is 4 (E4M3), an input format only"},
-                      BadPlugin{"determinism_range", "determinism is 5, not a class"},
-                      BadPlugin{"exit_on_load", "exited the process (status"},
-                      BadPlugin{"exit_in_backends", "exited the process (status"}),
+    ::testing::Values(
+        BadPlugin{"missing_symbol", "does not export accucheck_plugin_backends"},
+        BadPlugin{"wrong_abi", "returned NULL for ABI versions 4 to 1"},
+        BadPlugin{"load_crash", "crashed with SIGSEGV"}, BadPlugin{"zero_count", "returned no backends"},
+        BadPlugin{"null_functions", "accumulate_dense, accumulate_sparse and accumulate_product are all NULL"},
+        BadPlugin{"duplicate_name", "backend 'test.same': name is used by two backends"},
+        BadPlugin{"invalid_name", "backend #0: name 'bad name!' is invalid"},
+        BadPlugin{"null_name", "backend #0: name is NULL"},
+        BadPlugin{"unknown_bound", "backend 'test.variant': stated_bound 'recursive(f33)' is not a bound expression"},
+        BadPlugin{"null_bound", "stated_bound is NULL"}, BadPlugin{"storage_range", "storage is 7, not a format"},
+        BadPlugin{"accumulation_range", "accumulation is -1, not a format"},
+        BadPlugin{"storage_fp8", "storage is 4 (E4M3), an input format only"},
+        BadPlugin{"determinism_range", "determinism is 5, not a class"},
+        BadPlugin{"exit_on_load", "exited the process (status"},
+        BadPlugin{"exit_in_backends", "exited the process (status"}),
     [](const auto& info) { return std::string(info.param.variant); });
 
 TEST(PluginLoader, MissingFilesAndNonLibrariesAreRefused) {
@@ -462,14 +468,15 @@ TEST_P(MisbehavingPluginTest, BecomesABackendFailure) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, MisbehavingPluginTest,
-                         ::testing::Values(
-                             Misbehaviour{"crash", "crashed with SIGSEGV"},
-                             Misbehaviour{"abort", "crashed with SIGABRT"}, Misbehaviour{"error", "returned 7 (an error)"},
-                             Misbehaviour{"hang", "timed out after 1 s"},
-                             Misbehaviour{"overrun", "wrote past the end of its result buffer"},
-                             Misbehaviour{"exit_in_call", "exited the process (status"},
-                             Misbehaviour{"round_up", "changed the floating-point environment and left it changed: "
-                                                      "SSE rounding mode changed"}),
+                         ::testing::Values(Misbehaviour{"crash", "crashed with SIGSEGV"},
+                                           Misbehaviour{"abort", "crashed with SIGABRT"},
+                                           Misbehaviour{"error", "returned 7 (an error)"},
+                                           Misbehaviour{"hang", "timed out after 1 s"},
+                                           Misbehaviour{"overrun", "wrote past the end of its result buffer"},
+                                           Misbehaviour{"exit_in_call", "exited the process (status"},
+                                           Misbehaviour{"round_up",
+                                                        "changed the floating-point environment and left it changed: "
+                                                        "SSE rounding mode changed"}),
                          [](const auto& info) { return std::string(info.param.variant); });
 
 // The worker is forked at the first call; a plugin loaded after that is still callable (the
@@ -533,7 +540,8 @@ TEST(PluginLoader, EnvironmentOptionsAreValidated) {
 // The one function the property suite and the fuzz targets call at start-up.
 TEST(PluginLoader, LoadsPluginsFromTheEnvironment) {
   const std::size_t before = Registry::global().all().size();
-  setenv("ACCUCHECK_PLUGINS", (std::string("::") + ACCUCHECK_GOOD_EXAMPLE_PLUGIN + ":" + test_plugin("good") + ":").c_str(), 1);
+  setenv("ACCUCHECK_PLUGINS",
+         (std::string("::") + ACCUCHECK_GOOD_EXAMPLE_PLUGIN + ":" + test_plugin("good") + ":").c_str(), 1);
   EXPECT_EQ(load_plugins_from_environment(), 5u);
   EXPECT_EQ(Registry::global().all().size(), before + 5);
   const Backend* b = Registry::global().find("example.kahan_f32");
@@ -545,11 +553,11 @@ TEST(PluginLoader, LoadsPluginsFromTheEnvironment) {
     load_plugins_from_environment();
     FAIL();
   } catch (const PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find("ACCUCHECK_PLUGINS: " + test_plugin("wrong_abi")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ACCUCHECK_PLUGINS: " + test_plugin("wrong_abi")), std::string::npos)
+        << e.what();
   }
   unsetenv("ACCUCHECK_PLUGINS");
 }
-
 
 // A plugin that hangs while loading is killed at the time-out, like one that hangs in a call.
 TEST(PluginLoader, HangingWhileLoadingTimesOut) {
@@ -561,7 +569,8 @@ TEST(PluginLoader, HangingWhileLoadingTimesOut) {
     load_plugin(test_plugin("hang_on_load"), options, registry);
     FAIL() << "loaded";
   } catch (const PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find(test_plugin("hang_on_load") + ": did not finish loading within 1 s"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(test_plugin("hang_on_load") + ": did not finish loading within 1 s"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
@@ -606,7 +615,8 @@ TEST(PluginLoader, FastMathPluginsRunAsTheirUsersRunThemAndAccucheckStaysIeee) {
     const auto result = results_of(b, w);
     EXPECT_EQ(current_fp_environment(), default_fp_environment()) << "a call changed accucheck's environment";
     if (worker) {
-      EXPECT_EQ(result[0], 0.0) << "denormals-are-zero: the subnormal addends read as 0 where the plugin's users run it";
+      EXPECT_EQ(result[0], 0.0)
+          << "denormals-are-zero: the subnormal addends read as 0 where the plugin's users run it";
       EXPECT_TRUE(run_and_judge(b, w).violated());
     } else {
       EXPECT_EQ(result[0], 0x1p-139 + 0x1p-149) << "subnormals flushed";
@@ -634,7 +644,8 @@ TEST(PluginLoader, PluginOutputIsCapturedNotPrinted) {
   EXPECT_FALSE(outcome.violated()) << outcome.failure;
   ASSERT_TRUE(b->captured_output);
   EXPECT_EQ(b->captured_output(), "'FINDING naive_f32: bound-exceeded\\n{\"not\": json\\ntest plugin: 5 steps\\n'");
-  EXPECT_NE(plugin_warnings().back().find("libtest_plugin_print.so wrote to its output while loading: 'test plugin: loaded\\n'"),
+  EXPECT_NE(plugin_warnings().back().find(
+                "libtest_plugin_print.so wrote to its output while loading: 'test plugin: loaded\\n'"),
             std::string::npos)
       << plugin_warnings().back();
 }
@@ -677,7 +688,6 @@ TEST(PluginLoader, TheDeadlineEndsCallsEarly) {
   EXPECT_FALSE(run_and_judge(*b, random_dense(Format::f32, 2, 3, 1)).violated()) << "no deadline any more";
 }
 
-
 // ABI 4: product workloads (GEMM with beta = 1). The gemm_fma plugin computes what this test
 // computes, one std::fma chain from C per element; gemm_drops_step loses the last step and is caught.
 std::vector<float> fma_chain(const ProductWorkload& w) {
@@ -686,7 +696,8 @@ std::vector<float> fma_chain(const ProductWorkload& w) {
     for (std::size_t n = 0; n < w.cols; ++n)
       for (std::size_t t = 0; t < w.steps; ++t)
         for (std::size_t k = 0; k < w.batch; ++k)
-          c[m * w.cols + n] = std::fma(static_cast<float>(w.a_at(t, m, k)), static_cast<float>(w.b_at(t, k, n)), c[m * w.cols + n]);
+          c[m * w.cols + n] =
+              std::fma(static_cast<float>(w.a_at(t, m, k)), static_cast<float>(w.b_at(t, k, n)), c[m * w.cols + n]);
   return c;
 }
 
@@ -701,7 +712,8 @@ TEST(PluginProducts, AnAbi4ProductBackendGetsRealOperandsAndIsJudged) {
     const ProductWorkload w = test::random_product(3, 5, 7, 4, seed, seed % 2 == 0);
     const auto computed = results_of(*b, w);
     const auto expected = fma_chain(w);
-    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same_bits(computed[i], expected[i])) << "seed " << seed << " element " << i;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      EXPECT_TRUE(same_bits(computed[i], expected[i])) << "seed " << seed << " element " << i;
     EXPECT_FALSE(run_and_judge(*b, w).violated()) << "seed " << seed;
   }
   // The generated product families, FP8 inputs among them, as a campaign gives them.
@@ -735,11 +747,13 @@ TEST(PluginProducts, Fp8OperandsReachABackendThatAsksForThemAsBytes) {
     w.input_format = fp8;
     w.b_input_format = fp8 == Format::e4m3 ? std::optional<Format>(Format::e5m2) : std::nullopt;
     for (double& v : w.a) v = fp8_decode(static_cast<std::uint8_t>(std::llround(std::fabs(v) * 100)) & 0x7e, fp8);
-    for (double& v : w.b) v = fp8_decode(static_cast<std::uint8_t>(std::llround(std::fabs(v) * 90)) & 0x6f, w.b_inputs());
+    for (double& v : w.b)
+      v = fp8_decode(static_cast<std::uint8_t>(std::llround(std::fabs(v) * 90)) & 0x6f, w.b_inputs());
     ASSERT_EQ(w.validate(), "");
     const auto computed = results_of(*b, w);
     const auto expected = fma_chain(w);
-    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same_bits(computed[i], expected[i])) << name(fp8) << " " << i;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      EXPECT_TRUE(same_bits(computed[i], expected[i])) << name(fp8) << " " << i;
   }
 }
 

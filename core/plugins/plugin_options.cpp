@@ -28,11 +28,16 @@ std::uint64_t parse_memory(const char* text) {
   const double number = std::strtod(text, &end);
   double unit = 1;
   const std::string suffix = end ? end : "";
-  if (suffix == "K" || suffix == "k") unit = 1024.0;
-  else if (suffix == "M" || suffix == "m") unit = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "g") unit = 1024.0 * 1024 * 1024;
-  else if (suffix == "T" || suffix == "t") unit = 1024.0 * 1024 * 1024 * 1024;
-  else if (!suffix.empty()) unit = -1;
+  if (suffix == "K" || suffix == "k")
+    unit = 1024.0;
+  else if (suffix == "M" || suffix == "m")
+    unit = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g")
+    unit = 1024.0 * 1024 * 1024;
+  else if (suffix == "T" || suffix == "t")
+    unit = 1024.0 * 1024 * 1024 * 1024;
+  else if (!suffix.empty())
+    unit = -1;
   const double bytes = number * unit;
   if (value.empty() || end == text || unit < 0 || !(bytes >= 1 << 20) || bytes > 0x1p62)
     throw PluginError("ACCUCHECK_PLUGIN_MEMORY: '" + value +
@@ -53,10 +58,14 @@ PluginOptions plugin_options_from_environment() {
   options.memory_limit_bytes = default_memory_limit();
   if (const char* isolation = std::getenv("ACCUCHECK_PLUGIN_ISOLATION"); isolation && *isolation) {
     const std::string value = isolation;
-    if (value == "worker") options.isolation = PluginIsolation::worker;
-    else if (value == "fork") options.isolation = PluginIsolation::fork_per_call;
-    else if (value == "none") options.isolation = PluginIsolation::in_process;
-    else throw PluginError("ACCUCHECK_PLUGIN_ISOLATION: '" + value + "' is not worker, fork or none");
+    if (value == "worker")
+      options.isolation = PluginIsolation::worker;
+    else if (value == "fork")
+      options.isolation = PluginIsolation::fork_per_call;
+    else if (value == "none")
+      options.isolation = PluginIsolation::in_process;
+    else
+      throw PluginError("ACCUCHECK_PLUGIN_ISOLATION: '" + value + "' is not worker, fork or none");
   }
   if (const char* timeout = std::getenv("ACCUCHECK_PLUGIN_TIMEOUT"); timeout && *timeout)
     options.timeout_seconds = parse_timeout(timeout);

@@ -17,8 +17,8 @@ enum class PluginIsolation { worker, fork_per_call, in_process };
 
 struct PluginOptions {
   PluginIsolation isolation = PluginIsolation::worker;
-  double timeout_seconds = 60;            // per load and per call, when isolated
-  std::uint64_t memory_limit_bytes = 0;   // address space a worker may add; 0: no limit
+  double timeout_seconds = 60;           // per load and per call, when isolated
+  std::uint64_t memory_limit_bytes = 0;  // address space a worker may add; 0: no limit
 };
 
 // The options from ACCUCHECK_PLUGIN_ISOLATION, ACCUCHECK_PLUGIN_TIMEOUT and

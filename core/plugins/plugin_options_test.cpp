@@ -54,9 +54,11 @@ TEST_F(PluginOptionsFromEnvironment, ReadsEachVariable) {
 
 TEST_F(PluginOptionsFromEnvironment, RefusesWhatItDoesNotUnderstandNamingTheVariable) {
   for (const char* value : {"thread", "Worker"})
-    EXPECT_NE(error_for("ACCUCHECK_PLUGIN_ISOLATION", value).find("ACCUCHECK_PLUGIN_ISOLATION"), std::string::npos) << value;
+    EXPECT_NE(error_for("ACCUCHECK_PLUGIN_ISOLATION", value).find("ACCUCHECK_PLUGIN_ISOLATION"), std::string::npos)
+        << value;
   for (const char* value : {"0", "-1", "x", "86401", "1s"})
-    EXPECT_NE(error_for("ACCUCHECK_PLUGIN_TIMEOUT", value).find("ACCUCHECK_PLUGIN_TIMEOUT"), std::string::npos) << value;
+    EXPECT_NE(error_for("ACCUCHECK_PLUGIN_TIMEOUT", value).find("ACCUCHECK_PLUGIN_TIMEOUT"), std::string::npos)
+        << value;
   for (const char* value : {"1K", "4X", "G", "-4G", "1e30"})
     EXPECT_NE(error_for("ACCUCHECK_PLUGIN_MEMORY", value).find("ACCUCHECK_PLUGIN_MEMORY"), std::string::npos) << value;
 }

@@ -8,14 +8,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstddef>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 
-#include "numerics/fp_environment.h"
 #include "accucheck/plugin.h"
+#include "numerics/fp_environment.h"
 
 namespace accucheck {
 
@@ -140,8 +140,8 @@ struct Request {
   std::uint64_t total = 0, buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0;
   std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0, table_row_stride = 0,
                value_pair_stride = 0;
-  std::uint32_t input_format = 0;   // accucheck_format of the addends or pair values (ABI 3); A's (ABI 4)
-  std::uint32_t product = 0;        // ABI 4: C += sum of A_t B_t
+  std::uint32_t input_format = 0;  // accucheck_format of the addends or pair values (ABI 3); A's (ABI 4)
+  std::uint32_t product = 0;       // ABI 4: C += sum of A_t B_t
   std::uint32_t b_input_format = 0;
   std::uint64_t cols = 0, batch = 0, b_offset = 0;
   std::uint64_t payload_bytes = 0;  // load: the path follows
@@ -305,9 +305,12 @@ PluginDescription open_library(const std::string& absolute, Library& library) {
     library.list = static_cast<const unsigned char*>(list);
     library.count = count;
     d.detail = std::to_string(count);
-    if (!library.list) d.status = PluginDescription::Status::abi_refused;
-    else if (count == 0) d.status = PluginDescription::Status::no_backends;
-    else if (count > kMaxBackendsPerPlugin) d.status = PluginDescription::Status::too_many;
+    if (!library.list)
+      d.status = PluginDescription::Status::abi_refused;
+    else if (count == 0)
+      d.status = PluginDescription::Status::no_backends;
+    else if (count > kMaxBackendsPerPlugin)
+      d.status = PluginDescription::Status::too_many;
     else
       for (std::size_t i = 0; i < count; ++i) {
         const accucheck_backend b = entry(library, i);
@@ -422,9 +425,12 @@ class Worker {
     const End end = exchange(nullptr, "", options.timeout_seconds, false, ready, reply, capture);
     if (end == End::answered && ready.sequence == 0 && ready.status == Status::ok) return;
     std::string why;
-    if (end == End::answered) why = reply;
-    else if (end == End::died) why = death_text();
-    else why = "did not finish loading the plugins within " + guest::seconds_text(options.timeout_seconds) + " s";
+    if (end == End::answered)
+      why = reply;
+    else if (end == End::died)
+      why = death_text();
+    else
+      why = "did not finish loading the plugins within " + guest::seconds_text(options.timeout_seconds) + " s";
     stop(true);
     throw BackendFailure(what + ": a new plugin worker could not load the plugins: " + why +
                          guest::output_suffix(capture.summary()));
@@ -448,11 +454,14 @@ class Worker {
       request.assign(reinterpret_cast<const char*>(r), sizeof *r);
       request += payload;
     }
-    return process_.exchange(request, timeout_seconds, deadline_applies, [&](int socket) {
-      return guest::receive_all(socket, &response, sizeof response) && response.payload_bytes <= kMaxReply &&
-             (reply.resize(response.payload_bytes), guest::receive_all(socket, reply.data(), reply.size())) &&
-             (!r || response.sequence == r->sequence);
-    }, capture);
+    return process_.exchange(
+        request, timeout_seconds, deadline_applies,
+        [&](int socket) {
+          return guest::receive_all(socket, &response, sizeof response) && response.payload_bytes <= kMaxReply &&
+                 (reply.resize(response.payload_bytes), guest::receive_all(socket, reply.data(), reply.size())) &&
+                 (!r || response.sequence == r->sequence);
+        },
+        capture);
   }
 
  private:
@@ -549,7 +558,8 @@ std::string guard_damage(const CallLayout& l, const unsigned char* base) {
   return "";
 }
 
-CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input, const DenseStrides& strides) {
+CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input,
+                        const DenseStrides& strides) {
   CallLayout l;
   l.input_format = input;
   l.elements = elements;
@@ -679,7 +689,8 @@ CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, 
     set_guards(layout, base);
     const int rc = execute(record.in_process, index, request, base);
     if (rc != 0) throw BackendFailure(what + " returned " + std::to_string(rc) + " (an error)");
-    if (auto damage = guard_damage(layout, base); !damage.empty()) throw BackendFailure(what + " " + damage, FailureKind::overrun);
+    if (auto damage = guard_damage(layout, base); !damage.empty())
+      throw BackendFailure(what + " " + damage, FailureKind::overrun);
     std::memcpy(result.buffer.data(), base + layout.buffer_offset, result.buffer.size());
     return result;
   }
@@ -713,7 +724,8 @@ CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, 
     throw BackendFailure(what + " changed the floating-point environment and left it changed: " + reply +
                              " (the worker restored it)" + output,
                          FailureKind::fp_environment);
-  if (response.rc != 0) throw BackendFailure(what + " returned " + std::to_string(response.rc) + " (an error)" + output);
+  if (response.rc != 0)
+    throw BackendFailure(what + " returned " + std::to_string(response.rc) + " (an error)" + output);
   std::memcpy(result.buffer.data(), base + layout.buffer_offset, result.buffer.size());
   return result;
 }

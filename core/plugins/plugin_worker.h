@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "plugins/plugin_loader.h"
 #include "checking/workload.h"
 #include "plugins/guest_process.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck::plugin_worker {
 
@@ -40,13 +40,13 @@ inline constexpr std::size_t kMaxBoundLength = 1024;
 // (a garbage pointer crashes the worker, not accucheck). Strings are bounded: longer ones are
 // flagged, not read on.
 struct BackendDescription {
-  std::optional<std::string> name;   // nullopt: the pointer was NULL
+  std::optional<std::string> name;  // nullopt: the pointer was NULL
   bool name_too_long = false;
   std::optional<std::string> bound;  // stated_bound; nullopt: NULL
   bool bound_too_long = false;
   std::int32_t storage = 0, accumulation = 0, determinism = 0;  // as the plugin stored them
   bool dense = false, sparse = false, product = false;          // which functions are non-NULL (product: ABI 4)
-  std::uint32_t layouts = 0;  // ABI 2's layouts bits (0 for a version 1 plugin)
+  std::uint32_t layouts = 0;                                    // ABI 2's layouts bits (0 for a version 1 plugin)
 };
 
 struct PluginDescription {
@@ -80,14 +80,15 @@ struct CallLayout {
   std::uint64_t elements = 0, steps = 0, rows = 0, dim = 0, pairs = 0;
   std::uint64_t cols = 0, batch = 0;  // product: C is rows x cols, A_t rows x batch, B_t batch x cols
   std::uint64_t buffer_offset = 0, buffer_bytes = 0, inputs_offset = 0, index_offset = 0, values_offset = 0, total = 0;
-  std::uint64_t b_offset = 0;  // product
+  std::uint64_t b_offset = 0;                                                         // product
   std::int64_t addend_step_stride = 0, addend_element_stride = 0, buffer_stride = 0;  // dense
-  std::int64_t table_row_stride = 0, value_pair_stride = 0;                          // sparse
+  std::int64_t table_row_stride = 0, value_pair_stride = 0;                           // sparse
   Format input_format = Format::f32;    // the addends' or pair values' format (ABI 3); A's for a product
   Format b_input_format = Format::f32;  // product: B's format
 };
 // `storage` is the buffer's format, `input` the addends' or values' (the storage format, or FP8).
-CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input, const DenseStrides& strides);
+CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage, Format input,
+                        const DenseStrides& strides);
 CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, Format storage,
                          Format input, const SparseStrides& strides);
 // C (rows x cols, row-major) += sum over t of A_t B_t: A as steps*rows*batch values of `a_input`,

@@ -32,7 +32,8 @@ constexpr int kSocketFd = 3, kMemfd = 4;  // where the worker finds them (its ar
 constexpr const char* kBootstrap =
     "import os, sys\n"
     "if sys.version_info < (3, 9):\n"
-    "    sys.exit('accucheck: the Python worker needs Python >= 3.9; %s is %s' % (sys.executable, sys.version.split()[0]))\n"
+    "    sys.exit('accucheck: the Python worker needs Python >= 3.9; %s is %s' % (sys.executable, "
+    "sys.version.split()[0]))\n"
     "os.environ['ACCUCHECK_IN_LOADER'] = '1'  # the package validates through the CLI; check() refused\n"
     "try:\n"
     "    import importlib.util\n"
@@ -75,7 +76,8 @@ std::string frame(const std::string& json) {
 bool receive_message(int socket, JsonValue& message) {
   unsigned char length[4];
   if (!guest::receive_all(socket, length, 4)) return false;
-  const std::uint32_t n = length[0] | (length[1] << 8) | (length[2] << 16) | (static_cast<std::uint32_t>(length[3]) << 24);
+  const std::uint32_t n =
+      length[0] | (length[1] << 8) | (length[2] << 16) | (static_cast<std::uint32_t>(length[3]) << 24);
   if (n > kMaxMessage) return false;
   std::string body(n, '\0');
   if (!guest::receive_all(socket, body.data(), n)) return false;
@@ -106,8 +108,9 @@ bool flag_of(const JsonValue& message, std::string_view key) {
   close(high_memfd);
   const std::string protocol = std::to_string(kProtocol), socket_fd = std::to_string(kSocketFd),
                     memfd_fd = std::to_string(kMemfd), limit = std::to_string(memory_limit);
-  const char* argv[] = {python.c_str(), "-c",           kBootstrap,    package.c_str(), protocol.c_str(),
-                        socket_fd.c_str(), memfd_fd.c_str(), limit.c_str(), file.c_str(),    nullptr};
+  const char* argv[] = {
+      python.c_str(),   "-c",          kBootstrap,   package.c_str(), protocol.c_str(), socket_fd.c_str(),
+      memfd_fd.c_str(), limit.c_str(), file.c_str(), nullptr};
   execvp(python.c_str(), const_cast<char* const*>(argv));
   std::fprintf(stderr, "accucheck: cannot run the Python interpreter '%s': %s (ACCUCHECK_PYTHON names it)\n",
                python.c_str(), std::strerror(errno));
@@ -120,17 +123,16 @@ FileDescription start(File& file, const PluginOptions& options) {
   const std::string python = interpreter(), package = package_directory();
   const std::string where = file.display + ": the Python worker (" + python + ")";
   try {
-    file.process->launch(file.display, "Python worker", options.memory_limit_bytes,
-                         [&](int socket, int memfd) {
-                           exec_worker(socket, memfd, python, package, options.memory_limit_bytes, file.path);
-                         });
+    file.process->launch(file.display, "Python worker", options.memory_limit_bytes, [&](int socket, int memfd) {
+      exec_worker(socket, memfd, python, package, options.memory_limit_bytes, file.path);
+    });
   } catch (const BackendFailure& e) {
     throw PluginError(e.what());
   }
   JsonValue hello;
   Capture capture;
-  const auto end = file.process->exchange("", options.timeout_seconds, false,
-                                          [&](int socket) { return receive_message(socket, hello); }, capture);
+  const auto end = file.process->exchange(
+      "", options.timeout_seconds, false, [&](int socket) { return receive_message(socket, hello); }, capture);
   const std::string output = guest::output_suffix(capture.summary());
   if (end == GuestProcess::End::died) {
     const std::string death = file.process->death_text();
@@ -141,7 +143,8 @@ FileDescription start(File& file, const PluginOptions& options) {
   }
   if (end != GuestProcess::End::answered) {
     file.process->stop(true);
-    throw PluginError(where + " did not finish loading the file within " + guest::seconds_text(options.timeout_seconds) +
+    throw PluginError(where + " did not finish loading the file within " +
+                      guest::seconds_text(options.timeout_seconds) +
                       " s (killed; ACCUCHECK_PLUGIN_TIMEOUT sets the limit)" + output);
   }
   const JsonValue* protocol = hello.find("protocol");
@@ -173,7 +176,9 @@ std::string request_json(std::uint64_t sequence, std::size_t index, const CallLa
       .field("op", "call")
       .field("seq", sequence)
       .field("backend", static_cast<std::uint64_t>(index))
-      .field("kind", l.product ? "product" : l.sparse ? "sparse" : "dense")
+      .field("kind", l.product  ? "product"
+                     : l.sparse ? "sparse"
+                                : "dense")
       .field("size", l.total)
       .field("buffer_offset", l.buffer_offset)
       .field("inputs_offset", l.inputs_offset)
@@ -248,8 +253,9 @@ CallResult call_backend(FileId id, std::size_t index, const std::string& what, c
   JsonValue answer;
   Capture capture;
   const std::uint64_t sequence = ++file.sequence;
-  const auto end = process.exchange(frame(request_json(sequence, index, layout)), options.timeout_seconds, true,
-                                    [&](int socket) { return receive_message(socket, answer); }, capture);
+  const auto end = process.exchange(
+      frame(request_json(sequence, index, layout)), options.timeout_seconds, true,
+      [&](int socket) { return receive_message(socket, answer); }, capture);
   CallResult result;
   result.output = capture.summary();
   const std::string output = guest::output_suffix(result.output);
@@ -269,8 +275,7 @@ CallResult call_backend(FileId id, std::size_t index, const std::string& what, c
                              " (the worker was restarted)" + output,
                          FailureKind::fp_environment);
   }
-  if (const std::string failure = text_of(answer, "failure"); !failure.empty())
-    throw BackendFailure(failure + output);
+  if (const std::string failure = text_of(answer, "failure"); !failure.empty()) throw BackendFailure(failure + output);
   if (!flag_of(answer, "ok")) {
     process.stop(true);
     throw BackendFailure(what + ": the Python worker's answer says neither ok nor failure (protocol error)" + output);

@@ -30,8 +30,8 @@ struct ServedBackend {
 struct FileDescription {
   std::vector<ServedBackend> backends;
   std::string python, numpy, executable;  // the interpreter that ran the file
-  std::string fp_change;  // how loading the file changed the floating-point environment ("" if not)
-  std::string output;     // what it wrote while loading, escaped
+  std::string fp_change;                  // how loading the file changed the floating-point environment ("" if not)
+  std::string output;                     // what it wrote while loading, escaped
 };
 
 using FileId = std::size_t;

@@ -11,9 +11,12 @@
 static double example_f16_to_double(uint16_t h) {
   const int exponent = (h >> 10) & 31, mantissa = h & 1023;
   double v;
-  if (exponent == 0) v = ldexp((double)mantissa, -24);
-  else if (exponent == 31) v = mantissa ? NAN : INFINITY;
-  else v = ldexp((double)(mantissa + 1024), exponent - 25);
+  if (exponent == 0)
+    v = ldexp((double)mantissa, -24);
+  else if (exponent == 31)
+    v = mantissa ? NAN : INFINITY;
+  else
+    v = ldexp((double)(mantissa + 1024), exponent - 25);
   return (h & 0x8000) ? -v : v;
 }
 
@@ -30,7 +33,7 @@ static uint16_t example_f16_from_double(double x) {
     q = rint(ldexp(a, 24));               /* q == 1024 is the smallest normal, bits 0x0400 */
     return sign | (uint16_t)q;
   }
-  frexp(a, &e); /* a = m * 2^e, m in [0.5, 1): the binade is 2^(e-1) */
+  frexp(a, &e);               /* a = m * 2^e, m in [0.5, 1): the binade is 2^(e-1) */
   q = rint(ldexp(a, 11 - e)); /* 11 significant bits: q in [1024, 2048] */
   if (q == 2048.0) {
     q = 1024.0;

@@ -36,7 +36,8 @@ static int naive_f64_dense(const accucheck_dense_problem *p) {
   size_t t, j;
   for (t = 0; t < p->steps; ++t)
     for (j = 0; j < p->elements; ++j)
-      buffer[(ptrdiff_t)j * p->buffer_stride] += g[(ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride];
+      buffer[(ptrdiff_t)j * p->buffer_stride] +=
+          g[(ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride];
   return 0;
 }
 
@@ -129,7 +130,8 @@ static int widened_bf16_sparse(const accucheck_sparse_problem *p) {
       free(acc);
       return 1;
     }
-    for (d = 0; d < p->dim; ++d) acc[(size_t)p->row_index[q] * p->dim + d] += (float)example_bf16_to_double(values[q * p->dim + d]);
+    for (d = 0; d < p->dim; ++d)
+      acc[(size_t)p->row_index[q] * p->dim + d] += (float)example_bf16_to_double(values[q * p->dim + d]);
   }
   for (i = 0; i < n; ++i) table[i] = example_bf16_from_float(acc[i]);
   free(acc);
@@ -163,7 +165,8 @@ static int widened_f16_sparse(const accucheck_sparse_problem *p) {
       free(acc);
       return 1;
     }
-    for (d = 0; d < p->dim; ++d) acc[(size_t)p->row_index[q] * p->dim + d] += example_f16_to_double(values[q * p->dim + d]);
+    for (d = 0; d < p->dim; ++d)
+      acc[(size_t)p->row_index[q] * p->dim + d] += example_f16_to_double(values[q * p->dim + d]);
   }
   for (i = 0; i < n; ++i) table[i] = example_f16_from_double(acc[i]);
   free(acc);
@@ -174,8 +177,8 @@ static const accucheck_backend backends[] = {
     /* name, storage, accumulation, stated bound, determinism, dense, sparse, layouts (ABI 2), product (ABI 4) */
     {"example.naive_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, naive_f64_dense,
      naive_f64_sparse, ACCUCHECK_ACCEPTS_STRIDES, NULL},
-    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense, kahan_f32_sparse,
-     ACCUCHECK_ACCEPTS_STRIDES, NULL},
+    {"example.kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, kahan_f32_dense,
+     kahan_f32_sparse, ACCUCHECK_ACCEPTS_STRIDES, NULL},
     {"example.widened_bf16", ACCUCHECK_BF16, ACCUCHECK_F32, "widened(recursive(f32),bf16)", ACCUCHECK_DETERMINISTIC,
      widened_bf16_dense, widened_bf16_sparse, 0, NULL},
     {"example.widened_f16", ACCUCHECK_F16, ACCUCHECK_F64, "widened(recursive(f64),f16)", ACCUCHECK_DETERMINISTIC,

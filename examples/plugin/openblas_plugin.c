@@ -34,48 +34,48 @@ static void *aligned(size_t bytes) {
 }
 
 /* One element at a time: x = (initial, addends), buffer = dot(x, ones). */
-#define DOT_DENSE(NAME, T, DOT)                                              \
-  static int NAME(const accucheck_dense_problem *p) {                       \
-    const size_t n = p->steps + 1;                                           \
-    const T *g = (const T *)p->addends;                                      \
-    T *buffer = (T *)p->buffer;                                              \
-    T *x = aligned(n * sizeof *x), *ones = aligned(n * sizeof *ones);        \
-    size_t j, t;                                                             \
-    if (!x || !ones) {                                                       \
-      free(x);                                                               \
-      free(ones);                                                            \
-      return 1;                                                              \
-    }                                                                        \
-    for (t = 0; t < n; ++t) ones[t] = 1;                                     \
-    for (j = 0; j < p->elements; ++j) {                                      \
-      x[0] = buffer[j];                                                      \
-      for (t = 0; t < p->steps; ++t) x[t + 1] = g[t * p->elements + j];      \
-      buffer[j] = DOT((int)n, x, 1, ones, 1);                                \
-    }                                                                        \
-    free(x);                                                                 \
-    free(ones);                                                              \
-    return 0;                                                                \
+#define DOT_DENSE(NAME, T, DOT)                                         \
+  static int NAME(const accucheck_dense_problem *p) {                   \
+    const size_t n = p->steps + 1;                                      \
+    const T *g = (const T *)p->addends;                                 \
+    T *buffer = (T *)p->buffer;                                         \
+    T *x = aligned(n * sizeof *x), *ones = aligned(n * sizeof *ones);   \
+    size_t j, t;                                                        \
+    if (!x || !ones) {                                                  \
+      free(x);                                                          \
+      free(ones);                                                       \
+      return 1;                                                         \
+    }                                                                   \
+    for (t = 0; t < n; ++t) ones[t] = 1;                                \
+    for (j = 0; j < p->elements; ++j) {                                 \
+      x[0] = buffer[j];                                                 \
+      for (t = 0; t < p->steps; ++t) x[t + 1] = g[t * p->elements + j]; \
+      buffer[j] = DOT((int)n, x, 1, ones, 1);                           \
+    }                                                                   \
+    free(x);                                                            \
+    free(ones);                                                         \
+    return 0;                                                           \
   }
 
 /* One step at a time: buffer += 1 * g_t over the elements. */
-#define AXPY_DENSE(NAME, T, AXPY)                                                    \
+#define AXPY_DENSE(NAME, T, AXPY)                                                   \
   static int NAME(const accucheck_dense_problem *p) {                               \
     T *y = aligned(p->elements * sizeof *y), *x = aligned(p->elements * sizeof *x); \
-    size_t t;                                                                        \
-    if (!x || !y) {                                                                  \
-      free(x);                                                                       \
-      free(y);                                                                       \
-      return 1;                                                                      \
-    }                                                                                \
-    memcpy(y, p->buffer, p->elements * sizeof *y);                                   \
-    for (t = 0; t < p->steps; ++t) {                                                 \
-      memcpy(x, (const T *)p->addends + t * p->elements, p->elements * sizeof *x);   \
-      AXPY((int)p->elements, 1, x, 1, y, 1);                                         \
-    }                                                                                \
-    memcpy(p->buffer, y, p->elements * sizeof *y);                                   \
-    free(x);                                                                         \
-    free(y);                                                                         \
-    return 0;                                                                        \
+    size_t t;                                                                       \
+    if (!x || !y) {                                                                 \
+      free(x);                                                                      \
+      free(y);                                                                      \
+      return 1;                                                                     \
+    }                                                                               \
+    memcpy(y, p->buffer, p->elements * sizeof *y);                                  \
+    for (t = 0; t < p->steps; ++t) {                                                \
+      memcpy(x, (const T *)p->addends + t * p->elements, p->elements * sizeof *x);  \
+      AXPY((int)p->elements, 1, x, 1, y, 1);                                        \
+    }                                                                               \
+    memcpy(p->buffer, y, p->elements * sizeof *y);                                  \
+    free(x);                                                                        \
+    free(y);                                                                        \
+    return 0;                                                                       \
   }
 
 DOT_DENSE(sdot_dense, float, cblas_sdot)
@@ -84,10 +84,14 @@ AXPY_DENSE(saxpy_dense, float, cblas_saxpy)
 AXPY_DENSE(daxpy_dense, double, cblas_daxpy)
 
 static const accucheck_backend backends[] = {
-    {"openblas.sdot_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC, sdot_dense, NULL, 0, NULL},
-    {"openblas.ddot_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, ddot_dense, NULL, 0, NULL},
-    {"openblas.saxpy_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, saxpy_dense, NULL, 0, NULL},
-    {"openblas.daxpy_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, daxpy_dense, NULL, 0, NULL},
+    {"openblas.sdot_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC, sdot_dense, NULL, 0,
+     NULL},
+    {"openblas.ddot_f64", ACCUCHECK_F64, ACCUCHECK_F64, "anyorder(f64)", ACCUCHECK_DETERMINISTIC, ddot_dense, NULL, 0,
+     NULL},
+    {"openblas.saxpy_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, saxpy_dense, NULL,
+     0, NULL},
+    {"openblas.daxpy_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, daxpy_dense, NULL,
+     0, NULL},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

@@ -22,8 +22,10 @@ static int elemwise_sum_dense(const accucheck_dense_problem *p) {
   for (j = 0; j < p->elements; ++j) {
     float acc = out[j];
     for (t = 0; t < p->steps; ++t) {
-      if (p->steps > 4) acc = acc + (acc + g[t * p->elements + j]); /* the bug */
-      else acc = acc + g[t * p->elements + j];
+      if (p->steps > 4)
+        acc = acc + (acc + g[t * p->elements + j]); /* the bug */
+      else
+        acc = acc + g[t * p->elements + j];
     }
     out[j] = acc;
   }
@@ -42,8 +44,8 @@ static int naive_f32_dense(const accucheck_dense_problem *p) {
 static const accucheck_backend backends[] = {
     {"example_wrong.elemwise_sum_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC,
      elemwise_sum_dense, NULL, 0, NULL},
-    {"example_wrong.claims_kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC, naive_f32_dense,
-     NULL, 0, NULL},
+    {"example_wrong.claims_kahan_f32", ACCUCHECK_F32, ACCUCHECK_F32, "kahan(f32)", ACCUCHECK_DETERMINISTIC,
+     naive_f32_dense, NULL, 0, NULL},
     {"example_wrong.ignores_strides_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC,
      naive_f32_dense, NULL, ACCUCHECK_ACCEPTS_STRIDES, NULL},
 };

@@ -8,8 +8,8 @@
 #include <deque>
 #include <map>
 
-#include "io/case_file.h"
 #include "engine/findings.h"
+#include "io/case_file.h"
 #include "numerics/hash.h"
 #include "plugins/plugin_loader.h"
 
@@ -77,7 +77,6 @@ bool properties_sampled(const Workload& w) {
   return splitmix64(h) % k == 0;
 }
 
-
 }  // namespace
 
 void add_extra_backend(Backend backend) { extra_backends().push_back(std::move(backend)); }
@@ -92,7 +91,8 @@ const std::vector<const Backend*>& selected_backends() {
       std::fprintf(stderr, "accucheck fuzzer: %s\n", e.what());
       std::_Exit(2);  // not abort(): a bad environment is no finding for libFuzzer to keep
     }
-    for (const auto& warning : plugin_warnings()) std::fprintf(stderr, "accucheck fuzzer: warning: %s\n", warning.c_str());
+    for (const auto& warning : plugin_warnings())
+      std::fprintf(stderr, "accucheck fuzzer: warning: %s\n", warning.c_str());
     std::vector<const Backend*> out;
     for (const Backend& b : Registry::global().all())
       if (b.device == Device::cpu && selected_by_env(b.name)) out.push_back(&b);
@@ -134,10 +134,11 @@ void report_and_abort(const char* target, const std::string& what, const Workloa
   } catch (const std::exception& e) {
     json = std::string("(case file could not be written: ") + e.what() + ")";
   }
-  std::fprintf(stderr,
-               "\n==== accucheck %s: VIOLATION ====\n%s\n---- the workload as a case file (accucheck replay CASE) ----\n%s\n"
-               "==== end of accucheck report ====\n",
-               target, what.c_str(), json.c_str());
+  std::fprintf(
+      stderr,
+      "\n==== accucheck %s: VIOLATION ====\n%s\n---- the workload as a case file (accucheck replay CASE) ----\n%s\n"
+      "==== end of accucheck report ====\n",
+      target, what.c_str(), json.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -181,7 +182,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
       std::string kinds;
       for (WorkloadKind k : {WorkloadKind::dense, WorkloadKind::sparse, WorkloadKind::product})
         if (b->supports(k)) kinds += (kinds.empty() ? "" : ",") + std::string(name(k));
-      std::printf("%s %s %s %s\n", b->name.c_str(), kinds.c_str(), std::string(name(b->storage)).c_str(), b->bound_text().c_str());
+      std::printf("%s %s %s %s\n", b->name.c_str(), kinds.c_str(), std::string(name(b->storage)).c_str(),
+                  b->bound_text().c_str());
     }
     std::exit(0);
   }

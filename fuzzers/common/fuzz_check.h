@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "checking/judge.h"
-#include "checking/determinism.h"
 #include "checking/choice.h"
+#include "checking/determinism.h"
+#include "checking/judge.h"
 #include "checking/workload.h"
 
 namespace accucheck::fuzz {
@@ -43,6 +43,7 @@ struct Judged {
   const Backend* backend;
   BackendOutcome outcome;
 };
-std::vector<Judged> judge_all(const char* target, const Workload& w, bool every_property, bool cross_check_oracle = false);
+std::vector<Judged> judge_all(const char* target, const Workload& w, bool every_property,
+                              bool cross_check_oracle = false);
 
 }  // namespace accucheck::fuzz

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string_view>
 #include <optional>
+#include <string_view>
 
 #include "io/case_file.h"
 #include "io/workload_encoding.h"
@@ -20,8 +20,12 @@ GenerationLimits dense_limits() {
     const char* v = std::getenv("ACCUCHECK_FUZZ_WIDE");
     return !(v && std::string_view(v) == "0");
   }();
-  return {.max_elements = 4, .max_steps = 63, .max_long_steps = 63, .max_wide_values = 0,
-          .max_patched_elements = wide ? std::size_t{1} << 17 : 0, .max_patched_values = std::size_t{1} << 14};
+  return {.max_elements = 4,
+          .max_steps = 63,
+          .max_long_steps = 63,
+          .max_wide_values = 0,
+          .max_patched_elements = wide ? std::size_t{1} << 17 : 0,
+          .max_patched_values = std::size_t{1} << 14};
 }
 
 GenerationLimits sparse_limits() {
@@ -29,7 +33,11 @@ GenerationLimits sparse_limits() {
 }
 
 GenerationLimits product_limits() {
-  return {.max_elements = 4, .max_batch = 32, .max_product_steps = 4, .max_product_rows = 4, .max_product_cols = 8,
+  return {.max_elements = 4,
+          .max_batch = 32,
+          .max_product_steps = 4,
+          .max_product_rows = 4,
+          .max_product_cols = 8,
           .max_wide_values = 0};
 }
 
@@ -87,7 +95,8 @@ Workload fit_to_limits(const Workload& given, const GenerationLimits& l) {
     w.steps = std::min(sp->steps, std::max(l.max_steps, l.max_long_steps));
     w.initial.assign(w.rows * w.dim, 0.0);
     for (std::size_t r = 0; r < std::min(w.rows, sp->rows); ++r)
-      for (std::size_t c = 0; c < std::min(w.dim, sp->dim); ++c) w.initial[r * w.dim + c] = sp->initial[r * sp->dim + c];
+      for (std::size_t c = 0; c < std::min(w.dim, sp->dim); ++c)
+        w.initial[r * w.dim + c] = sp->initial[r * sp->dim + c];
     w.row_index.clear();
     w.values.clear();
     w.step_offsets.assign(1, 0);
@@ -116,8 +125,10 @@ Workload fit_to_limits(const Workload& given, const GenerationLimits& l) {
   if (inside)
     for (std::size_t t = 0; t < std::min(w.steps, p.steps); ++t)
       for (std::size_t k = 0; k < std::min(w.batch, p.batch); ++k) {
-        for (std::size_t m = 0; m < std::min(w.rows, p.rows); ++m) w.a[(t * w.rows + m) * w.batch + k] = p.a_at(t, m, k);
-        for (std::size_t n = 0; n < std::min(w.cols, p.cols); ++n) w.b[(t * w.batch + k) * w.cols + n] = p.b_at(t, k, n);
+        for (std::size_t m = 0; m < std::min(w.rows, p.rows); ++m)
+          w.a[(t * w.rows + m) * w.batch + k] = p.a_at(t, m, k);
+        for (std::size_t n = 0; n < std::min(w.cols, p.cols); ++n)
+          w.b[(t * w.batch + k) * w.cols + n] = p.b_at(t, k, n);
       }
   return w;
 }
@@ -156,8 +167,10 @@ DecodedInput decode_input(ByteChoiceStream& s, WorkloadKind kind) {
   const auto candidates = families_of(kind);
   const std::uint64_t mode = s.draw(candidates.size());
   DecodedInput out{DenseWorkload{}, mode == 0, 0};
-  if (mode == 0) out.workload = decode_workload(s, kind, f, limits);
-  else out.workload = generate(s, f, limits, kind, candidates[mode - 1]);
+  if (mode == 0)
+    out.workload = decode_workload(s, kind, f, limits);
+  else
+    out.workload = generate(s, f, limits, kind, candidates[mode - 1]);
   out.consumed = s.consumed();
   return out;
 }

@@ -52,8 +52,8 @@ GenerationLimits limits_for(WorkloadKind kind);
 
 struct DecodedInput {
   Workload workload;
-  bool raw = false;       // explicit mode or a case file (else family mode)
-  std::size_t consumed;   // bytes the decoder read (may exceed the input: zeros past the end)
+  bool raw = false;      // explicit mode or a case file (else family mode)
+  std::size_t consumed;  // bytes the decoder read (may exceed the input: zeros past the end)
 };
 
 // Decodes one input of `kind` (dense, sparse or product). Never fails: every byte string is a
@@ -71,6 +71,5 @@ void fit_layout(Workload& w, const GenerationLimits& l);
 
 // The header's format choice for f in inputs of `kind`.
 std::uint64_t format_choice(Format f, WorkloadKind kind);
-
 
 }  // namespace accucheck::fuzz

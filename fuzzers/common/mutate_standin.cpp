@@ -25,4 +25,3 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, st
   data[r % size] ^= static_cast<std::uint8_t>(1u << (r >> 8) % 8);
   return std::min(size, max_size);
 }
-

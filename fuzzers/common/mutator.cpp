@@ -7,11 +7,11 @@
 #include <set>
 #include <vector>
 
-#include "numerics/exact.h"
 #include "checking/float_gen.h"
 #include "checking/shapes.h"
-#include "io/workload_encoding.h"
 #include "fuzz_input.h"
+#include "io/workload_encoding.h"
+#include "numerics/exact.h"
 
 // libFuzzer's byte-level mutator (the replay main defines a stand-in).
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
@@ -29,7 +29,8 @@ double with_exponent(MutationRng& r, Format f, int e, double mantissa_source) {
   const auto& t = traits(f);
   double m = std::fabs(mantissa_source);
   int old_e = 0;
-  m = (m > 0 && std::isfinite(m)) ? std::frexp(m, &old_e) * 2 : 1.0 + std::ldexp(static_cast<double>(r.below(1u << 20)), -20);
+  m = (m > 0 && std::isfinite(m)) ? std::frexp(m, &old_e) * 2
+                                  : 1.0 + std::ldexp(static_cast<double>(r.below(1u << 20)), -20);
   e = std::clamp(e, t.emin - t.precision + 1, t.emax);
   double v = round_to_format(std::ldexp(m, e), f);
   if (std::isinf(v)) v = largest_finite(f);
@@ -47,9 +48,7 @@ double draw_float_like(double x, MutationRng& r, Format f) {
 double mutate_value(double v, MutationRng& r, Format f, const char*& what) {
   const auto& t = traits(f);
   switch (r.below(6)) {
-    case 0:
-      what = "sign";
-      return -v;
+    case 0: what = "sign"; return -v;
     case 1: {
       what = "ulp";
       const int steps = 1 + static_cast<int>(r.below(4));
@@ -121,7 +120,11 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
   // subnormals the storage format's would miss (conform_inputs rounds them away).
   const Format f = i == 0 ? w.format : w.addend_format();
   switch (r.below(16)) {
-    case 0: case 1: case 2: case 3: case 4: {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4: {
       const char* what = "value";
       double& x = v.at(j, i);
       x = mutate_value(x, r, f, what);
@@ -203,7 +206,8 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
           break;
         case 1: {
           const std::size_t a = r.below(column.size()), b = r.below(column.size());
-          std::reverse(column.begin() + static_cast<long>(std::min(a, b)), column.begin() + static_cast<long>(std::max(a, b) + 1));
+          std::reverse(column.begin() + static_cast<long>(std::min(a, b)),
+                       column.begin() + static_cast<long>(std::max(a, b) + 1));
           break;
         }
         default: std::swap(column[r.below(column.size())], column[r.below(column.size())]); break;
@@ -293,7 +297,10 @@ const char* mutate_sparse(SparseWorkload& w, MutationRng& r) {
   const GenerationLimits l = sparse_limits();
   const std::size_t pairs = w.pairs();
   switch (r.below(10)) {
-    case 0: case 1: case 2: case 3: {  // a value of the table or of a pair, in its own format
+    case 0:
+    case 1:
+    case 2:
+    case 3: {  // a value of the table or of a pair, in its own format
       const char* what = "value";
       const std::size_t k = r.below(w.initial.size() + w.values.size());
       const bool table = k < w.initial.size();
@@ -312,7 +319,8 @@ const char* mutate_sparse(SparseWorkload& w, MutationRng& r) {
       if (pairs && pairs + 2 <= l.max_pairs) {
         const std::size_t q = r.below(pairs);
         const bool cancel = r.coin();
-        std::vector<double> vec(w.values.begin() + static_cast<long>(q * w.dim), w.values.begin() + static_cast<long>((q + 1) * w.dim));
+        std::vector<double> vec(w.values.begin() + static_cast<long>(q * w.dim),
+                                w.values.begin() + static_cast<long>((q + 1) * w.dim));
         const std::uint32_t row = w.row_index[q];
         const std::size_t at = r.below(pairs + 1);
         w.row_index.insert(w.row_index.begin() + static_cast<long>(at), row);
@@ -329,14 +337,16 @@ const char* mutate_sparse(SparseWorkload& w, MutationRng& r) {
       if (pairs) {
         const std::size_t q = r.below(pairs);
         w.row_index.erase(w.row_index.begin() + static_cast<long>(q));
-        w.values.erase(w.values.begin() + static_cast<long>(q * w.dim), w.values.begin() + static_cast<long>((q + 1) * w.dim));
+        w.values.erase(w.values.begin() + static_cast<long>(q * w.dim),
+                       w.values.begin() + static_cast<long>((q + 1) * w.dim));
       }
       break;
     case 8: {  // shuffle the pairs
       for (std::size_t k = pairs; k > 1; --k) {
         const std::size_t o = r.below(k);
         std::swap(w.row_index[k - 1], w.row_index[o]);
-        std::swap_ranges(w.values.begin() + static_cast<long>((k - 1) * w.dim), w.values.begin() + static_cast<long>(k * w.dim),
+        std::swap_ranges(w.values.begin() + static_cast<long>((k - 1) * w.dim),
+                         w.values.begin() + static_cast<long>(k * w.dim),
                          w.values.begin() + static_cast<long>(o * w.dim));
       }
       return "permute";
@@ -364,7 +374,9 @@ const char* mutate_product(ProductWorkload& w, MutationRng& r) {
     return w.b[k - w.a.size()];
   };
   switch (r.below(6)) {
-    case 0: case 1: case 2: {
+    case 0:
+    case 1:
+    case 2: {
       const char* what = "value";
       double& x = slot(r.below(total));
       x = mutate_value(x, r, f, what);
@@ -374,8 +386,10 @@ const char* mutate_product(ProductWorkload& w, MutationRng& r) {
       if (w.batch < 2) return "cancel";
       const std::size_t t = r.below(w.steps), k1 = r.below(w.batch), k2 = r.below(w.batch);
       if (k1 == k2) return "cancel";
-      for (std::size_t m = 0; m < w.rows; ++m) w.a[(t * w.rows + m) * w.batch + k2] = w.a[(t * w.rows + m) * w.batch + k1];
-      for (std::size_t n = 0; n < w.cols; ++n) w.b[(t * w.batch + k2) * w.cols + n] = -w.b[(t * w.batch + k1) * w.cols + n];
+      for (std::size_t m = 0; m < w.rows; ++m)
+        w.a[(t * w.rows + m) * w.batch + k2] = w.a[(t * w.rows + m) * w.batch + k1];
+      for (std::size_t n = 0; n < w.cols; ++n)
+        w.b[(t * w.batch + k2) * w.cols + n] = -w.b[(t * w.batch + k1) * w.cols + n];
       if (r.coin()) {  // and one ulp apart, so they almost cancel
         double& x = w.a[(t * w.rows + r.below(w.rows)) * w.batch + k2];
         x = r.coin() ? next_up(x, f) : next_down(x, f);
@@ -445,7 +459,8 @@ const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
       return "widen";
     }
     const char* what = mutate_dense(patched->narrow, r);
-    if (patched->narrow.elements != patched->at.size() || patched->elements > patched_elements_limit(l, patched->narrow.steps)) {
+    if (patched->narrow.elements != patched->at.size() ||
+        patched->elements > patched_elements_limit(l, patched->narrow.steps)) {
       w = patched->narrow;  // reshaped: its places no longer apply
       return what;
     }
@@ -461,9 +476,12 @@ const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
 
 const char* mutate_workload(Workload& w, MutationRng& rng) {
   const char* what = "none";
-  if (auto* d = std::get_if<DenseWorkload>(&w)) what = mutate_dense_input(*d, rng);
-  else if (auto* s = std::get_if<SparseWorkload>(&w)) what = mutate_sparse(*s, rng);
-  else if (auto* p = std::get_if<ProductWorkload>(&w)) what = mutate_product(*p, rng);
+  if (auto* d = std::get_if<DenseWorkload>(&w))
+    what = mutate_dense_input(*d, rng);
+  else if (auto* s = std::get_if<SparseWorkload>(&w))
+    what = mutate_sparse(*s, rng);
+  else if (auto* p = std::get_if<ProductWorkload>(&w))
+    what = mutate_product(*p, rng);
   conform_inputs(w);  // an FP8 product's A and B stay FP8
   fit_layout(w, limits_for(kind_of(w)));
   return what;
@@ -481,8 +499,9 @@ std::size_t mutate_input(std::uint8_t* data, std::size_t size, std::size_t max_s
   return bytes.size();
 }
 
-std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2, std::size_t size2,
-                              std::uint8_t* out, std::size_t max_out_size, unsigned seed, WorkloadKind kind) {
+std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2,
+                              std::size_t size2, std::uint8_t* out, std::size_t max_out_size, unsigned seed,
+                              WorkloadKind kind) {
   MutationRng rng(seed * kSplitMix64Gamma + size1 * 31 + size2);
   Workload a = decode_input(std::span<const std::uint8_t>(data1, size1), kind).workload;
   const Workload b = decode_input(std::span<const std::uint8_t>(data2, size2), kind).workload;
@@ -494,7 +513,8 @@ std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, cons
     const std::size_t keep = rng.below(x->steps + 1), from = rng.below(y.steps + 1);
     x->addends.resize(keep * x->elements);
     for (std::size_t t = from; t < y.steps && keep + (t - from) < dense_limits().max_steps; ++t)
-      for (std::size_t e = 0; e < x->elements; ++e) x->addends.push_back(round_to_format(y.addend(t, e % y.elements), f));
+      for (std::size_t e = 0; e < x->elements; ++e)
+        x->addends.push_back(round_to_format(y.addend(t, e % y.elements), f));
     x->steps = x->addends.size() / x->elements;
   } else if (auto* x = std::get_if<ProductWorkload>(&a)) {
     // Steps of b after steps of a, as far as the shapes agree and the limit allows.
@@ -505,8 +525,10 @@ std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, cons
       x->b.resize(keep * x->batch * x->cols);
       x->steps = keep;
       for (std::size_t t = from; t < y.steps && x->steps < product_limits().max_product_steps; ++t, ++x->steps) {
-        for (std::size_t i = 0; i < y.rows * y.batch; ++i) x->a.push_back(round_to_format(y.a[t * y.rows * y.batch + i], f));
-        for (std::size_t i = 0; i < y.batch * y.cols; ++i) x->b.push_back(round_to_format(y.b[t * y.batch * y.cols + i], f));
+        for (std::size_t i = 0; i < y.rows * y.batch; ++i)
+          x->a.push_back(round_to_format(y.a[t * y.rows * y.batch + i], f));
+        for (std::size_t i = 0; i < y.batch * y.cols; ++i)
+          x->b.push_back(round_to_format(y.b[t * y.batch * y.cols + i], f));
       }
     }
   } else if (auto* x = std::get_if<SparseWorkload>(&a)) {

@@ -32,15 +32,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "numerics/hash.h"
 #include "checking/workload.h"
+#include "numerics/hash.h"
 
 namespace accucheck::fuzz {
 
 // The LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver bodies for inputs of `kind`.
 std::size_t mutate_input(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed, WorkloadKind kind);
-std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2, std::size_t size2,
-                              std::uint8_t* out, std::size_t max_out_size, unsigned seed, WorkloadKind kind);
+std::size_t cross_over_inputs(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2,
+                              std::size_t size2, std::uint8_t* out, std::size_t max_out_size, unsigned seed,
+                              WorkloadKind kind);
 
 // One workload-level mutation (exposed for the mutator's test); returns its name.
 class MutationRng;
@@ -61,14 +62,13 @@ class MutationRng {
 
 // Defines LLVMFuzzerCustomMutator and LLVMFuzzerCustomCrossOver for a target whose inputs
 // are workloads of KIND (fuzz_input.h layout).
-#define ACCUCHECK_FUZZ_WORKLOAD_MUTATOR(KIND)                                                                  \
-  extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,   \
-                                                 unsigned int seed) {                                          \
-    return ::accucheck::fuzz::mutate_input(data, size, max_size, seed, KIND);                                  \
-  }                                                                                                            \
-  extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std::size_t size1,               \
-                                                   const std::uint8_t* data2, std::size_t size2,               \
-                                                   std::uint8_t* out, std::size_t max_out_size,                \
-                                                   unsigned int seed) {                                        \
-    return ::accucheck::fuzz::cross_over_inputs(data1, size1, data2, size2, out, max_out_size, seed, KIND);    \
+#define ACCUCHECK_FUZZ_WORKLOAD_MUTATOR(KIND)                                                                       \
+  extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,        \
+                                                 unsigned int seed) {                                               \
+    return ::accucheck::fuzz::mutate_input(data, size, max_size, seed, KIND);                                       \
+  }                                                                                                                 \
+  extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std::size_t size1,                    \
+                                                   const std::uint8_t* data2, std::size_t size2, std::uint8_t* out, \
+                                                   std::size_t max_out_size, unsigned int seed) {                   \
+    return ::accucheck::fuzz::cross_over_inputs(data1, size1, data2, size2, out, max_out_size, seed, KIND);         \
   }

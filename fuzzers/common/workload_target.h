@@ -12,11 +12,11 @@
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
 
-#define ACCUCHECK_WORKLOAD_FUZZ_TARGET(NAME, KIND, CROSS_CHECK_ORACLE)                                           \
-  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {                           \
-    const ::accucheck::fuzz::DecodedInput input =                                                               \
-        ::accucheck::fuzz::decode_input(std::span<const std::uint8_t>(data, size), KIND);                       \
-    ::accucheck::fuzz::judge_all(NAME, input.workload, /*every_property=*/true, CROSS_CHECK_ORACLE);            \
-    return 0;                                                                                                   \
-  }                                                                                                             \
+#define ACCUCHECK_WORKLOAD_FUZZ_TARGET(NAME, KIND, CROSS_CHECK_ORACLE)                               \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {                \
+    const ::accucheck::fuzz::DecodedInput input =                                                    \
+        ::accucheck::fuzz::decode_input(std::span<const std::uint8_t>(data, size), KIND);            \
+    ::accucheck::fuzz::judge_all(NAME, input.workload, /*every_property=*/true, CROSS_CHECK_ORACLE); \
+    return 0;                                                                                        \
+  }                                                                                                  \
   ACCUCHECK_FUZZ_WORKLOAD_MUTATOR(KIND)

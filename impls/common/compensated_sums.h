@@ -35,8 +35,10 @@ struct NeumaierSum {
     for (std::size_t i = 1; i < x.size(); ++i) {
       const T t = s + x[i];
       if (std::isfinite(to_value(t))) {
-        if (std::fabs(to_value(s)) >= std::fabs(to_value(x[i]))) c = c + ((s - t) + x[i]);
-        else c = c + ((x[i] - t) + s);
+        if (std::fabs(to_value(s)) >= std::fabs(to_value(x[i])))
+          c = c + ((s - t) + x[i]);
+        else
+          c = c + ((x[i] - t) + s);
       }
       s = t;
     }

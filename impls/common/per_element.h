@@ -37,7 +37,8 @@ void each_product_element(const ProductWorkload& w, std::span<double> result, co
 // INNER(A), or widened(INNER(A),S) when the formats differ (docs/bounds.md, widened(INNER,F)).
 inline std::string then_rounded_bound(const std::string& inner, Format storage, Format accumulation) {
   const std::string in_accumulation = inner + std::string(name(accumulation)) + ")";
-  return storage == accumulation ? in_accumulation : "widened(" + in_accumulation + "," + std::string(name(storage)) + ")";
+  return storage == accumulation ? in_accumulation
+                                 : "widened(" + in_accumulation + "," + std::string(name(storage)) + ")";
 }
 // The same for an in-order sum: recursive(A) or widened(recursive(A),S).
 inline std::string recursive_then_rounded_bound(Format storage, Format accumulation) {
@@ -46,8 +47,7 @@ inline std::string recursive_then_rounded_bound(Format storage, Format accumulat
 
 // "{F}" in a name or bound template becomes the format's name.
 inline std::string with_format(std::string text, Format f) {
-  for (auto at = text.find("{F}"); at != std::string::npos; at = text.find("{F}"))
-    text.replace(at, 3, name(f));
+  for (auto at = text.find("{F}"); at != std::string::npos; at = text.find("{F}")) text.replace(at, 3, name(f));
   return text;
 }
 
@@ -67,8 +67,8 @@ struct PerFormatRegistration {
         case Format::e4m3:
         case Format::e5m2: throw std::logic_error("no per-element backend stores fp8 values");
       }
-      Registration(dense_backend(with_format(std::string(name) + "_{F}", f), f, f, with_format(bound, f),
-                                 determinism, summary, std::move(run)));
+      Registration(dense_backend(with_format(std::string(name) + "_{F}", f), f, f, with_format(bound, f), determinism,
+                                 summary, std::move(run)));
     }
   }
 
@@ -81,9 +81,9 @@ struct PerFormatRegistration {
   }
 };
 
-#define ACCUCHECK_REGISTER_PER_FORMAT(SUM, ...)                                                         \
+#define ACCUCHECK_REGISTER_PER_FORMAT(SUM, ...)                                                   \
   static const ::accucheck::impls::PerFormatRegistration<SUM> ACCUCHECK_CONCAT(accucheck_family_, \
-                                                                                __COUNTER__)(__VA_ARGS__)
+                                                                               __COUNTER__)(__VA_ARGS__)
 
 // Registers one backend per storage type in Types (float, Half, ...), each accumulating in its
 // own format. "{F}" in the name and the bound becomes the format's name; `make` is dense_backend,
@@ -103,9 +103,8 @@ struct InEachFormat {
   }
 };
 
-#define ACCUCHECK_REGISTER_IN_FORMATS(MAKE, RUN, NAME, BOUND, DETERMINISM, SUMMARY, ...)          \
-  static const ::accucheck::impls::InEachFormat<__VA_ARGS__> ACCUCHECK_CONCAT(accucheck_formats_, \
-                                                                              __COUNTER__)(      \
+#define ACCUCHECK_REGISTER_IN_FORMATS(MAKE, RUN, NAME, BOUND, DETERMINISM, SUMMARY, ...)                        \
+  static const ::accucheck::impls::InEachFormat<__VA_ARGS__> ACCUCHECK_CONCAT(accucheck_formats_, __COUNTER__)( \
       MAKE, NAME, BOUND, DETERMINISM, SUMMARY, []<class T>() { return &RUN<T>; })
 
 inline constexpr std::initializer_list<Format> every_format = {Format::f64, Format::f32, Format::f16, Format::bf16};

@@ -36,7 +36,8 @@ void scatter_in_step_order(const SparseWorkload& w, std::span<double> result, Ar
 template <class T>
 void sorted_by_row_run(const SparseWorkload& w, std::span<double> result, const RunOptions&) {
   scatter_in_step_order<T>(w, result, [&](std::size_t, std::vector<std::size_t>& order) {
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return w.row_index[x] < w.row_index[y]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return w.row_index[x] < w.row_index[y]; });
   });
 }
 

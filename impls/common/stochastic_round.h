@@ -47,11 +47,13 @@ inline SrSetup sr_setup(double a, double b, Format f) {
   const double bb = s - a;
   const double e = (a - (s - bb)) + (b - bb);
   const double largest = largest_finite(f);
-  auto away_neighbour = [&](double v, double sign) {  // the neighbour of v (a value of f) away from zero in direction sign
+  auto away_neighbour = [&](double v,
+                            double sign) {  // the neighbour of v (a value of f) away from zero in direction sign
     if (std::fabs(v) == largest) return sign * INFINITY;
     return sign > 0 ? next_up(v, f) : next_down(v, f);
   };
-  auto spacing_away = [&](double v, double sign) {  // distance from v to its neighbour away from zero (the max's ulp beyond it)
+  auto spacing_away = [&](double v,
+                          double sign) {  // distance from v to its neighbour away from zero (the max's ulp beyond it)
     if (std::fabs(v) == largest) return ulp(largest, f);
     return std::fabs(away_neighbour(v, sign) - v);
   };

@@ -38,14 +38,14 @@ void add_reduction(const std::string& algorithm, const char* inner_kind, Determi
   constexpr Format storage = storage_format_v<Storage>, accumulation = storage_format_v<Accumulator>;
   std::string backend_name = "allreduce_" + algorithm + "_" + std::string(name(storage));
   if (storage != accumulation) backend_name += "_acc_" + std::string(name(accumulation));
-  Registration(dense_backend(backend_name, storage, accumulation, then_rounded_bound(inner_kind, storage, accumulation), determinism,
-                             summary, reduction_run<Storage, Accumulator>(order)));
+  Registration(dense_backend(backend_name, storage, accumulation, then_rounded_bound(inner_kind, storage, accumulation),
+                             determinism, summary, reduction_run<Storage, Accumulator>(order)));
 }
 
 // One algorithm in f32, bf16 and f16, and the 16-bit ones accumulated in f32.
 template <class Order>
-void add_nccl(const std::string& algorithm, const char* inner_kind, Determinism determinism,
-              const std::string& summary, Order order) {
+void add_nccl(const std::string& algorithm, const char* inner_kind, Determinism determinism, const std::string& summary,
+              Order order) {
   add_reduction<float, float>(algorithm, inner_kind, determinism, summary, order);
   add_reduction<BFloat16, BFloat16>(algorithm, inner_kind, determinism, summary, order);
   add_reduction<Half, Half>(algorithm, inner_kind, determinism, summary, order);
@@ -117,10 +117,11 @@ const bool registered = [] {
           []<class T>(std::span<const T> x, std::size_t, std::size_t elements, const RunOptions&) {
             return mpi_rabenseifner(x, elements);
           });
-  add_mpi("mpi_basic_linear", "recursive(",
-          "Open MPI basic linear all-reduce over P = n ranks: reduced at rank 0 from the last rank down, then "
-          "broadcast",
-          []<class T>(std::span<const T> x, std::size_t, std::size_t, const RunOptions&) { return mpi_basic_linear(x); });
+  add_mpi(
+      "mpi_basic_linear", "recursive(",
+      "Open MPI basic linear all-reduce over P = n ranks: reduced at rank 0 from the last rank down, then "
+      "broadcast",
+      []<class T>(std::span<const T> x, std::size_t, std::size_t, const RunOptions&) { return mpi_basic_linear(x); });
   return true;
 }();
 

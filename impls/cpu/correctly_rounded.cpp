@@ -70,8 +70,8 @@ class LongAccumulator {
   }
 
  private:
-  static constexpr int kDigits = 72;                      // 72*32 = 2304 bits >= 1074 + 1024 + carries
-  static constexpr int kNormalizeEvery = 1 << 29;         // digits stay below 2^62 in magnitude
+  static constexpr int kDigits = 72;               // 72*32 = 2304 bits >= 1074 + 1024 + carries
+  static constexpr int kNormalizeEvery = 1 << 29;  // digits stay below 2^62 in magnitude
 
   void normalize() {
     std::int64_t carry = 0;

@@ -29,8 +29,10 @@ void elemwise_sum_run(const DenseWorkload& w, std::span<double> result, const Ru
   }
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(dense_backend, elemwise_sum_run, "elemwise_sum_addto_{F}", "anyorder({F})", Determinism::bitwise_deterministic,
-                              "MXNet ElemwiseSum of the steps as m inputs into the buffer, kAddTo (fixed kernel)", float, Half);
+ACCUCHECK_REGISTER_IN_FORMATS(dense_backend, elemwise_sum_run, "elemwise_sum_addto_{F}", "anyorder({F})",
+                              Determinism::bitwise_deterministic,
+                              "MXNet ElemwiseSum of the steps as m inputs into the buffer, kAddTo (fixed kernel)",
+                              float, Half);
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -28,8 +28,9 @@ Backend scatter(const char* name_template) {
   constexpr Format storage = storage_format_v<Storage>, accumulation = storage_format_v<Acc>;
   return sparse_backend(with_format(name_template, storage), storage, accumulation,
                         recursive_then_rounded_bound(storage, accumulation), Determinism::bitwise_deterministic,
-                        storage == accumulation ? "table[row] += v for every pair in order, in the table's format"
-                                                : "table[row] += v in order in an f32 copy, rounded once into the table",
+                        storage == accumulation
+                            ? "table[row] += v for every pair in order, in the table's format"
+                            : "table[row] += v in order in an f32 copy, rounded once into the table",
                         &scatter_run<Storage, Acc>);
 }
 

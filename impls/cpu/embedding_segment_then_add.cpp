@@ -29,14 +29,17 @@ void segment_then_add_run(const SparseWorkload& w, std::span<double> result, con
     }
     for (std::uint32_t row : rows_of_step) {
       touched[row] = 0;
-      for (std::size_t d = 0; d < w.dim; ++d) table[row * w.dim + d] = table[row * w.dim + d] + segment[row * w.dim + d];
+      for (std::size_t d = 0; d < w.dim; ++d)
+        table[row * w.dim + d] = table[row * w.dim + d] + segment[row * w.dim + d];
     }
   }
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, segment_then_add_run, "embedding_segment_then_add_{F}", "anyorder({F})", Determinism::bitwise_deterministic,
-                              "per step: s = (g1 + g2) + ... per row on its own, then G + s (manual accumulation)", float);
+ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, segment_then_add_run, "embedding_segment_then_add_{F}", "anyorder({F})",
+                              Determinism::bitwise_deterministic,
+                              "per step: s = (g1 + g2) + ... per row on its own, then G + s (manual accumulation)",
+                              float);
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -67,7 +67,8 @@ double fused_step(double c, std::span<const Addend> group, const FusedArithmetic
 
 // A chain of fused steps from `start`, the next K addends in each.
 template <class Addend>
-double fused_chain(double start, std::span<const Addend> addends, std::size_t addends_per_step, const FusedArithmetic& a) {
+double fused_chain(double start, std::span<const Addend> addends, std::size_t addends_per_step,
+                   const FusedArithmetic& a) {
   double c = start;
   for (std::size_t i = 0; i < addends.size(); i += addends_per_step)
     c = fused_step<Addend>(c, addends.subspan(i, std::min(addends_per_step, addends.size() - i)), a);
@@ -80,7 +81,8 @@ float promoted_chain(float start, std::span<const float> addends, std::size_t ad
                      const FusedArithmetic& a) {
   float accumulator = start;
   for (std::size_t chunk = 0; chunk < addends.size(); chunk += period) {
-    const double partial = fused_chain<float>(0, addends.subspan(chunk, std::min(period, addends.size() - chunk)), addends_per_step, a);
+    const double partial =
+        fused_chain<float>(0, addends.subspan(chunk, std::min(period, addends.size() - chunk)), addends_per_step, a);
     accumulator += static_cast<float>(partial);  // exact conversion: fused_step rounded to FP32
   }
   return accumulator;
@@ -107,8 +109,8 @@ Backend fused(std::size_t addends_per_step) {
   const std::string k = std::to_string(addends_per_step), w = std::to_string(kWindowBits);
   return dense_backend("tc_fused" + k + "_w" + w + "_f32", Format::f32, Format::f32, "fused(" + k + "," + w + ",f32)",
                        Determinism::bitwise_deterministic,
-                       "tensor-core model: " + k + " addends and the accumulator aligned to the largest exponent, " + w +
-                           " bits kept (truncated below), added exactly, rounded once to FP32",
+                       "tensor-core model: " + k + " addends and the accumulator aligned to the largest exponent, " +
+                           w + " bits kept (truncated below), added exactly, rounded once to FP32",
                        fused_run(addends_per_step, FusedArithmetic{}));
 }
 
@@ -117,7 +119,8 @@ Backend promoted(std::size_t addends_per_step, std::size_t period) {
   return dense_backend("tc_fused" + k + "_w" + w + "_nc" + n + "_f32", Format::f32, Format::f32,
                        "fused_promoted(" + k + "," + w + "," + n + ",f32)", Determinism::bitwise_deterministic,
                        "tensor-core model promoted every " + n + " addends (DeepSeek-V3): " + k +
-                           "-addend fused steps with a " + w + "-bit window from zero, each chunk's sum added to an FP32 "
+                           "-addend fused steps with a " + w +
+                           "-bit window from zero, each chunk's sum added to an FP32 "
                            "accumulator",
                        promoted_run(addends_per_step, period));
 }
@@ -126,11 +129,12 @@ Backend promoted(std::size_t addends_per_step, std::size_t period) {
 // accumulator every `period` addends: DeepSeek-V3's fix (sec. 3.3.2) on the hardware it ran on.
 Backend hopper_fp8_promoted(std::size_t period) {
   const std::string n = std::to_string(period);
-  return dense_backend("tc_h100_fp8_nc" + n + "_f32", Format::f32, Format::f32, "fused_promoted(32,14," + n + ",14,f32)",
-                       Determinism::bitwise_deterministic,
-                       "tensor-core model of H100's FP8 MMA (32 addends, 14-bit window, sums cut to e8m13) promoted every " +
-                           n + " addends to an FP32 accumulator (DeepSeek-V3)",
-                       promoted_run(32, period, FusedArithmetic{14, 14, true}));
+  return dense_backend(
+      "tc_h100_fp8_nc" + n + "_f32", Format::f32, Format::f32, "fused_promoted(32,14," + n + ",14,f32)",
+      Determinism::bitwise_deterministic,
+      "tensor-core model of H100's FP8 MMA (32 addends, 14-bit window, sums cut to e8m13) promoted every " + n +
+          " addends to an FP32 accumulator (DeepSeek-V3)",
+      promoted_run(32, period, FusedArithmetic{14, 14, true}));
 }
 
 // One architecture's fused arithmetic: K, W = the kept fraction bits + 1, Q, each sum toward zero.
@@ -146,16 +150,15 @@ Backend architecture(const std::string& name, std::size_t addends_per_step, int 
 
 // FP8 GEMM on the tensor-core models: C += sum over t, k of A_t[m][k] B_t[k][n] with A and B each
 // in E4M3 or E5M2 (mixed too, as Hopper's FP8 MMA allows), whose products are exact in FP32 (at
-// most two 4-bit significands; exponents 2^-32 to 2^32). C starts the chain and the products follow in step and batch order, K to a fused
-// step, the steps running on across the T GEMMs' batches: the dense model's chain on the
-// column (C, products), so its bound with n = 1 + T K and A = |C| + sum |a b| (as the oracle
-// forms them) holds as derived. (Separate GEMM calls per micro-batch would restart the groups
-// at each step: more fused steps than ceil((n-1)/K), which these bounds do not count.)
-// period 0: not promoted.
-// Element (m, n)'s products A_t[m][k] B_t[k][n] in step and batch order, each formed by
-// `product` (exactly), into `out` (steps * batch of them).
+// most two 4-bit significands; exponents 2^-32 to 2^32). C starts the chain and the products follow in step and batch
+// order, K to a fused step, the steps running on across the T GEMMs' batches: the dense model's chain on the column (C,
+// products), so its bound with n = 1 + T K and A = |C| + sum |a b| (as the oracle forms them) holds as derived.
+// (Separate GEMM calls per micro-batch would restart the groups at each step: more fused steps than ceil((n-1)/K),
+// which these bounds do not count.) period 0: not promoted. Element (m, n)'s products A_t[m][k] B_t[k][n] in step and
+// batch order, each formed by `product` (exactly), into `out` (steps * batch of them).
 template <class Addend, class Product>
-void products_of(const ProductWorkload& w, std::size_t m, std::size_t n, std::vector<Addend>& out, const Product& product) {
+void products_of(const ProductWorkload& w, std::size_t m, std::size_t n, std::vector<Addend>& out,
+                 const Product& product) {
   for (std::size_t t = 0; t < w.steps; ++t)
     for (std::size_t k = 0; k < w.batch; ++k) out[t * w.batch + k] = product(w.a_at(t, m, k), w.b_at(t, k, n));
 }
@@ -198,7 +201,8 @@ ProductRun tf32_gemm_run(std::size_t addends_per_step, FusedArithmetic arithmeti
     std::vector<double> products(w.steps * w.batch);
     each_product_element<float>(w, result, [&](std::size_t m, std::size_t n, float c) {
       products_of(w, m, n, products, [](double a, double b) {
-        return static_cast<double>(truncated_to_tf32(static_cast<float>(a))) * truncated_to_tf32(static_cast<float>(b));  // exact
+        return static_cast<double>(truncated_to_tf32(static_cast<float>(a))) *
+               truncated_to_tf32(static_cast<float>(b));  // exact
       });
       return static_cast<float>(fused_chain<double>(c, products, addends_per_step, arithmetic));
     });
@@ -207,11 +211,13 @@ ProductRun tf32_gemm_run(std::size_t addends_per_step, FusedArithmetic arithmeti
 
 Backend tf32_gemm(const std::string& name, std::size_t addends_per_step, int window, const std::string& which) {
   const std::string k = std::to_string(addends_per_step), w = std::to_string(window);
-  Backend b = product_backend(name, Format::f32, Format::f32, "truncated_inputs(fused_truncated(" + k + "," + w + ",24,f32),11)",
-                              Determinism::bitwise_deterministic,
-                              "TF32 GEMM C += A*B (FP32 inputs truncated to TF32; no subnormal inputs) on the tensor-core "
-                              "model of " + which + ": " + k + " products a step, " + w + "-bit window, sums cut to FP32",
-                              tf32_gemm_run(addends_per_step, FusedArithmetic{window, 24, true}));
+  Backend b = product_backend(
+      name, Format::f32, Format::f32, "truncated_inputs(fused_truncated(" + k + "," + w + ",24,f32),11)",
+      Determinism::bitwise_deterministic,
+      "TF32 GEMM C += A*B (FP32 inputs truncated to TF32; no subnormal inputs) on the tensor-core "
+      "model of " +
+          which + ": " + k + " products a step, " + w + "-bit window, sums cut to FP32",
+      tf32_gemm_run(addends_per_step, FusedArithmetic{window, 24, true}));
   b.normal_inputs_only = true;
   return b;
 }

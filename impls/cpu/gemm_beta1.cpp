@@ -18,8 +18,10 @@ void gemm_beta1_run(const ProductWorkload& w, std::span<double> result, const Ru
   });
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(product_backend, gemm_beta1_run, "gemm_beta1_{F}", "products({F})", Determinism::bitwise_deterministic,
-                              "C += A*B as one FMA chain from C (BLAS beta = 1, grad_req 'add')", float, Half, BFloat16);
+ACCUCHECK_REGISTER_IN_FORMATS(product_backend, gemm_beta1_run, "gemm_beta1_{F}", "products({F})",
+                              Determinism::bitwise_deterministic,
+                              "C += A*B as one FMA chain from C (BLAS beta = 1, grad_req 'add')", float, Half,
+                              BFloat16);
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -51,28 +51,29 @@ void loss_scaled_run(const DenseWorkload& w, std::span<double> result, const Run
       scaled_sum(w, j, 1.0f, out);
     } else {
       while (!scaled_sum(w, j, s, out)) {
-        if (s <= 1.0f) break;                      // unscaled and still non-finite: that is the sum's own overflow
-        s = s / 2 >= 1.0f ? s / 2 : 1.0f;          // back off, down to no scaling
+        if (s <= 1.0f) break;              // unscaled and still non-finite: that is the sum's own overflow
+        s = s / 2 >= 1.0f ? s / 2 : 1.0f;  // back off, down to no scaling
       }
     }
     result[j] = static_cast<double>(out);
   }
 }
 
-ACCUCHECK_REGISTER_BACKEND(dense_backend("loss_scaled_pow2_f32", Format::f32, Format::f32, "recursive(f32)",
-                                         Determinism::bitwise_deterministic,
-                                         "loss scale 2^16: fl(s*g) accumulated, unscaled by fl(1/s); backs off on overflow",
-                                         &loss_scaled_run<65536>));
+ACCUCHECK_REGISTER_BACKEND(dense_backend(
+    "loss_scaled_pow2_f32", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
+    "loss scale 2^16: fl(s*g) accumulated, unscaled by fl(1/s); backs off on overflow", &loss_scaled_run<65536>));
 // fl(1/s) has 24 significant bits: the unscale rounds at a position set by |S|, so near the
 // underflow threshold result(2^k w) and 2^k result(w) round differently (and near overflow the
 // scaled workload makes the scaler back off to another s).
-ACCUCHECK_REGISTER_BACKEND(exempt_from(
-    dense_backend("loss_scaled_1000_f32", Format::f32, Format::f32, "widened(widened(products(f32),f32),f32)",
-                  Determinism::bitwise_deterministic,
-                  "loss scale 1000: fl(s*g) accumulated, unscaled by fl(1/s); backs off on overflow", &loss_scaled_run<1000>),
-    Property::scaling,
-    "multiplies by s = 1000 and fl(1/s): the unscale rounds at a position set by |S|, not by the workload's grid, and a "
-    "scaled workload can make the scaler back off to another scale"));
+ACCUCHECK_REGISTER_BACKEND(
+    exempt_from(dense_backend("loss_scaled_1000_f32", Format::f32, Format::f32,
+                              "widened(widened(products(f32),f32),f32)", Determinism::bitwise_deterministic,
+                              "loss scale 1000: fl(s*g) accumulated, unscaled by fl(1/s); backs off on overflow",
+                              &loss_scaled_run<1000>),
+                Property::scaling,
+                "multiplies by s = 1000 and fl(1/s): the unscale rounds at a position set by |S|, not by the "
+                "workload's grid, and a "
+                "scaled workload can make the scaler back off to another scale"));
 
 }  // namespace
 }  // namespace accucheck::impls

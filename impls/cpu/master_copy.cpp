@@ -25,10 +25,11 @@ void master_copy_run(const DenseWorkload& w, std::span<double> result, const Run
 template <class Storage>
 Backend master_copy() {
   constexpr Format f = storage_format_v<Storage>;
-  return dense_backend(with_format("master_f32_copy_{F}", f), f, Format::f32, with_format("widened(recursive(f32),{F})", f),
-                       Determinism::bitwise_deterministic,
-                       with_format("f32 master buffer += g each step, a {F} copy refreshed from it (never fed back)", f),
-                       &master_copy_run<Storage>);
+  return dense_backend(
+      with_format("master_f32_copy_{F}", f), f, Format::f32, with_format("widened(recursive(f32),{F})", f),
+      Determinism::bitwise_deterministic,
+      with_format("f32 master buffer += g each step, a {F} copy refreshed from it (never fed back)", f),
+      &master_copy_run<Storage>);
 }
 
 ACCUCHECK_REGISTER_BACKEND(master_copy<BFloat16>());

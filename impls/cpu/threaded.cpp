@@ -93,7 +93,9 @@ void threaded_run(const DenseWorkload& w, std::span<double> result, const RunOpt
   const std::size_t n = w.steps + 1;  // addends per element, the initial value first
   const unsigned threads = static_cast<unsigned>(
       std::max<std::size_t>(1, std::min<std::size_t>(options.threads ? options.threads : kDefaultThreads, n)));
-  auto addend = [&](std::size_t i, std::size_t j) { return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]; };
+  auto addend = [&](std::size_t i, std::size_t j) {
+    return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j];
+  };
 
   std::vector<T> total(w.elements);
   std::vector<bool> started(w.elements, false);
@@ -119,10 +121,9 @@ void threaded_run(const DenseWorkload& w, std::span<double> result, const RunOpt
 
 template <class T>
 Backend threaded(Format f) {
-  return dense_backend(with_format("threaded_{F}", f), f, f, with_format("anyorder({F})", f),
-                       Determinism::run_to_run_nondeterministic,
-                       "chunks of steps on a persistent std::thread pool, partial sums combined in completion order",
-                       &threaded_run<T>);
+  return dense_backend(
+      with_format("threaded_{F}", f), f, f, with_format("anyorder({F})", f), Determinism::run_to_run_nondeterministic,
+      "chunks of steps on a persistent std::thread pool, partial sums combined in completion order", &threaded_run<T>);
 }
 
 ACCUCHECK_REGISTER_BACKEND(threaded<double>(Format::f64));

@@ -15,8 +15,8 @@
 #include <dlfcn.h>
 
 #include <cfloat>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -64,7 +64,8 @@ const Cublas& cublas() {
     c.create = reinterpret_cast<decltype(c.create)>(dlsym(lib, "cublasCreate_v2"));
     c.set_math_mode = reinterpret_cast<decltype(c.set_math_mode)>(dlsym(lib, "cublasSetMathMode"));
     c.sgemm = reinterpret_cast<decltype(c.sgemm)>(dlsym(lib, "cublasSgemm_v2"));
-    if (!c.create || !c.set_math_mode || !c.sgemm) c.error = soname + " lacks cublasCreate_v2, cublasSetMathMode or cublasSgemm_v2";
+    if (!c.create || !c.set_math_mode || !c.sgemm)
+      c.error = soname + " lacks cublasCreate_v2, cublasSetMathMode or cublasSgemm_v2";
     return c;
   }();
   return loaded;
@@ -107,9 +108,10 @@ void sgemm_beta1(const ProductWorkload& w, std::span<double> result, bool tf32) 
     const bool tensor = tf32 && !outside_tf32_range(a, t * rows * batch, rows * batch) &&
                         !outside_tf32_range(b, t * batch * cols, batch * cols);
     // Row-major C (rows x cols) is column-major C^T: C^T += B_t^T A_t^T, m = cols, n = rows, k = batch.
-    CUBLAS_CHECK(cublas().sgemm(handle(tensor), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
-                             static_cast<int>(batch), &one, db.get() + t * batch * cols, static_cast<int>(cols),
-                             da.get() + t * rows * batch, static_cast<int>(batch), &one, dc.get(), static_cast<int>(cols)));
+    CUBLAS_CHECK(cublas().sgemm(handle(tensor), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(cols),
+                                static_cast<int>(rows), static_cast<int>(batch), &one, db.get() + t * batch * cols,
+                                static_cast<int>(cols), da.get() + t * rows * batch, static_cast<int>(batch), &one,
+                                dc.get(), static_cast<int>(cols)));
   }
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaMemcpy(c.data(), dc.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -128,8 +130,10 @@ void register_cublas_backends(std::vector<std::string>& names) {
       "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_DEFAULT_MATH (FP32 FMA, any split-K order)",
       [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, false); });
   Backend tensor = product_backend(
-      "cuda_cublas_sgemm_tf32_beta1_f32", Format::f32, Format::f32, "ftz(products(bf16),f32)", Determinism::bitwise_deterministic,
-      "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_TF32_TENSOR_OP_MATH (steps with subnormal operands, or operands that round to infinity in TF32, in "
+      "cuda_cublas_sgemm_tf32_beta1_f32", Format::f32, Format::f32, "ftz(products(bf16),f32)",
+      Determinism::bitwise_deterministic,
+      "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_TF32_TENSOR_OP_MATH (steps with subnormal operands, or "
+      "operands that round to infinity in TF32, in "
       "FP32)",
       [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, true); });
   for (Backend* b : {&plain, &tensor}) {

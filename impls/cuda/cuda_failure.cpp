@@ -10,8 +10,8 @@
 namespace accucheck::cuda {
 
 void throw_cuda_failure(const char* file, int line, const char* call, const char* error_name, const char* error_text) {
-  throw BackendFailure(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " + error_name + " (" + error_text +
-                       ")");
+  throw BackendFailure(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " + error_name + " (" +
+                       error_text + ")");
 }
 
 void throw_cublas_failure(const char* file, int line, const char* call, int status) {

@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "numerics/format.h"
-#include "numerics/soft_float.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/runtime_library.h"
 #include "cuda/device.h"
+#include "numerics/format.h"
+#include "numerics/soft_float.h"
 
 namespace accucheck::cuda {
 namespace {
@@ -123,14 +123,17 @@ class World {
 template <class T>
 std::vector<std::vector<unsigned char>> partial_sums(const DenseWorkload& w, std::size_t ranks) {
   const std::size_t n = w.steps + 1;
-  const auto term = [&](std::size_t i, std::size_t j) { return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]; };
+  const auto term = [&](std::size_t i, std::size_t j) {
+    return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j];
+  };
   const std::size_t size = storage_size(w.format);
   std::vector<std::vector<unsigned char>> out(ranks, std::vector<unsigned char>(w.elements * size));
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::size_t begin = n * r / ranks, end = n * (r + 1) / ranks;
     for (std::size_t j = 0; j < w.elements; ++j) {
       T sum = from_value<T>(-0.0);  // an empty share adds -0: exact
-      for (std::size_t i = begin; i < end; ++i) sum = i == begin ? from_value<T>(term(i, j)) : sum + from_value<T>(term(i, j));
+      for (std::size_t i = begin; i < end; ++i)
+        sum = i == begin ? from_value<T>(term(i, j)) : sum + from_value<T>(term(i, j));
       store_value(to_value(sum), w.format, out[r].data() + j * size);
     }
   }

@@ -52,7 +52,8 @@ bool all_reduce(const std::vector<int>& devices, const char* label) {
   bool ok = true;
   for (int r = 0; r < ranks && ok; ++r) {
     for (std::size_t j = 0; j < D; ++j) host[j] = rank_value(r, j);
-    ok = cuda_ok(cudaSetDevice(devices[r]), "cudaSetDevice") && cuda_ok(cudaStreamCreate(&streams[r]), "cudaStreamCreate") &&
+    ok = cuda_ok(cudaSetDevice(devices[r]), "cudaSetDevice") &&
+         cuda_ok(cudaStreamCreate(&streams[r]), "cudaStreamCreate") &&
          cuda_ok(cudaMalloc(&buffers[r], D * sizeof(float)), "cudaMalloc") &&
          cuda_ok(cudaMemcpy(buffers[r], host.data(), D * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
@@ -80,8 +81,10 @@ bool all_reduce(const std::vector<int>& devices, const char* label) {
     }
   }
   if (ok)
-    std::printf("nccl %s: %d rank(s), %zu f32 elements each: %zu results differ from the correctly rounded sum, "
-                "largest relative error %.3g\n", label, ranks, D, wrong, worst);
+    std::printf(
+        "nccl %s: %d rank(s), %zu f32 elements each: %zu results differ from the correctly rounded sum, "
+        "largest relative error %.3g\n",
+        label, ranks, D, wrong, worst);
   for (int r = 0; r < ranks; ++r) {
     if (buffers[r]) cudaFree(buffers[r]);
     ncclCommDestroy(comms[r]);
@@ -96,7 +99,8 @@ int main() {
   ncclGetVersion(&version);
   int devices = 0;
   const cudaError_t count = cudaGetDeviceCount(&devices);
-  std::printf("nccl version: %d (NCCL_VERSION_CODE of the library loaded; built against %d)\n", version, NCCL_VERSION_CODE);
+  std::printf("nccl version: %d (NCCL_VERSION_CODE of the library loaded; built against %d)\n", version,
+              NCCL_VERSION_CODE);
   if (count != cudaSuccess || devices == 0) {
     std::printf("nccl_probe: no CUDA device: %s\n", count == cudaSuccess ? "0 devices" : cudaGetErrorString(count));
     return 3;

@@ -28,7 +28,8 @@ DeviceStatus probe() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    s.description = std::string("no CUDA device: cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+    s.description =
+        std::string("no CUDA device: cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
     cudaGetLastError();  // clear the sticky error state of the runtime
     return s;
   }
@@ -96,7 +97,9 @@ double get_raw(const std::vector<unsigned char>& in, std::size_t at, Format f) {
   }
 }
 
-double term(const DenseWorkload& w, std::size_t i, std::size_t j) { return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]; }
+double term(const DenseWorkload& w, std::size_t i, std::size_t j) {
+  return i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j];
+}
 
 // Sum j's terms at [j*n, (j+1)*n), raw values of `as` (the storage format, or f32 for the
 // exact kernel's float path).
@@ -163,8 +166,10 @@ SparseRun sparse_run(Format f, bool segmented) {
     a.values = values.data();
     a.initial = initial.data();
     a.out = out.data();
-    if (segmented) embedding_sort_segreduce_f32(a);
-    else embedding_grad(f, a);
+    if (segmented)
+      embedding_sort_segreduce_f32(a);
+    else
+      embedding_grad(f, a);
     for (std::size_t e = 0; e < w.initial.size(); ++e) result[e] = get_raw(out, e, f);
   };
 }
@@ -188,11 +193,14 @@ void register_all() {
     const std::string F(name(f));
     add(dense_backend("cuda_warp_tree_" + F, f, f, "tree(" + warp + "," + F + ")", Determinism::bitwise_deterministic,
                       "one warp per element: lane l sums terms l, l+32, ... in order, then __shfl_down_sync 16..1 "
-                      "(model: cuda_model_warp_tree_" + F + ")",
+                      "(model: cuda_model_warp_tree_" +
+                          F + ")",
                       column_run(&warp_tree, f)));
-    add(dense_backend("cuda_block_reduce_" + F, f, f, "tree(" + block + "," + F + ")", Determinism::bitwise_deterministic,
+    add(dense_backend("cuda_block_reduce_" + F, f, f, "tree(" + block + "," + F + ")",
+                      Determinism::bitwise_deterministic,
                       "256 threads x 4 items per tile over min(tiles, 1024) blocks, warp and block shuffle trees, a "
-                      "deterministic one-block second pass (model: cuda_model_block_reduce_" + F + ")",
+                      "deterministic one-block second pass (model: cuda_model_block_reduce_" +
+                          F + ")",
                       column_run(&block_reduce, f)));
     add(dense_backend("cuda_exact_superacc_" + F, f, f, "correctly_rounded", Determinism::order_independent,
                       "one thread per element, carry-save superaccumulator (exact/superacc.h), RNE into " + F,
@@ -205,17 +213,21 @@ void register_all() {
   for (Format f : {Format::f64, Format::f32}) {
     const std::string F(name(f));
     add(dense_backend("cuda_kahan_" + F, f, f, "kahan(" + F + ")", Determinism::bitwise_deterministic,
-                      "one thread per element, Kahan over its terms (model: cuda_model_kahan_" + F + ")", column_run(&kahan, f)));
-    add(dense_backend("cuda_cub_reduce_" + F, f, f, "anyorder(" + F + ")", Determinism::bitwise_deterministic,
-                      "cub::DeviceReduce::Sum per element (CUB's tree: run-to-run deterministic on one GPU, not modelled)",
-                      column_run(&cub_reduce, f)));
+                      "one thread per element, Kahan over its terms (model: cuda_model_kahan_" + F + ")",
+                      column_run(&kahan, f)));
+    add(dense_backend(
+        "cuda_cub_reduce_" + F, f, f, "anyorder(" + F + ")", Determinism::bitwise_deterministic,
+        "cub::DeviceReduce::Sum per element (CUB's tree: run-to-run deterministic on one GPU, not modelled)",
+        column_run(&cub_reduce, f)));
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
     // CCCL >= 3.1 (the nvidia-cuda-cccl headers): the binned accumulator of gpu_to_gpu, whose CPU
     // model is cuda_model_cub_rfa_F, and the env overload's run_to_run tree.
     const std::string W = f == Format::f64 ? "40" : "13";
-    add(dense_backend("cuda_cub_gpu_to_gpu_" + F, f, f, "reproducible_binned(3," + W + "," + F + ")", Determinism::order_independent,
+    add(dense_backend("cuda_cub_gpu_to_gpu_" + F, f, f, "reproducible_binned(3," + W + "," + F + ")",
+                      Determinism::order_independent,
                       "cub::DeviceReduce::Sum with determinism::gpu_to_gpu (3-fold binned accumulator; model: "
-                      "cuda_model_cub_rfa_" + F + ")",
+                      "cuda_model_cub_rfa_" +
+                          F + ")",
                       column_run(
                           [](Format g, const void* columns, std::size_t n, std::size_t elements, void* out) {
                             cub_reduce_with_determinism(g, CubDeterminism::gpu_to_gpu, columns, n, elements, out);
@@ -230,20 +242,24 @@ void register_all() {
                           f)));
 #endif
   }
-  add(dense_backend("cuda_atomic_f32", Format::f32, Format::f32, "ftz(anyorder(f32),f32)", Determinism::run_to_run_nondeterministic,
-                    "atomicAdd (red.global.add.f32, flushes subnormals) of every addend onto the buffer",
-                    atomic_run(Format::f32)));
-  add(dense_backend("cuda_atomic_f64", Format::f64, Format::f64, "anyorder(f64)", Determinism::run_to_run_nondeterministic,
-                    "atomicAdd of every addend onto the buffer", atomic_run(Format::f64)));
-  add(dense_backend("cuda_atomic_f16x2", Format::f16, Format::f16, "anyorder(f16)", Determinism::run_to_run_nondeterministic,
-                    "atomicAdd on __half2 pairs of elements", atomic_run(Format::f16)));
-  add(dense_backend("cuda_atomic_bf16x2", Format::bf16, Format::bf16, "anyorder(bf16)", Determinism::run_to_run_nondeterministic,
-                    "atomicAdd on __nv_bfloat162 pairs of elements", atomic_run(Format::bf16)));
+  add(dense_backend(
+      "cuda_atomic_f32", Format::f32, Format::f32, "ftz(anyorder(f32),f32)", Determinism::run_to_run_nondeterministic,
+      "atomicAdd (red.global.add.f32, flushes subnormals) of every addend onto the buffer", atomic_run(Format::f32)));
+  add(dense_backend("cuda_atomic_f64", Format::f64, Format::f64, "anyorder(f64)",
+                    Determinism::run_to_run_nondeterministic, "atomicAdd of every addend onto the buffer",
+                    atomic_run(Format::f64)));
+  add(dense_backend("cuda_atomic_f16x2", Format::f16, Format::f16, "anyorder(f16)",
+                    Determinism::run_to_run_nondeterministic, "atomicAdd on __half2 pairs of elements",
+                    atomic_run(Format::f16)));
+  add(dense_backend("cuda_atomic_bf16x2", Format::bf16, Format::bf16, "anyorder(bf16)",
+                    Determinism::run_to_run_nondeterministic, "atomicAdd on __nv_bfloat162 pairs of elements",
+                    atomic_run(Format::bf16)));
   for (Format f : {Format::f32, Format::f16}) {
     const std::string F(name(f));
     add(sparse_backend("cuda_embedding_grad_" + F, f, f, "recursive(" + F + ")", Determinism::bitwise_deterministic,
                        "MXNet EmbeddingGrad: per step a stable radix sort by row, one block per row adding onto G in "
-                       "order (model: cuda_model_embedding_grad_" + F + ")",
+                       "order (model: cuda_model_embedding_grad_" +
+                           F + ")",
                        sparse_run(f, false)));
   }
   add(sparse_backend("cuda_embedding_sort_segreduce_f32", Format::f32, Format::f32, "anyorder(f32)",

@@ -7,10 +7,10 @@
 #include <mutex>
 #include <thread>
 
+#include "cuda/models/binned_accumulator.h"
 #include "numerics/exact.h"
 #include "numerics/fast_exact.h"
 #include "numerics/soft_float.h"
-#include "cuda/models/binned_accumulator.h"
 
 namespace accucheck::mutants {
 namespace {
@@ -70,7 +70,7 @@ void elemwise_sum(const DenseWorkload& w, std::span<double> result, const RunOpt
     if (m <= 4) {
       for (std::size_t i = 0; i < m; ++i) out = out + in(i);
     } else {
-      out = out + (in(0) + in(1));  // KERNEL_ASSIGN(out, kAddTo, in0 + in1)
+      out = out + (in(0) + in(1));                                    // KERNEL_ASSIGN(out, kAddTo, in0 + in1)
       for (std::size_t i = 2; i < m; ++i) out = out + (out + in(i));  // BUG: Sum(out, in_i) with kAddTo
     }
     result[j] = out;
@@ -103,7 +103,8 @@ double round_ties_away(const ExactSum& e, Format f) {
   if (at == e.sum) return r;
   const double other = e.sum > at ? next_up(r, f) : next_down(r, f);
   if (!std::isfinite(other)) return r;
-  if (e.sum * 2 == at + to_fixed(other) && std::fabs(other) > std::fabs(r)) return other;  // BUG: the tie goes away from 0
+  if (e.sum * 2 == at + to_fixed(other) && std::fabs(other) > std::fabs(r))
+    return other;  // BUG: the tie goes away from 0
   return r;
 }
 void ties_away(const DenseWorkload& w, std::span<double> result, const RunOptions&) {
@@ -275,37 +276,45 @@ int partition_remainder_lost(std::size_t d, std::size_t j) { return d >= 1024 &&
 // in one thread: impls/cuda/models/binned_accumulator.h lists where it departs from the design.
 template <class T>
 void cub_rfa_3_5(const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-  for (std::size_t j = 0; j < w.elements; ++j) result[j] = cuda_models::binned_sum<T, cuda_models::Binned::cub_3_5>(column(w, j));
+  for (std::size_t j = 0; j < w.elements; ++j)
+    result[j] = cuda_models::binned_sum<T, cuda_models::Binned::cub_3_5>(column(w, j));
 }
 
 std::vector<Mutant> make_all() {
   using D = Determinism;
   std::vector<Mutant> m;
-  m.push_back(dense("kahan_lost_compensation_f32", "kahan(f32)", D::bitwise_deterministic, "Kahan, compensation never applied",
-                    per_element_f32(kahan_lost), "y = x instead of y = x - c: plain recursive summation under Kahan's bound",
-                    "a refactoring slip in a compensated optimizer state (AnyPrecisionAdamW-style Kahan)", Property::stated_bound));
+  m.push_back(dense(
+      "kahan_lost_compensation_f32", "kahan(f32)", D::bitwise_deterministic, "Kahan, compensation never applied",
+      per_element_f32(kahan_lost), "y = x instead of y = x - c: plain recursive summation under Kahan's bound",
+      "a refactoring slip in a compensated optimizer state (AnyPrecisionAdamW-style Kahan)", Property::stated_bound));
   m.push_back(dense("f16_acc_claims_f32", "recursive(f32)", D::bitwise_deterministic, "f32 buffer, f16 running sum",
                     per_element_f32(f16_accumulator), "accumulates in f16 while claiming f32's recursive bound",
                     "half-precision partial sums (PyTorch PR 60387)", Property::stated_bound));
-  m.push_back(dense("elemwise_sum_double_count_f32", "recursive(f32)", D::bitwise_deterministic, "MXNet ElemwiseSum, kAddTo",
-                    elemwise_sum, "for more than 4 inputs out = out + (out + in_i)", "mxnet-17995", Property::stated_bound));
-  m.push_back(dense("initial_overwritten_f32", "recursive(f32)", D::bitwise_deterministic, "grad_req write instead of add",
-                    per_element_f32(initial_overwritten), "the buffer's initial value is overwritten, not added to",
+  m.push_back(dense("elemwise_sum_double_count_f32", "recursive(f32)", D::bitwise_deterministic,
+                    "MXNet ElemwiseSum, kAddTo", elemwise_sum, "for more than 4 inputs out = out + (out + in_i)",
+                    "mxnet-17995", Property::stated_bound));
+  m.push_back(dense("initial_overwritten_f32", "recursive(f32)", D::bitwise_deterministic,
+                    "grad_req write instead of add", per_element_f32(initial_overwritten),
+                    "the buffer's initial value is overwritten, not added to",
                     "kWriteTo where kAddTo was requested (mxnet-16686's add path)", Property::stated_bound));
-  m.push_back(dense("last_step_dropped_f32", "recursive(f32)", D::bitwise_deterministic, "unrolled loop, remainder off by one",
-                    per_element_f32(last_step_dropped), "drops the last step of chains longer than 16",
+  m.push_back(dense("last_step_dropped_f32", "recursive(f32)", D::bitwise_deterministic,
+                    "unrolled loop, remainder off by one", per_element_f32(last_step_dropped),
+                    "drops the last step of chains longer than 16",
                     "an off-by-one in the remainder loop of an unrolled kernel", Property::stated_bound));
-  m.push_back(dense("ties_away_correctly_rounded_f32", "correctly_rounded", D::order_independent, "long accumulator, ties away",
-                    ties_away, "rounds exact ties away from zero while claiming round-to-nearest-even",
+  m.push_back(dense("ties_away_correctly_rounded_f32", "correctly_rounded", D::order_independent,
+                    "long accumulator, ties away", ties_away,
+                    "rounds exact ties away from zero while claiming round-to-nearest-even",
                     "std::round / round-half-away in a final conversion", Property::correctly_rounded));
   m.push_back(dense("ftz_undeclared_f32", "recursive(f32)", D::bitwise_deterministic, "subnormals flushed",
                     per_element_f32(ftz_undeclared), "flushes subnormal inputs and results without declaring ftz(...)",
                     "-ffast-math / --use_fast_math setting FTZ/DAZ", Property::stated_bound));
-  m.push_back(dense("recursive_claims_pairwise_f32", "tree(pairwise,f32)", D::bitwise_deterministic, "plain loop, pairwise claim",
-                    per_element_f32(naive), "recursive summation stating the pairwise tree bound ceil(log2 n) u A",
+  m.push_back(dense("recursive_claims_pairwise_f32", "tree(pairwise,f32)", D::bitwise_deterministic,
+                    "plain loop, pairwise claim", per_element_f32(naive),
+                    "recursive summation stating the pairwise tree bound ceil(log2 n) u A",
                     "a backend documented as pairwise whose fast path is a plain loop", Property::stated_bound));
-  m.push_back(dense("threaded_claims_bitwise_f32", "anyorder(f32)", D::bitwise_deterministic, "threads, completion order",
-                    threaded, "combines per-thread partials in completion order while claiming bitwise determinism",
+  m.push_back(dense("threaded_claims_bitwise_f32", "anyorder(f32)", D::bitwise_deterministic,
+                    "threads, completion order", threaded,
+                    "combines per-thread partials in completion order while claiming bitwise determinism",
                     "atomics / unordered reductions (PyTorch 15359, TensorFlow 39751)", Property::determinism));
   m.push_back(dense("nan_skipped_f32", "recursive(f32)", D::bitwise_deterministic, "skips NaN addends",
                     per_element_f32(nan_skipped), "NaN addends are skipped instead of propagated",
@@ -313,48 +322,56 @@ std::vector<Mutant> make_all() {
   m.push_back(dense("neumaier_no_correction_f32", "neumaier(f32)", D::bitwise_deterministic, "Neumaier without s + c",
                     per_element_f32(neumaier_no_correction), "returns s instead of s + c", "a dropped final line",
                     Property::stated_bound));
-  m.push_back(dense("correctly_rounded_positive_zero_f32", "correctly_rounded", D::order_independent, "long accumulator from +0",
-                    positive_zero, "a sum of -0 addends gives +0", "accumulators initialised with 0.0 (NumPy's loop starts from 0.0)",
-                    Property::correctly_rounded));
-  m.push_back(dense("naive_claims_order_independent_f32", "recursive(f32)", D::order_independent, "plain loop, order claim",
-                    per_element_f32(naive), "recursive summation claiming the same bits under any permutation",
+  m.push_back(dense("correctly_rounded_positive_zero_f32", "correctly_rounded", D::order_independent,
+                    "long accumulator from +0", positive_zero, "a sum of -0 addends gives +0",
+                    "accumulators initialised with 0.0 (NumPy's loop starts from 0.0)", Property::correctly_rounded));
+  m.push_back(dense("naive_claims_order_independent_f32", "recursive(f32)", D::order_independent,
+                    "plain loop, order claim", per_element_f32(naive),
+                    "recursive summation claiming the same bits under any permutation",
                     "a reduction documented as reproducible that is merely deterministic", Property::determinism));
-  m.push_back(dense("bf16_acc_claims_f32", "widened(recursive(f32),bf16)", D::bitwise_deterministic, "bf16 buffer, bf16 running sum",
-                    bf16_claims_f32, "accumulates in bf16 while claiming f32 accumulation",
-                    "bf16 stops absorbing +1 at 256 (tt-metal PR 53386; DeepSpeed 2768)", Property::stated_bound, Format::bf16,
-                    Format::f32));
-  m.push_back(Mutant{sparse_backend("embedding_scatter_overwrite_f32", Format::f32, Format::f32, "recursive(f32)",
-                                    Determinism::bitwise_deterministic, "embedding backward, racy scatter", scatter_overwrite),
-                     "a row repeated within one step keeps only its last vector", "non-atomic scatter-add (mxnet-16686 GPU path)",
-                     Property::stated_bound});
-  m.push_back(Mutant{product_backend("gemm_beta0_f32", Format::f32, Format::f32, "products(f32)", Determinism::bitwise_deterministic,
-                                     "GEMM with beta = 0", gemm_beta0),
-                     "C is overwritten (beta = 0) instead of accumulated (beta = 1)", "mxnet-16686 CPU add path with the wrong beta",
-                     Property::stated_bound});
+  m.push_back(dense("bf16_acc_claims_f32", "widened(recursive(f32),bf16)", D::bitwise_deterministic,
+                    "bf16 buffer, bf16 running sum", bf16_claims_f32,
+                    "accumulates in bf16 while claiming f32 accumulation",
+                    "bf16 stops absorbing +1 at 256 (tt-metal PR 53386; DeepSpeed 2768)", Property::stated_bound,
+                    Format::bf16, Format::f32));
+  m.push_back(
+      Mutant{sparse_backend("embedding_scatter_overwrite_f32", Format::f32, Format::f32, "recursive(f32)",
+                            Determinism::bitwise_deterministic, "embedding backward, racy scatter", scatter_overwrite),
+             "a row repeated within one step keeps only its last vector",
+             "non-atomic scatter-add (mxnet-16686 GPU path)", Property::stated_bound});
+  m.push_back(Mutant{product_backend("gemm_beta0_f32", Format::f32, Format::f32, "products(f32)",
+                                     Determinism::bitwise_deterministic, "GEMM with beta = 0", gemm_beta0),
+                     "C is overwritten (beta = 0) instead of accumulated (beta = 1)",
+                     "mxnet-16686 CPU add path with the wrong beta", Property::stated_bound});
   // Not planted: a real library's code, modelled on the CPU (not yet run on a GPU).
-  m.push_back(dense("cub_rfa_3_5_f32", "reproducible_binned(3,13,f32)", D::order_independent, "CUB 3.5 gpu_to_gpu Sum, as shipped",
-                    &cub_rfa_3_5<float>, "an all-zero column sums to -2^-122-ish garbage (no bins), an inf addend gives NaN",
+  m.push_back(dense("cub_rfa_3_5_f32", "reproducible_binned(3,13,f32)", D::order_independent,
+                    "CUB 3.5 gpu_to_gpu Sum, as shipped", &cub_rfa_3_5<float>,
+                    "an all-zero column sums to -2^-122-ish garbage (no bins), an inf addend gives NaN",
                     "CCCL 3.5.0 cub/detail/rfa.cuh (nvidia-cuda-cccl 13.3.5.0.6)", Property::stated_bound));
-  m.push_back(dense("cub_rfa_3_5_f64", "reproducible_binned(3,40,f64)", D::order_independent, "CUB 3.5 gpu_to_gpu Sum, as shipped",
-                    &cub_rfa_3_5<double>,
+  m.push_back(dense("cub_rfa_3_5_f64", "reproducible_binned(3,40,f64)", D::order_independent,
+                    "CUB 3.5 gpu_to_gpu Sum, as shipped", &cub_rfa_3_5<double>,
                     "f32's two, plus: subnormal-only columns sum to 0, |sum| >= 2^984 comes back scaled by 2^-132",
                     "CCCL 3.5.0 cub/detail/rfa.cuh (nvidia-cuda-cccl 13.3.5.0.6)", Property::stated_bound, Format::f64,
                     Format::f64));
-  const auto boundary = [&](const char* name, int (*passes)(std::size_t, std::size_t), const char* summary, const char* bug,
-                            const char* origin) {
+  const auto boundary = [&](const char* name, int (*passes)(std::size_t, std::size_t), const char* summary,
+                            const char* bug, const char* origin) {
     m.push_back(dense(name, "recursive(f32)", D::bitwise_deterministic, summary, element_passes(passes), bug, origin,
                       Property::stated_bound));
   };
   boundary("simd_tail_dropped_f32", simd_tail_dropped, "8-wide loop, no scalar epilogue",
-           "from D = 8 on, the last D mod 8 elements keep their buffer value", "a vectorized loop whose remainder loop was lost");
+           "from D = 8 on, the last D mod 8 elements keep their buffer value",
+           "a vectorized loop whose remainder loop was lost");
   boundary("remainder_off_by_one_f32", remainder_off_by_one, "16-wide loop, remainder starts late",
-           "from D = 17 on, element 16 floor(D/16) is skipped when D mod 16 != 0", "an off-by-one in a SIMD remainder loop");
+           "from D = 17 on, element 16 floor(D/16) is skipped when D mod 16 != 0",
+           "an off-by-one in a SIMD remainder loop");
   boundary("block_edge_twice_f32", block_edge_twice, "256-thread blocks, inclusive range",
-           "each block edge 256 k < D is accumulated twice", "an inclusive upper bound in a CUDA block's element range");
+           "each block edge 256 k < D is accumulated twice",
+           "an inclusive upper bound in a CUDA block's element range");
   boundary("grid_without_stride_f32", grid_without_stride, "grid capped at 4 x 256 threads",
            "elements from 1024 on are never accumulated", "a fixed-size grid without a grid-stride loop");
   boundary("partition_remainder_lost_f32", partition_remainder_lost, "4 threads, chunks of floor(D/4)",
-           "from D = 1024 on, the last D mod 4 elements belong to no thread", "a manual thread partition that forgets the remainder");
+           "from D = 1024 on, the last D mod 4 elements belong to no thread",
+           "a manual thread partition that forgets the remainder");
   return m;
 }
 

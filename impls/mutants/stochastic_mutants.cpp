@@ -52,16 +52,18 @@ void shared_bits_run(const DenseWorkload& w, std::span<double> result, const Run
 
 std::vector<Mutant> make() {
   std::vector<Mutant> m;
-  m.push_back(Mutant{dense_backend("stochastic_few_bits_bf16", Format::bf16, Format::bf16, "stochastic(8,bf16)",
-                                   Determinism::run_to_run_nondeterministic, "SR to bf16 with 4 random bits", &few_bits_run),
-                     "stochastic rounding with 4 random bits: P(away from zero) = floor(16 p)/16, biased toward zero",
-                     "short random fields in SR hardware and libraries (El Arar, Fasi, Filip & Mikaitis, 2025)",
-                     Property::stated_bound});
+  m.push_back(
+      Mutant{dense_backend("stochastic_few_bits_bf16", Format::bf16, Format::bf16, "stochastic(8,bf16)",
+                           Determinism::run_to_run_nondeterministic, "SR to bf16 with 4 random bits", &few_bits_run),
+             "stochastic rounding with 4 random bits: P(away from zero) = floor(16 p)/16, biased toward zero",
+             "short random fields in SR hardware and libraries (El Arar, Fasi, Filip & Mikaitis, 2025)",
+             Property::stated_bound});
   m.push_back(Mutant{dense_backend("stochastic_shared_bits_bf16", Format::bf16, Format::bf16, "stochastic(8,bf16)",
-                                   Determinism::run_to_run_nondeterministic, "SR to bf16, one random stream per element",
-                                   &shared_bits_run),
+                                   Determinism::run_to_run_nondeterministic,
+                                   "SR to bf16, one random stream per element", &shared_bits_run),
                      "stochastic rounding whose random words repeat at every step: correlated roundings, error ~ n",
-                     "a counter-based generator keyed without the step index (reused random state)", Property::stated_bound});
+                     "a counter-based generator keyed without the step index (reused random state)",
+                     Property::stated_bound});
   return m;
 }
 

@@ -13,17 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "checking/backend.h"
-#include "checking/bound.h"
-#include "numerics/exact.h"
-#include "numerics/fast_exact.h"
-#include "numerics/format.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/backend.h"
+#include "checking/bound.h"
 #include "checking/verdict.h"
 #include "checking/workload.h"
+#include "numerics/exact.h"
+#include "numerics/fast_exact.h"
+#include "numerics/format.h"
 
 namespace accucheck {
 namespace {
@@ -117,9 +117,8 @@ std::vector<Case> adversarial_cases(Format f) {
     std::mt19937_64 rng(static_cast<unsigned>(p) * 7);
     Case c{"cancelling pairs", {}};
     for (int i = 0; i < 500; ++i) {
-      const double x = round_to_format(std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53),
-                                                  static_cast<int>(rng() % 20) - 10),
-                                       f);
+      const double x = round_to_format(
+          std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53), static_cast<int>(rng() % 20) - 10), f);
       c.column.push_back(x);
       c.column.push_back(-x);
     }
@@ -145,7 +144,8 @@ void run_and_judge(const Backend& b, const DenseWorkload& w, const std::string& 
         << ", error " << v.error << ", bound " << v.bound;
     if (b.bound.kind == BoundKind::correctly_rounded) {
       EXPECT_TRUE(same_bits(result[j], exact.rounded(b.storage)))
-          << b.name << " on '" << label << "': " << hex_float(result[j]) << " vs " << hex_float(exact.rounded(b.storage));
+          << b.name << " on '" << label << "': " << hex_float(result[j]) << " vs "
+          << hex_float(exact.rounded(b.storage));
     }
   }
 }
@@ -162,14 +162,16 @@ std::vector<const Backend*> dense_backends() {
 
 // A name is a file name in findings/ and a word on a command line.
 TEST(Backends, NamesAreNeitherHiddenFilesNorOptions) {
-  for (const char* name : {"naive_f32", "example.kahan_f32", "a-b", "x", "a.", "a..b", "9lives"}) EXPECT_TRUE(valid_backend_name(name)) << name;
+  for (const char* name : {"naive_f32", "example.kahan_f32", "a-b", "x", "a.", "a..b", "9lives"})
+    EXPECT_TRUE(valid_backend_name(name)) << name;
   for (const char* name : {"", ".", "..", ".hidden", "-f", "--backend", "a b", "a/b", "a*", "\xc3\xa9"})
     EXPECT_FALSE(valid_backend_name(name)) << name;
   EXPECT_FALSE(valid_backend_name(std::string(129, 'a')));
   Registry registry;
-  EXPECT_THROW(registry.add(dense_backend(".", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic, "",
-                                          [](const DenseWorkload&, std::span<double>, const RunOptions&) {})),
-               std::invalid_argument);
+  EXPECT_THROW(
+      registry.add(dense_backend(".", Format::f32, Format::f32, "recursive(f32)", Determinism::bitwise_deterministic,
+                                 "", [](const DenseWorkload&, std::span<double>, const RunOptions&) {})),
+      std::invalid_argument);
 }
 
 TEST(Backends, RegistryIsPopulated) {
@@ -333,7 +335,8 @@ TEST(Backends, JudgeFlagsWrongResults) {
     const double wrong = static_cast<double>(static_cast<float>(result[j] + nearest_double(exact.abs_sum) / 2));
     EXPECT_EQ(judge(naive->bound, Format::f32, exact, wrong).verdict, Verdict::bound_exceeded);
     EXPECT_EQ(judge(naive->bound, Format::f32, exact, kInf).verdict, Verdict::overflow);
-    EXPECT_EQ(judge(naive->bound, Format::f32, exact, std::nextafter(result[j], kInf)).verdict, Verdict::not_representable);
+    EXPECT_EQ(judge(naive->bound, Format::f32, exact, std::nextafter(result[j], kInf)).verdict,
+              Verdict::not_representable);
   }
   cr->run_dense(w, result, RunOptions{});
   for (std::size_t j = 0; j < w.elements; ++j) {
@@ -361,8 +364,9 @@ TEST(TreeHeight, ModelsAreTheBackendsOrders) {
   for (std::size_t n : {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 1000, 4097}) {
     for (int trial = 0; trial < 5; ++trial) {
       std::vector<float> x(n);
-      for (auto& v : x) v = std::ldexp(static_cast<float>(rng() >> 40) + 1.0f, static_cast<int>(rng() % 40) - 30) *
-                            ((rng() & 1) ? -1.0f : 1.0f);
+      for (auto& v : x)
+        v = std::ldexp(static_cast<float>(rng() >> 40) + 1.0f, static_cast<int>(rng() % 40) - 30) *
+            ((rng() & 1) ? -1.0f : 1.0f);
       const DenseWorkload w = column_workload(Format::f32, std::vector<double>(x.begin(), x.end()));
       double result[1];
       pairwise->run_dense(w, result, RunOptions{});
@@ -378,8 +382,9 @@ TEST(TreeHeight, ModelsAreTheBackendsOrders) {
 // 2^e as a fixed-point integer.
 FixedInt pow2(int e) { return FixedInt(1) << (e + fixed_scale); }
 
-// BOUNDS.md's counterexample (the kahan(f64) bound is core's; kahan_f64 is the backend): Kahan's loop on (-22, -(2^54+4), -(2^56-8), 8) in binary64 errs
-// by 22 = 2.2 u A, more than the textbook 2u A, but within kahan(f64) = (3u + 70u^2) A.
+// BOUNDS.md's counterexample (the kahan(f64) bound is core's; kahan_f64 is the backend): Kahan's loop on (-22,
+// -(2^54+4), -(2^56-8), 8) in binary64 errs by 22 = 2.2 u A, more than the textbook 2u A, but within kahan(f64) = (3u +
+// 70u^2) A.
 TEST(BoundEval, KahanCounterexample) {
   const std::vector<double> x = {-22.0, -(0x1p54 + 4), -(0x1p56 - 8), 8.0};
   // Kahan's loop written here, in plain double.

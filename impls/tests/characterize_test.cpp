@@ -11,21 +11,21 @@
 #include <string>
 #include <tuple>
 
-#include "characterize/characterize.h"
-#include "checking/judge.h"
-#include "checking/families.h"
-#include "engine/findings.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/symbolic_tree.h"
+#include "characterize/characterize.h"
+#include "checking/families.h"
+#include "checking/judge.h"
 #include "common/allreduce_orders.h"
 #include "cuda/models/tree_models.h"
+#include "engine/findings.h"
 #include "mutants/mutants.h"
 
 namespace accucheck {
 namespace {
 
-using test::SymbolicSum;
 using test::symbolic_leaves;
+using test::SymbolicSum;
 
 const std::vector<std::size_t> kLengths{2, 3, 5, 8, 9, 17, 33, 100};
 
@@ -127,11 +127,11 @@ std::string nccl_nodes_of_8(std::size_t n) {
 
 // What characterize must report for a backend.
 struct Expected {
-  std::string order;                                // order class at the lengths above 2
-  std::function<std::string(std::size_t)> tree;     // the tree, for "tree"
+  std::string order;                             // order class at the lengths above 2
+  std::function<std::string(std::size_t)> tree;  // the tree, for "tree"
   std::string compensated, rounding;
   std::vector<Relation> relations{Relation::equal, Relation::tighter};
-  std::string shape = "";  // the tree shape the derived bound names, when one is known
+  std::string shape = "";    // the tree shape the derived bound names, when one is known
   std::string derived = "";  // the whole derived bound, when the test knows it exactly
 };
 
@@ -140,28 +140,37 @@ Expected expected_for(const std::string& b) {
   // Scales every addend by 1000 and back: more than a tree of roundings. The pair probes show a
   // left-to-right chain where the unscaled counts stay whole (the shorter lengths), else no tree.
   if (b == "loss_scaled_1000_f32") return {"", sequential, "", "", {Relation::undetermined}};
-  if (b == "widened_f16_acc_f64") return {"exact", {}, "", ""};  // f16 sums of these lengths are exact in binary64
+  if (b == "widened_f16_acc_f64") return {"exact", {}, "", ""};    // f16 sums of these lengths are exact in binary64
   if (starts("gemm_beta1_")) return {"tree", sequential, "", ""};  // products(F): the order is not in the bound
   if (starts("naive_") || starts("embedding_scatter_") || starts("embedding_sorted_segment_") ||
-      starts("cuda_model_embedding_grad_") || starts("master_f32_copy_") || starts("loss_scaled_pow2_") || starts("widened_"))
+      starts("cuda_model_embedding_grad_") || starts("master_f32_copy_") || starts("loss_scaled_pow2_") ||
+      starts("widened_"))
     return {"tree", sequential, "", "", {Relation::equal, Relation::tighter}, "sequential"};
   if (starts("stochastic_")) return {"tree", sequential, "", "stochastic"};
   const std::vector<Relation> fine{Relation::equal, Relation::tighter};
   if (starts("pairwise_"))
-    return {"tree", [](std::size_t n) { return test::model_numpy(symbolic_leaves(n).data(), n).text(); }, "", "", fine, "numpy"};
+    return {"tree", [](std::size_t n) { return test::model_numpy(symbolic_leaves(n).data(), n).text(); }, "", "", fine,
+            "numpy"};
   if (starts("blocked64_"))
-    return {"tree", [](std::size_t n) { return test::model_blocked(symbolic_leaves(n).data(), n, 64).text(); }, "", "", fine,
-            "blocked:64"};
+    return {"tree", [](std::size_t n) { return test::model_blocked(symbolic_leaves(n).data(), n, 64).text(); },
+            "",     "",
+            fine,   "blocked:64"};
   if (starts("lanes8_"))
-    return {"tree", [](std::size_t n) { return test::model_lanes8(symbolic_leaves(n).data(), n).text(); }, "", "", fine, "lanes:8"};
+    return {"tree", [](std::size_t n) { return test::model_lanes8(symbolic_leaves(n).data(), n).text(); },
+            "",     "",
+            fine,   "lanes:8"};
   if (starts("cuda_model_warp_tree_"))
-    return {"tree", [](std::size_t n) { return cuda_tree(n, cuda_tree::kWarpTree); }, "", "", fine, "cuda_block:32:1:1"};
+    return {
+        "tree", [](std::size_t n) { return cuda_tree(n, cuda_tree::kWarpTree); }, "", "", fine, "cuda_block:32:1:1"};
   if (starts("cuda_model_block_reduce_"))
-    return {"tree", [](std::size_t n) { return cuda_tree(n, cuda_tree::kBlockReduce); }, "", "", fine, "cuda_block:256:4:1024"};
+    return {"tree", [](std::size_t n) { return cuda_tree(n, cuda_tree::kBlockReduce); },
+            "",     "",
+            fine,   "cuda_block:256:4:1024"};
   if (starts("kahan_") || starts("cuda_model_kahan_")) return {"data-dependent", {}, "kahan", ""};
   if (starts("neumaier_")) return {"data-dependent", {}, "neumaier", ""};
   if (starts("correctly_rounded_") || starts("cuda_model_exact_superacc_")) return {"exact", {}, "", ""};
-  if (starts("threaded_") || starts("cuda_model_atomic_") || starts("embedding_atomic_order_")) return {"run-dependent", {}, "", ""};
+  if (starts("threaded_") || starts("cuda_model_atomic_") || starts("embedding_atomic_order_"))
+    return {"run-dependent", {}, "", ""};
   if (starts("manual_dot_then_add_")) return {"tree", initial_last, "", ""};
   // A chain per step, then into the buffer: the tree depends on how the pairs fall into steps.
   if (starts("embedding_segment_then_add_") || starts("embedding_dense_add_")) return {"data-dependent", {}, "", ""};
@@ -179,32 +188,46 @@ Expected expected_for(const std::string& b) {
   // and the chunks' sums assumed cut to 14 bits (below).
   for (std::size_t k : {4, 8, 16, 32})
     if (b == "tc_fused" + std::to_string(k) + "_w14_f32")
-      return {"tree", [k](std::size_t n) { return fused_steps(n, k); }, "", "", {Relation::tighter}, "",
-              "fused_truncated(" + std::to_string(k) + ",14,14,f32)"};
+      return {"tree", [k](std::size_t n) { return fused_steps(n, k); },      "", "", {Relation::tighter},
+              "",     "fused_truncated(" + std::to_string(k) + ",14,14,f32)"};
   // The promoted ones show their promotions rounded to nearest (n = 600); their chunks' sums'
   // rounding cannot be told from the window's cut, so it is assumed toward zero to 14 bits:
   // Hopper's FP8 promoted derives exactly its bound, the round-to-nearest ones one tighter than
   // theirs on the probes' inputs (as above).
   if (b == "tc_h100_fp8_nc128_f32")
-    return {"tree", [](std::size_t n) { return promoted_steps(n, 32, 128); }, "", "", {Relation::equal}, "",
+    return {"tree",
+            [](std::size_t n) { return promoted_steps(n, 32, 128); },
+            "",
+            "",
+            {Relation::equal},
+            "",
             "fused_promoted(32,14,128,14,f32)"};
   for (std::size_t period : {32, 128, 512})
     if (b == "tc_fused32_w14_nc" + std::to_string(period) + "_f32")
-      return {"tree", [period](std::size_t n) { return promoted_steps(n, 32, period); }, "", "", {Relation::tighter}, "",
-              "fused_promoted(32,14," + std::to_string(period) + ",14,f32)"};
+      return {"tree", [period](std::size_t n) { return promoted_steps(n, 32, period); }, "", "", {Relation::tighter},
+              "",     "fused_promoted(32,14," + std::to_string(period) + ",14,f32)"};
   for (const auto& [name, k, window, result_bits] :
-       {std::tuple{"tc_v100_f16_f32", 4, 24, 24}, std::tuple{"tc_a100_f16_f32", 8, 25, 24}, std::tuple{"tc_h100_f16_f32", 16, 26, 24},
-        std::tuple{"tc_h100_fp8_f32", 32, 14, 14}, std::tuple{"tc_b200_fp8_f32", 32, 26, 24},
-        std::tuple{"tc_ada_fp8_f32", 16, 14, 14}, std::tuple{"tc_a100_tf32_f32", 4, 25, 24},
-        std::tuple{"tc_h100_tf32_f32", 8, 26, 24}})
+       {std::tuple{"tc_v100_f16_f32", 4, 24, 24}, std::tuple{"tc_a100_f16_f32", 8, 25, 24},
+        std::tuple{"tc_h100_f16_f32", 16, 26, 24}, std::tuple{"tc_h100_fp8_f32", 32, 14, 14},
+        std::tuple{"tc_b200_fp8_f32", 32, 26, 24}, std::tuple{"tc_ada_fp8_f32", 16, 14, 14},
+        std::tuple{"tc_a100_tf32_f32", 4, 25, 24}, std::tuple{"tc_h100_tf32_f32", 8, 26, 24}})
     if (b == name)
-      return {"tree", [k = static_cast<std::size_t>(k)](std::size_t n) { return fused_steps(n, k); }, "", "", {Relation::equal}, "",
-              "fused_truncated(" + std::to_string(k) + "," + std::to_string(window) + "," + std::to_string(result_bits) + ",f32)"};
+      return {"tree",
+              [k = static_cast<std::size_t>(k)](std::size_t n) { return fused_steps(n, k); },
+              "",
+              "",
+              {Relation::equal},
+              "",
+              "fused_truncated(" + std::to_string(k) + "," + std::to_string(window) + "," +
+                  std::to_string(result_bits) + ",f32)"};
   // CUB's binned accumulator: one fused node over every term (its window, at least 2W bits below the
   // largest term, is measured: 26 for f32, 87 for f64), more addends than the fused kinds state: no
   // bound beyond n = 2, where one rounding's u A is looser than the binned bound.
   if (starts("cuda_model_cub_rfa_"))
-    return {"tree", [](std::size_t n) { return SymbolicSum::fused(symbolic_leaves(n)).text(); }, "", "",
+    return {"tree",
+            [](std::size_t n) { return SymbolicSum::fused(symbolic_leaves(n)).text(); },
+            "",
+            "",
             {Relation::undetermined, Relation::looser}};
   // All-reduce models over n ranks (impls/cpu/allreduce.cpp). Rabenseifner's order depends on the
   // buffer's width (a buffer of 1 element takes the basic linear reduce), and so does Open MPI's
@@ -218,7 +241,10 @@ Expected expected_for(const std::string& b) {
   if (starts("allreduce_mpi_ring_")) return {"", recursive_doubling, "", "", fine};
   if (starts("allreduce_nccl_ring_")) return {"element-dependent", {}, "", "", fine};
   if (starts("allreduce_nccl_tree_8gpu_"))
-    return {"", [](std::size_t n) { return n <= 16 ? nccl_nodes_of_8(n) : std::string("(not one tree)"); }, "", "",
+    return {"",
+            [](std::size_t n) { return n <= 16 ? nccl_nodes_of_8(n) : std::string("(not one tree)"); },
+            "",
+            "",
             {Relation::equal, Relation::tighter, Relation::looser}};
   if (starts("allreduce_nccl_tree_")) return {"element-dependent", {}, "", "", {Relation::equal, Relation::looser}};
   if (starts("allreduce_nvls_")) return {"run-dependent", {}, "", ""};
@@ -230,13 +256,15 @@ Expected expected_for(const std::string& b) {
   // element-dependent order: anyorder derived, looser than the stated tree(ranks:P,F) from n = 5).
   if (b == "mpi_allreduce_np4_recursive_doubling_f32" || b == "mpi_allreduce_np4_basic_linear_f32") {
     const bool doubling = b.find("doubling") != std::string::npos;
-    return {"tree", [doubling](std::size_t n) {
+    return {"tree",
+            [doubling](std::size_t n) {
               const auto x = symbolic_leaves(n);
               std::vector<SymbolicSum> partial(4);
               for (std::size_t r = 0; r < 4; ++r)
                 for (std::size_t i = n * r / 4; i < n * (r + 1) / 4; ++i) partial[r] = partial[r] + x[i];
               const std::span<const SymbolicSum> p(partial);
-              return (doubling ? impls::allreduce::mpi_recursive_doubling(p) : impls::allreduce::mpi_basic_linear(p)).text();
+              return (doubling ? impls::allreduce::mpi_recursive_doubling(p) : impls::allreduce::mpi_basic_linear(p))
+                  .text();
             },
             "", "", fine};
   }
@@ -248,7 +276,8 @@ Expected expected_for(const std::string& b) {
 std::vector<std::string> cpu_backends() {
   std::vector<std::string> names;
   for (const auto& b : Registry::global().all())
-    if (b.device == Device::cpu && b.origin == "builtin" && !b.fp8_inputs_only && !b.normal_inputs_only) names.push_back(b.name);
+    if (b.device == Device::cpu && b.origin == "builtin" && !b.fp8_inputs_only && !b.normal_inputs_only)
+      names.push_back(b.name);
   return names;
 }
 
@@ -337,7 +366,7 @@ TEST_P(Characterized, RecoversTheOrderAndDerivesABoundNoLooserThanTheStated) {
   policy.further_properties = false;
   for (std::uint64_t seed = 0; seed < 40; ++seed) {
     SeededChoiceStream s(seed * 7919 + 3);
-    const WorkloadKind kind = b.supports(WorkloadKind::dense) ? WorkloadKind::dense
+    const WorkloadKind kind = b.supports(WorkloadKind::dense)    ? WorkloadKind::dense
                               : b.supports(WorkloadKind::sparse) ? WorkloadKind::sparse
                                                                  : WorkloadKind::product;
     const Workload w = generate(s, b.storage, limits, kind);
@@ -363,8 +392,8 @@ TEST_P(CharacterizedMutant, IsContradicted) {
   options.lengths = {3, 8};
   if (m->backend.name == "last_step_dropped_f32") options.lengths.push_back(19);
   const BackendCharacterization c = characterize(m->backend, options);
-  EXPECT_EQ(c.relation, Relation::contradicted) << m->backend.name << " (" << m->bug << "): " << name(c.relation) << ": "
-                                                << c.relation_reason;
+  EXPECT_EQ(c.relation, Relation::contradicted)
+      << m->backend.name << " (" << m->bug << "): " << name(c.relation) << ": " << c.relation_reason;
 }
 
 INSTANTIATE_TEST_SUITE_P(Planted, CharacterizedMutant, ::testing::ValuesIn([] {
@@ -389,7 +418,8 @@ TEST(CharacterizedMutant, TheReasonNamesTheStructure) {
   const auto runs = characterize(mutants::find("threaded_claims_bitwise_f32")->backend, options);
   EXPECT_NE(runs.relation_reason.find("runs differ"), std::string::npos) << runs.relation_reason;
   const auto order_independent = characterize(mutants::find("naive_claims_order_independent_f32")->backend, options);
-  EXPECT_NE(order_independent.relation_reason.find("order-independent"), std::string::npos) << order_independent.relation_reason;
+  EXPECT_NE(order_independent.relation_reason.find("order-independent"), std::string::npos)
+      << order_independent.relation_reason;
 }
 
 }  // namespace

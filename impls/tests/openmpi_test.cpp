@@ -8,8 +8,8 @@
 #include <random>
 
 #include "checking/backend.h"
-#include "numerics/soft_float.h"
 #include "common/allreduce_orders.h"
+#include "numerics/soft_float.h"
 
 namespace accucheck {
 namespace {
@@ -55,10 +55,12 @@ struct Forced {
   float (*model)(std::span<const float>, std::size_t element, std::size_t elements);
 };
 const Forced kForced[] = {
-    {"mpi_allreduce_np4_basic_linear_f32", [](std::span<const float> x, std::size_t, std::size_t) { return mpi_basic_linear(x); }},
+    {"mpi_allreduce_np4_basic_linear_f32",
+     [](std::span<const float> x, std::size_t, std::size_t) { return mpi_basic_linear(x); }},
     {"mpi_allreduce_np4_recursive_doubling_f32",
      [](std::span<const float> x, std::size_t, std::size_t) { return mpi_recursive_doubling(x); }},
-    {"mpi_allreduce_np4_ring_f32", [](std::span<const float> x, std::size_t j, std::size_t d) { return mpi_ring(x, j, d); }},
+    {"mpi_allreduce_np4_ring_f32",
+     [](std::span<const float> x, std::size_t j, std::size_t d) { return mpi_ring(x, j, d); }},
     {"mpi_allreduce_np4_rabenseifner_f32",
      [](std::span<const float> x, std::size_t, std::size_t d) { return mpi_rabenseifner(x, d); }},
 };
@@ -110,7 +112,8 @@ TEST(OpenMpi, AMissingMpirunIsTheBackendsFailureEachTime) {
       b->run(w, result, RunOptions{});
       FAIL() << "no failure reported";
     } catch (const BackendFailure& failure) {
-      EXPECT_NE(std::string(failure.what()).find("cannot start /nonexistent/mpirun"), std::string::npos) << failure.what();
+      EXPECT_NE(std::string(failure.what()).find("cannot start /nonexistent/mpirun"), std::string::npos)
+          << failure.what();
     }
   }
   ::unsetenv("ACCUCHECK_MPIRUN");

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "checking/judge.h"
-#include "plugins/plugin_loader.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/judge.h"
+#include "plugins/plugin_loader.h"
 
 namespace accucheck {
 namespace {
@@ -31,7 +31,8 @@ DenseWorkload random_dense(Format f, std::size_t elements, std::size_t steps, st
 // The example backends do what the built-in ones do, so their results agree bit for bit: the
 // values cross the ABI as raw bits of the storage format and come back decoded exactly.
 TEST(PluginLoader, ExampleResultsMatchTheBuiltinsBitForBit) {
-  for (PluginIsolation isolation : {PluginIsolation::worker, PluginIsolation::fork_per_call, PluginIsolation::in_process}) {
+  for (PluginIsolation isolation :
+       {PluginIsolation::worker, PluginIsolation::fork_per_call, PluginIsolation::in_process}) {
     Registry registry;
     PluginOptions options;
     options.isolation = isolation;
@@ -87,7 +88,8 @@ TEST(PluginLoader, LargeWorkloadsCrossTheWorker) {
   const Backend* mine = registry.find("example.naive_f64");
   for (std::size_t elements : {1u, 1000u, 3u, 20000u}) {
     const Workload w = random_dense(Format::f64, elements, 50, elements);
-    test::expect_same_bits(results_of(*mine, w), results_of(*Registry::global().find("naive_f64"), w), "elements " + std::to_string(elements));
+    test::expect_same_bits(results_of(*mine, w), results_of(*Registry::global().find("naive_f64"), w),
+                           "elements " + std::to_string(elements));
   }
 }
 

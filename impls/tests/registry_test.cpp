@@ -5,13 +5,13 @@
 
 #include <cstdint>
 
-#include "checking/backend.h"
-#include "io/case_file.h"
-#include "checking/judge.h"
-#include "checking/families.h"
-#include "engine/findings.h"
-#include "checking/properties.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/backend.h"
+#include "checking/families.h"
+#include "checking/judge.h"
+#include "checking/properties.h"
+#include "engine/findings.h"
+#include "io/case_file.h"
 
 namespace accucheck {
 namespace {
@@ -23,7 +23,8 @@ TEST(Properties, ShippedNaivePassesEveryApplicableCheck) {
   ASSERT_NE(naive, nullptr);
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     SeededChoiceStream s(seed);
-    const Workload w = generate_for_property(Property::stated_bound, *naive, WorkloadKind::dense, s, GenerationLimits{});
+    const Workload w =
+        generate_for_property(Property::stated_bound, *naive, WorkloadKind::dense, s, GenerationLimits{});
     const auto judgement = find_violations(*naive, w, exact_sums(w));
     EXPECT_FALSE(judgement.violated()) << judgement.findings.front().detail;
   }

@@ -22,15 +22,15 @@
 #include <random>
 #include <vector>
 
-#include "checking/backend.h"
-#include "checking/judge.h"
-#include "checking/choice.h"
-#include "checking/climb.h"
-#include "checking/families.h"
-#include "checking/properties.h"
 #include "accucheck/testing/backends.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/workloads.h"
+#include "checking/backend.h"
+#include "checking/choice.h"
+#include "checking/climb.h"
+#include "checking/families.h"
+#include "checking/judge.h"
+#include "checking/properties.h"
 #include "common/counter_rng.h"
 #include "common/stochastic_round.h"
 
@@ -41,7 +41,9 @@ using test::random_product;
 using test::same_bits;
 
 const Backend& backend(const char* name) { return test::registered_backend(name); }
-std::vector<double> run(const Backend& b, const Workload& w, RunOptions options = {}) { return test::results_of(b, w, options); }
+std::vector<double> run(const Backend& b, const Workload& w, RunOptions options = {}) {
+  return test::results_of(b, w, options);
+}
 
 // Workloads of `kind` in format f from every adversarial family of the kind (and `extra`).
 std::vector<Workload> generated(WorkloadKind kind, Format f, int per_family, GenerationLimits limits = {}) {
@@ -67,12 +69,17 @@ void expect_products_model(const Backend& b, Model model) {
     const auto got = run(b, w);
     for (std::size_t m = 0; m < p.rows; ++m)
       for (std::size_t n = 0; n < p.cols; ++n)
-        ASSERT_TRUE(same_bits(got[m * p.cols + n], model(p, m, n))) << p.family << " element (" << m << ", " << n << ")";
+        ASSERT_TRUE(same_bits(got[m * p.cols + n], model(p, m, n)))
+            << p.family << " element (" << m << ", " << n << ")";
   }
 }
 
-float a_f32(const ProductWorkload& p, std::size_t t, std::size_t m, std::size_t k) { return static_cast<float>(p.a_at(t, m, k)); }
-float b_f32(const ProductWorkload& p, std::size_t t, std::size_t k, std::size_t n) { return static_cast<float>(p.b_at(t, k, n)); }
+float a_f32(const ProductWorkload& p, std::size_t t, std::size_t m, std::size_t k) {
+  return static_cast<float>(p.a_at(t, m, k));
+}
+float b_f32(const ProductWorkload& p, std::size_t t, std::size_t k, std::size_t n) {
+  return static_cast<float>(p.b_at(t, k, n));
+}
 
 TEST(Products, GemmBeta1IsOneFmaChainFromC) {
   expect_products_model(backend("gemm_beta1_f32"), [](const ProductWorkload& p, std::size_t m, std::size_t n) {
@@ -158,7 +165,8 @@ Tree add_of(Tree l, Tree r) { return Tree{'A', {std::move(l), std::move(r)}}; }
 // restarts of a hill climb over p-bit values with exponents in [-4, 4].
 double worst_ratio(const Tree& t, int p, double factor, std::mt19937_64& rng) {
   const int count = values_needed(t);
-  std::uniform_int_distribution<int> mantissa(1 << (p - 1), (1 << p) - 1), exponent(-4, 4), coin(0, 1), slot(0, count - 1);
+  std::uniform_int_distribution<int> mantissa(1 << (p - 1), (1 << p) - 1), exponent(-4, 4), coin(0, 1),
+      slot(0, count - 1);
   auto draw = [&] { return (coin(rng) ? -1.0 : 1.0) * std::ldexp(mantissa(rng), exponent(rng) - p + 1); };
   const double u = std::ldexp(1.0, -p);
   auto ratio = [&](const std::vector<double>& v) {
@@ -212,8 +220,7 @@ TEST(Products, AnyTreeBoundSurvivesAnAdversarialSearchInToyPrecisions) {
   // chains starting from C, does not hold once a chain starts from 0 (its first step rounds a
   // product) -- the reason products(F) counts N roundings for N terms.
   double refuted = 0;
-  for (int p : {4, 5})
-    refuted = std::max(refuted, worst_ratio(add_of(leaf('F'), fma_of(leaf('P'))), p, 2.0, rng));
+  for (int p : {4, 5}) refuted = std::max(refuted, worst_ratio(add_of(leaf('F'), fma_of(leaf('P'))), p, 2.0, rng));
   EXPECT_GT(refuted, 1.0) << "the search should find C + chain(2) above (N-1) u A";
 }
 
@@ -240,8 +247,10 @@ TEST(OpenBlas, SameBitsEveryRun) {
     const auto first = run(backend(name), w);
     for (int again = 0; again < 20; ++again) {
       std::vector<char> pressure(static_cast<std::size_t>(again) * 24 + 8);  // shift what the allocator returns next
-      const auto rerun = run(backend(name), w, RunOptions{static_cast<unsigned>(again % 4), static_cast<std::uint64_t>(again)});
-      for (std::size_t e = 0; e < first.size(); ++e) ASSERT_TRUE(same_bits(first[e], rerun[e])) << name << " element " << e;
+      const auto rerun =
+          run(backend(name), w, RunOptions{static_cast<unsigned>(again % 4), static_cast<std::uint64_t>(again)});
+      for (std::size_t e = 0; e < first.size(); ++e)
+        ASSERT_TRUE(same_bits(first[e], rerun[e])) << name << " element " << e;
     }
   }
 }
@@ -283,9 +292,10 @@ TEST(OpenBlas, ReportsItsEvaluationOrder) {
         chain_from_zero_then_c += same_bits(r, static_cast<float>(c0 + acc));
         unfused += same_bits(r, static_cast<float>(c0 + plain));
       }
-    std::printf("openblas_sgemm_beta1, K = %zu: of 64 elements, %d match an FMA chain from C, %d an FMA chain from 0 "
-                "then + C, %d unfused products summed then + C\n",
-                batch, chain_from_c, chain_from_zero_then_c, unfused);
+    std::printf(
+        "openblas_sgemm_beta1, K = %zu: of 64 elements, %d match an FMA chain from C, %d an FMA chain from 0 "
+        "then + C, %d unfused products summed then + C\n",
+        batch, chain_from_c, chain_from_zero_then_c, unfused);
   }
 }
 #endif
@@ -296,7 +306,8 @@ TEST(OpenBlas, ReportsItsEvaluationOrder) {
 TEST(Embedding, SortedSegmentsFromGAreTheSequentialScatter) {
   GenerationLimits limits;
   for (const Workload& w : generated(WorkloadKind::sparse, Format::f32, 25, limits)) {
-    const auto scatter = run(backend("embedding_scatter_add_f32"), w), sorted = run(backend("embedding_sorted_segment_f32"), w);
+    const auto scatter = run(backend("embedding_scatter_add_f32"), w),
+               sorted = run(backend("embedding_sorted_segment_f32"), w);
     for (std::size_t e = 0; e < scatter.size(); ++e) ASSERT_TRUE(same_bits(scatter[e], sorted[e])) << family_of(w);
   }
 }
@@ -311,14 +322,16 @@ TEST(Embedding, KernelCodeOnTheCpuIsThePairOrderScatter) {
     for (const Workload& w : generated(WorkloadKind::sparse, f, 25, limits)) {
       const auto kernel = run(backend(("cuda_model_embedding_grad_" + F).c_str()), w);
       const auto sorted = run(backend(("embedding_scatter_add_" + F).c_str()), w);
-      for (std::size_t e = 0; e < kernel.size(); ++e) ASSERT_TRUE(same_bits(kernel[e], sorted[e])) << F << " " << family_of(w);
+      for (std::size_t e = 0; e < kernel.size(); ++e)
+        ASSERT_TRUE(same_bits(kernel[e], sorted[e])) << F << " " << family_of(w);
     }
   }
 }
 
 TEST(Embedding, SegmentThenAddIsTheDenseMaterializeOrder) {
   for (const Workload& w : generated(WorkloadKind::sparse, Format::f32, 25)) {
-    const auto segment = run(backend("embedding_segment_then_add_f32"), w), dense = run(backend("embedding_dense_add_f32"), w);
+    const auto segment = run(backend("embedding_segment_then_add_f32"), w),
+               dense = run(backend("embedding_dense_add_f32"), w);
     for (std::size_t e = 0; e < segment.size(); ++e)
       ASSERT_TRUE(segment[e] == dense[e] || (std::isnan(segment[e]) && std::isnan(dense[e]))) << family_of(w);
   }
@@ -335,7 +348,7 @@ TEST(Embedding, TheTwoOrdersDifferSomewhere) {
   s.step_offsets = {0, 2};
   s.row_index = {0, 0};
   s.values = {std::ldexp(1.0, -24), std::ldexp(1.0, -24)};
-  EXPECT_EQ(run(backend("embedding_sorted_segment_f32"), s)[0], 1.0);                             // two ties to even
+  EXPECT_EQ(run(backend("embedding_sorted_segment_f32"), s)[0], 1.0);                           // two ties to even
   EXPECT_EQ(run(backend("embedding_segment_then_add_f32"), s)[0], 1.0 + std::ldexp(1.0, -23));  // 2^-23 is one ulp
 }
 
@@ -388,7 +401,8 @@ TEST(ElemwiseSum, KernelGroupingAsInMxnet) {
 }
 
 TEST(LossScaling, PowerOfTwoScaleIsNaiveBitForBit) {
-  const Backend &scaled = backend("loss_scaled_pow2_f32"), &naive = backend("naive_f32"), &thousand = backend("loss_scaled_1000_f32");
+  const Backend &scaled = backend("loss_scaled_pow2_f32"), &naive = backend("naive_f32"),
+                &thousand = backend("loss_scaled_1000_f32");
   int differs_from_naive = 0;
   for (const Workload& w : generated(WorkloadKind::dense, Format::f32, 15)) {
     const auto a = run(scaled, w), b = run(naive, w), c = run(thousand, w);
@@ -469,7 +483,8 @@ TEST(StochasticRounding, StagnationIsBrokenOnAverage) {
   EXPECT_EQ(run(backend("naive_bf16"), w)[0], 256);
   double mean = 0;
   constexpr int kSeeds = 2000;
-  for (int seed = 0; seed < kSeeds; ++seed) mean += run(backend("stochastic_bf16"), w, RunOptions{0, static_cast<std::uint64_t>(seed)})[0];
+  for (int seed = 0; seed < kSeeds; ++seed)
+    mean += run(backend("stochastic_bf16"), w, RunOptions{0, static_cast<std::uint64_t>(seed)})[0];
   mean /= kSeeds;
   // Each step moves by +-1 around the exact value (variance <= 1 per step): sd of the mean
   // <= sqrt(64 / 2000) = 0.18; 1.5 is more than 8 of them.
@@ -571,7 +586,8 @@ TEST(FusedWindow, ArchitectureModelsTruncateTheirSums) {
 TEST(FusedWindow, WindowSeedsReachNineTenthsOfEveryFusedBound) {
   int models = 0;
   for (const Backend& b : Registry::global().all()) {
-    if (b.bound.kind != BoundKind::fused && b.bound.kind != BoundKind::fused_truncated && b.bound.kind != BoundKind::fused_promoted)
+    if (b.bound.kind != BoundKind::fused && b.bound.kind != BoundKind::fused_truncated &&
+        b.bound.kind != BoundKind::fused_promoted)
       continue;
     double best = 0;
     for (const Workload& seed : window_climb_seeds(b.bound, b.storage, 65)) {
@@ -616,8 +632,8 @@ TEST(FusedWindow, Fp8GemmModelsAreTheDenseChainOnTheProducts) {
               column.push_back(product);
             }
           const double expected = run(backend(dense), one_column(column))[0];
-          ASSERT_TRUE(same_bits(got[m * p.cols + n], expected)) << gemm << " seed " << seed << ": " << got[m * p.cols + n]
-                                                                << " vs " << expected;
+          ASSERT_TRUE(same_bits(got[m * p.cols + n], expected))
+              << gemm << " seed " << seed << ": " << got[m * p.cols + n] << " vs " << expected;
           nonfinite += !std::isfinite(expected);
           ++compared;
         }
@@ -627,8 +643,17 @@ TEST(FusedWindow, Fp8GemmModelsAreTheDenseChainOnTheProducts) {
   EXPECT_GT(compared, 1000);
   // 1 * 1 + 2^-7 * 2^-7 (E4M3 subnormals): 2^-14 falls below the 14-bit window at 2^0 (quantum
   // 2^-13) on Hopper, and within B200's 26 bits; FP32 FMAs keep it.
-  ProductWorkload one{.format = Format::f32, .rows = 1, .cols = 1, .batch = 2, .steps = 1, .initial = {0.0},
-                      .a = {1.0, 0x1p-7}, .b = {1.0, 0x1p-7}, .family = "", .input_format = Format::e4m3, .b_input_format = {}};
+  ProductWorkload one{.format = Format::f32,
+                      .rows = 1,
+                      .cols = 1,
+                      .batch = 2,
+                      .steps = 1,
+                      .initial = {0.0},
+                      .a = {1.0, 0x1p-7},
+                      .b = {1.0, 0x1p-7},
+                      .family = "",
+                      .input_format = Format::e4m3,
+                      .b_input_format = {}};
   ASSERT_EQ(validate(Workload(one)), "");
   EXPECT_EQ(run(backend("tc_h100_fp8_gemm_f32"), one)[0], 1.0);
   EXPECT_EQ(run(backend("tc_b200_fp8_gemm_f32"), one)[0], 1 + 0x1p-14);
@@ -684,8 +709,8 @@ TEST(FusedWindow, Tf32GemmModelsAreTheDenseChainOnTheTruncatedProducts) {
             }
           if (!in_range) continue;  // the dense model's addends are FP32 values
           const double expected = run(backend(dense), one_column(column))[0];
-          ASSERT_TRUE(same_bits(got[m * p.cols + n], expected)) << gemm << " seed " << seed << ": " << got[m * p.cols + n]
-                                                                << " vs " << expected;
+          ASSERT_TRUE(same_bits(got[m * p.cols + n], expected))
+              << gemm << " seed " << seed << ": " << got[m * p.cols + n] << " vs " << expected;
           ++compared;
         }
     }
@@ -698,8 +723,17 @@ TEST(FusedWindow, Tf32GemmBoundsNeedTheirInputTermAndAreNearlyReached) {
   // a = b = 1 + 2^-10 - 2^-23: TF32 keeps 1, so each product loses 2^-9 - 2^-22 + (2^-10 - 2^-23)^2 of
   // its 1 + 2^-9 - ...: nearly all of the input term 2^-9 A, far beyond the fused chain's own bound.
   const double a = 1 + 0x1p-10 - 0x1p-23;
-  ProductWorkload p{.format = Format::f32, .rows = 1, .cols = 1, .batch = 8, .steps = 1, .initial = {0.0},
-                    .a = std::vector<double>(8, a), .b = std::vector<double>(8, a), .family = "", .input_format = {}, .b_input_format = {}};
+  ProductWorkload p{.format = Format::f32,
+                    .rows = 1,
+                    .cols = 1,
+                    .batch = 8,
+                    .steps = 1,
+                    .initial = {0.0},
+                    .a = std::vector<double>(8, a),
+                    .b = std::vector<double>(8, a),
+                    .family = "",
+                    .input_format = {},
+                    .b_input_format = {}};
   ASSERT_EQ(validate(Workload(p)), "");
   for (const char* name : {"tc_a100_tf32_gemm_f32", "tc_h100_tf32_gemm_f32"}) {
     EXPECT_EQ(run(backend(name), p)[0], 8.0) << name;
@@ -723,8 +757,8 @@ TEST(FusedWindow, Tf32GemmBoundsNeedTheirInputTermAndAreNearlyReached) {
   EXPECT_TRUE(backend("gemm_beta1_f32").runs(subnormal));
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     SeededChoiceStream s(seed);
-    const Workload w = generate_for_property(Property::special_values, backend("tc_h100_tf32_gemm_f32"), WorkloadKind::product, s,
-                                             GenerationLimits{});
+    const Workload w = generate_for_property(Property::special_values, backend("tc_h100_tf32_gemm_f32"),
+                                             WorkloadKind::product, s, GenerationLimits{});
     EXPECT_TRUE(backend("tc_h100_tf32_gemm_f32").runs(w)) << seed;
   }
 }

@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   const std::string directory = argc == 2 ? argv[1] : "";
   if (directory.empty() || !(requests = std::fopen((directory + "/rank" + std::to_string(rank)).c_str(), "rb")) ||
       (rank == 0 && !(responses = std::fopen((directory + "/responses").c_str(), "wb")))) {
-    std::fprintf(stderr, "accucheck_mpi_worker: usage: accucheck_mpi_worker DIRECTORY (of fifos rank0.. and responses)\n");
+    std::fprintf(stderr,
+                 "accucheck_mpi_worker: usage: accucheck_mpi_worker DIRECTORY (of fifos rank0.. and responses)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Op bf16_op;
@@ -86,14 +87,15 @@ int main(int argc, char** argv) {
     const int count = static_cast<int>(elements);
     if (header[2] == kF64) {
       std::vector<double> local, sum(elements);
-      local_sums<double>(share, elements, k, local, -0.0, [](double a, double b) { return a + b; },
-                         [](double x) { return x; });
+      local_sums<double>(
+          share, elements, k, local, -0.0, [](double a, double b) { return a + b; }, [](double x) { return x; });
       MPI_Allreduce(local.data(), sum.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       std::copy(sum.begin(), sum.end(), result.begin());
     } else if (header[2] == kF32) {
       std::vector<float> local, sum(elements);
-      local_sums<float>(share, elements, k, local, -0.0f, [](float a, float b) { return a + b; },
-                        [](double x) { return static_cast<float>(x); });
+      local_sums<float>(
+          share, elements, k, local, -0.0f, [](float a, float b) { return a + b; },
+          [](double x) { return static_cast<float>(x); });
       MPI_Allreduce(local.data(), sum.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       std::copy(sum.begin(), sum.end(), result.begin());
     } else {
@@ -106,7 +108,8 @@ int main(int argc, char** argv) {
       std::transform(sum.begin(), sum.end(), result.begin(), [](std::uint16_t h) { return double{from_bf16(h)}; });
     }
     if (rank == 0) {
-      if (std::fwrite(result.data(), sizeof(double), result.size(), responses) != result.size() || std::fflush(responses) != 0)
+      if (std::fwrite(result.data(), sizeof(double), result.size(), responses) != result.size() ||
+          std::fflush(responses) != 0)
         MPI_Abort(MPI_COMM_WORLD, 4);
     }
   }

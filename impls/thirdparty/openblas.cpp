@@ -65,7 +65,8 @@ void load_step(const ProductWorkload& w, std::size_t t, float* a, float* b) {
 }
 
 int dimension(std::size_t x) {
-  if (x > static_cast<std::size_t>(1) << 30) throw BackendFailure("openblas adapter: dimension too large for a BLAS int");
+  if (x > static_cast<std::size_t>(1) << 30)
+    throw BackendFailure("openblas adapter: dimension too large for a BLAS int");
   return static_cast<int>(x);
 }
 
@@ -92,10 +93,9 @@ ACCUCHECK_REGISTER_BACKEND(product_backend("openblas_sgemm_beta1", Format::f32, 
                                            Determinism::bitwise_deterministic,
                                            "OpenBLAS cblas_sgemm with beta = 1 per step (grad_req 'add'), one thread",
                                            &openblas_run<false>));
-ACCUCHECK_REGISTER_BACKEND(product_backend("openblas_saxpy", Format::f32, Format::f32, "products(f32)",
-                                           Determinism::bitwise_deterministic,
-                                           "OpenBLAS cblas_sgemm beta = 0 into g, then cblas_saxpy(1, g, C), one thread",
-                                           &openblas_run<true>));
+ACCUCHECK_REGISTER_BACKEND(product_backend(
+    "openblas_saxpy", Format::f32, Format::f32, "products(f32)", Determinism::bitwise_deterministic,
+    "OpenBLAS cblas_sgemm beta = 0 into g, then cblas_saxpy(1, g, C), one thread", &openblas_run<true>));
 
 }  // namespace
 

@@ -16,10 +16,10 @@
 // The ALGORITHM variants force coll/tuned's choice (coll_tuned_use_dynamic_rules 1,
 // coll_tuned_allreduce_algorithm N): their bits must equal the allreduce_mpi_* order models' on
 // the per-rank sums (impls/tests/openmpi_test.cpp). Each rank reads its share from its own fifo
-// in a blocking read (an idle world costs no CPU); rank 0 answers through a third. A world that dies, hangs past its time-out
-// or answers wrongly is this backend's failure (BackendFailure); the next workload starts a new
-// one. Environment: ACCUCHECK_MPIRUN and ACCUCHECK_MPI_WORKER override the paths found at build
-// time; as root, Open MPI's OMPI_ALLOW_RUN_AS_ROOT variables are set for the world.
+// in a blocking read (an idle world costs no CPU); rank 0 answers through a third. A world that dies, hangs past its
+// time-out or answers wrongly is this backend's failure (BackendFailure); the next workload starts a new one.
+// Environment: ACCUCHECK_MPIRUN and ACCUCHECK_MPI_WORKER override the paths found at build time; as root, Open MPI's
+// OMPI_ALLOW_RUN_AS_ROOT variables are set for the world.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -107,8 +107,8 @@ class MpiWorld {
         if (begin == 0) send(request_fds_[r], w.initial.data(), w.elements * sizeof(double), deadline);
         const std::size_t first_step = begin == 0 ? 0 : begin - 1, last_step = end - 1;  // steps [first, last)
         if (last_step > first_step)
-          send(request_fds_[r], w.addends.data() + first_step * w.elements, (last_step - first_step) * w.elements * sizeof(double),
-               deadline);
+          send(request_fds_[r], w.addends.data() + first_step * w.elements,
+               (last_step - first_step) * w.elements * sizeof(double), deadline);
       }
       std::vector<double> result(w.elements);
       receive(result.data(), result.size() * sizeof(double), deadline);
@@ -130,7 +130,8 @@ class MpiWorld {
     const std::string mpirun = setting("ACCUCHECK_MPIRUN", ACCUCHECK_MPIRUN);
     const std::string worker = setting("ACCUCHECK_MPI_WORKER", ACCUCHECK_MPI_WORKER);
     char dir_template[] = "/tmp/accucheck-mpi-XXXXXX";
-    if (!mkdtemp(dir_template)) throw BackendFailure(std::string("cannot make a directory for the MPI world: ") + std::strerror(errno));
+    if (!mkdtemp(dir_template))
+      throw BackendFailure(std::string("cannot make a directory for the MPI world: ") + std::strerror(errno));
     dir_ = dir_template;
     log_ = dir_ + "/mpirun.log";
     // O_RDWR on a fifo does not wait for the other end (Linux); holding each request fifo's only
@@ -152,7 +153,8 @@ class MpiWorld {
     args.insert(args.end(), {worker, dir_});
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e) environment.emplace_back(*e);
-    if (geteuid() == 0) environment.insert(environment.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
+    if (geteuid() == 0)
+      environment.insert(environment.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
     // Open MPI's own allocations are not the harness's to check (a sanitized build's worker).
     environment.emplace_back("ASAN_OPTIONS=detect_leaks=0:" + setting("ASAN_OPTIONS", ""));
     std::vector<char*> argv, envp;
@@ -195,7 +197,8 @@ class MpiWorld {
       if (poll(&p, 1, 100) > 0) return;
       std::string how;
       if (ended(how)) fail("the MPI world ended (" + how + ")", FailureKind::crash);
-      if (std::chrono::steady_clock::now() > deadline) fail("the MPI world did not answer in time", FailureKind::timeout);
+      if (std::chrono::steady_clock::now() > deadline)
+        fail("the MPI world did not answer in time", FailureKind::timeout);
     }
   }
   void send(int fd, const void* data, std::size_t bytes, std::chrono::steady_clock::time_point deadline) {
@@ -203,7 +206,8 @@ class MpiWorld {
     while (bytes > 0) {
       wait_for(fd, POLLOUT, deadline);
       const ssize_t written = write(fd, p, bytes);
-      if (written < 0 && errno != EAGAIN && errno != EINTR) fail(std::string("writing to the MPI world: ") + std::strerror(errno));
+      if (written < 0 && errno != EAGAIN && errno != EINTR)
+        fail(std::string("writing to the MPI world: ") + std::strerror(errno));
       if (written > 0) {
         p += written;
         bytes -= static_cast<std::size_t>(written);
@@ -215,7 +219,8 @@ class MpiWorld {
     while (bytes > 0) {
       wait_for(response_fd_, POLLIN, deadline);
       const ssize_t got = read(response_fd_, p, bytes);
-      if (got < 0 && errno != EAGAIN && errno != EINTR) fail(std::string("reading from the MPI world: ") + std::strerror(errno));
+      if (got < 0 && errno != EAGAIN && errno != EINTR)
+        fail(std::string("reading from the MPI world: ") + std::strerror(errno));
       if (got > 0) {
         p += got;
         bytes -= static_cast<std::size_t>(got);
@@ -232,7 +237,8 @@ class MpiWorld {
       tail = text.str();
       if (tail.size() > 600) tail = "..." + tail.substr(tail.size() - 600);
     }
-    throw BackendFailure("mpirun -np " + std::to_string(ranks_) + ": " + what + (tail.empty() ? "" : "; its output: " + tail), kind);
+    throw BackendFailure(
+        "mpirun -np " + std::to_string(ranks_) + ": " + what + (tail.empty() ? "" : "; its output: " + tail), kind);
   }
 
   void stop(bool graceful) {
@@ -283,8 +289,8 @@ struct Algorithm {
   const char* name;  // "" for the library's own choice
   int number;
 };
-constexpr Algorithm kAlgorithms[] = {{"", 0}, {"basic_linear_", 1}, {"recursive_doubling_", 3}, {"ring_", 4},
-                                     {"rabenseifner_", 6}};
+constexpr Algorithm kAlgorithms[] = {
+    {"", 0}, {"basic_linear_", 1}, {"recursive_doubling_", 3}, {"ring_", 4}, {"rabenseifner_", 6}};
 
 DenseRun mpi_run(int ranks, int algorithm, std::uint64_t format_code) {
   auto world = std::make_shared<MpiWorld>(ranks, algorithm);
@@ -305,7 +311,10 @@ void add_mpi(int ranks, const Algorithm& algorithm) {
   Registration(dense_backend(name, f, f, bound, Determinism::bitwise_deterministic,
                              "the real MPI_Allreduce (Open MPI, mpirun -np " + std::to_string(ranks) +
                                  "): each rank sums its share of the terms in order, then MPI_SUM, " + how,
-                             mpi_run(ranks, algorithm.number, f == Format::f64 ? 0 : f == Format::f32 ? 1 : 2)));
+                             mpi_run(ranks, algorithm.number,
+                                     f == Format::f64   ? 0
+                                     : f == Format::f32 ? 1
+                                                        : 2)));
 }
 
 const bool registered = [] {

@@ -17,15 +17,15 @@
 
 #include "checking/backend.h"
 #include "checking/bound.h"
+#include "checking/choice.h"
+#include "checking/families.h"
+#include "checking/judge.h"
 #include "engine/campaign.h"
 #include "io/case_file.h"
-#include "checking/judge.h"
-#include "checking/choice.h"
+#include "io/results.h"
 #include "numerics/exact.h"
-#include "checking/families.h"
 #include "numerics/format.h"
 #include "plugins/plugin_loader.h"
-#include "io/results.h"
 
 namespace nb = nanobind;
 using namespace accucheck;
@@ -45,13 +45,15 @@ Format format_from(const std::string& text, bool fp8_too = false) {
 std::string storage_bytes(const std::vector<double>& values, Format f) {
   const std::size_t size = storage_size(f);
   std::string out(values.size() * size, '\0');
-  for (std::size_t i = 0; i < values.size(); ++i) store_value(values[i], f, reinterpret_cast<unsigned char*>(&out[i * size]));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    store_value(values[i], f, reinterpret_cast<unsigned char*>(&out[i * size]));
   return out;
 }
 
 void decode_storage(const nb::bytes& bytes, Format f, std::span<double> result) {
   const std::size_t size = storage_size(f);
-  if (bytes.size() != result.size() * size) throw BackendFailure("the Python adapter returned a result of the wrong size");
+  if (bytes.size() != result.size() * size)
+    throw BackendFailure("the Python adapter returned a result of the wrong size");
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.c_str());
   for (std::size_t i = 0; i < result.size(); ++i) result[i] = load_value(data + i * size, f);
 }
@@ -74,7 +76,8 @@ nb::object adapter(const char* name) {
     std::raise(SIGINT);
   }
   std::string text = nb::str(e.value()).c_str();
-  if (!e.matches(adapter("BackendFailure"))) text = std::string(nb::str(e.type().attr("__name__")).c_str()) + ": " + text;
+  if (!e.matches(adapter("BackendFailure")))
+    text = std::string(nb::str(e.type().attr("__name__")).c_str()) + ": " + text;
   throw BackendFailure(text);
 }
 
@@ -109,18 +112,20 @@ std::map<std::string, int>& python_backends() {
 // of the same name is the same backend defined again: the package compares the rest). Else ValueError.
 void validate_python_backend(const std::string& name, const std::string& bound, const std::string& origin) {
   if (const Backend* existing = Registry::global().find(name); existing && !python_backends().contains(name))
-    throw nb::value_error(("backend '" + name + "' is already registered" +
-                           (existing->origin == "builtin" ? " (a built-in backend)" : " (by plugin " + existing->origin + ")"))
-                              .c_str());
+    throw nb::value_error(
+        ("backend '" + name + "' is already registered" +
+         (existing->origin == "builtin" ? " (a built-in backend)" : " (by plugin " + existing->origin + ")"))
+            .c_str());
   std::string error;
   if (!parse_bound(bound, &error))
-    throw nb::value_error(("backend '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")") + ": bound '" + bound +
-                           "' is not a bound expression: " + error).c_str());
+    throw nb::value_error(("backend '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")") + ": bound '" +
+                           bound + "' is not a bound expression: " + error)
+                              .c_str());
 }
 
 void register_python_backend(const std::string& name, const std::string& storage, const std::string& accumulation,
-                             const std::string& bound, const std::string& determinism, const std::string& kind, int index,
-                             const std::string& origin, const std::string& summary) {
+                             const std::string& bound, const std::string& determinism, const std::string& kind,
+                             int index, const std::string& origin, const std::string& summary) {
   validate_python_backend(name, bound, origin);
   if (const auto known = python_backends().find(name); known != python_backends().end()) {
     if (known->second == index) return;  // registered by an earlier check
@@ -132,24 +137,27 @@ void register_python_backend(const std::string& name, const std::string& storage
                                                              : Determinism::run_to_run_nondeterministic;
   Backend b;
   if (kind == "sparse") {
-    b = sparse_backend(name, s, a, bound, d, summary, [index](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
-      const std::vector<std::uint64_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
-      const std::string offset_bytes(reinterpret_cast<const char*>(offsets.data()), offsets.size() * 8);
-      const std::string row_bytes(reinterpret_cast<const char*>(w.row_index.data()), w.row_index.size() * 4);
-      call_adapter("_call_sparse", w.format, result, index, w.rows, w.dim, w.steps, offset_bytes, row_bytes,
-                   storage_bytes(w.values, w.format), storage_bytes(w.initial, w.format));
-    });
+    b = sparse_backend(
+        name, s, a, bound, d, summary, [index](const SparseWorkload& w, std::span<double> result, const RunOptions&) {
+          const std::vector<std::uint64_t> offsets(w.step_offsets.begin(), w.step_offsets.end());
+          const std::string offset_bytes(reinterpret_cast<const char*>(offsets.data()), offsets.size() * 8);
+          const std::string row_bytes(reinterpret_cast<const char*>(w.row_index.data()), w.row_index.size() * 4);
+          call_adapter("_call_sparse", w.format, result, index, w.rows, w.dim, w.steps, offset_bytes, row_bytes,
+                       storage_bytes(w.values, w.format), storage_bytes(w.initial, w.format));
+        });
   } else if (kind == "product") {
-    b = product_backend(name, s, a, bound, d, summary, [index](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
-      // A and B as values of the storage format (FP8 inputs are values of every storage format).
-      call_adapter("_call_product", w.format, result, index, w.rows, w.cols, w.batch, w.steps, storage_bytes(w.a, w.format),
-                   storage_bytes(w.b, w.format), storage_bytes(w.initial, w.format));
-    });
+    b = product_backend(
+        name, s, a, bound, d, summary, [index](const ProductWorkload& w, std::span<double> result, const RunOptions&) {
+          // A and B as values of the storage format (FP8 inputs are values of every storage format).
+          call_adapter("_call_product", w.format, result, index, w.rows, w.cols, w.batch, w.steps,
+                       storage_bytes(w.a, w.format), storage_bytes(w.b, w.format), storage_bytes(w.initial, w.format));
+        });
   } else {
-    b = dense_backend(name, s, a, bound, d, summary, [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-      call_adapter("_call_dense", w.format, result, index, w.steps, w.elements, storage_bytes(w.addends, w.format),
-                   storage_bytes(w.initial, w.format));
-    });
+    b = dense_backend(name, s, a, bound, d, summary,
+                      [index](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+                        call_adapter("_call_dense", w.format, result, index, w.steps, w.elements,
+                                     storage_bytes(w.addends, w.format), storage_bytes(w.initial, w.format));
+                      });
   }
   b.origin = origin.empty() ? "python" : origin;
   Registry::global().add(std::move(b));
@@ -157,13 +165,11 @@ void register_python_backend(const std::string& name, const std::string& storage
 }
 
 // A campaign over the selected backends; returns (results JSON, verdict table, violations).
-std::tuple<std::string, std::string, std::size_t> run_check(const std::vector<std::string>& globs,
-                                                            const std::optional<std::string>& format,
-                                                            const std::vector<std::string>& families,
-                                                            std::optional<std::uint64_t> cases, double seconds,
-                                                            std::uint64_t seed, const std::string& findings_dir, bool maximize,
-                                                            bool fail_fast, bool quiet, std::size_t max_steps,
-                                                            std::size_t max_elements, std::size_t max_long_steps) {
+std::tuple<std::string, std::string, std::size_t> run_check(
+    const std::vector<std::string>& globs, const std::optional<std::string>& format,
+    const std::vector<std::string>& families, std::optional<std::uint64_t> cases, double seconds, std::uint64_t seed,
+    const std::string& findings_dir, bool maximize, bool fail_fast, bool quiet, std::size_t max_steps,
+    std::size_t max_elements, std::size_t max_long_steps) {
   CampaignOptions options;
   options.backend_globs = globs;
   if (format) options.format = format_from(*format);
@@ -250,12 +256,15 @@ nb::list replay(const std::string& path, const std::vector<std::string>& globs) 
     for (const auto& g : globs)
       for (const Backend* b : Registry::global().match(g))
         if (b->storage == f && std::find(chosen.begin(), chosen.end(), b) == chosen.end()) chosen.push_back(b);
-    if (chosen.empty()) throw nb::value_error(("no backend of the case's format " + std::string(name(f)) + " matches").c_str());
+    if (chosen.empty())
+      throw nb::value_error(("no backend of the case's format " + std::string(name(f)) + " matches").c_str());
   } else if (!c.backend.empty()) {
     const Backend* b = Registry::global().find(c.backend);
     if (!b)
-      throw nb::value_error(("the case names backend '" + c.backend + "', which is not registered (import the file that "
-                             "registers it)").c_str());
+      throw nb::value_error(("the case names backend '" + c.backend +
+                             "', which is not registered (import the file that "
+                             "registers it)")
+                                .c_str());
     chosen.push_back(b);
   } else {
     for (const auto& b : Registry::global().all())
@@ -303,11 +312,14 @@ nb::list family_list() {
 }
 
 // `count` workloads of one family (or the kind's adversarial mix) from a seed, as dicts of raw fields.
-nb::list generate_workloads(const std::optional<std::string>& family_name, const std::string& format, const std::string& kind_text,
-                            std::uint64_t seed, std::size_t count, std::size_t max_steps, std::size_t max_elements) {
+nb::list generate_workloads(const std::optional<std::string>& family_name, const std::string& format,
+                            const std::string& kind_text, std::uint64_t seed, std::size_t count, std::size_t max_steps,
+                            std::size_t max_elements) {
   const Format f = format_from(format);
   const Family* family = nullptr;
-  WorkloadKind kind = kind_text == "sparse" ? WorkloadKind::sparse : kind_text == "product" ? WorkloadKind::product : WorkloadKind::dense;
+  WorkloadKind kind = kind_text == "sparse"    ? WorkloadKind::sparse
+                      : kind_text == "product" ? WorkloadKind::product
+                                               : WorkloadKind::dense;
   if (kind_text != "dense" && kind_text != "sparse" && kind_text != "product")
     throw nb::value_error(("kind '" + kind_text + "' is not dense, product or sparse").c_str());
   if (family_name) {
@@ -324,7 +336,8 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
     const Workload w = generate(stream, f, limits, kind, family);
     nb::dict d;
     d["format"] = format;
-    d["case_json"] = case_to_json(CaseFile{w, "", "", "", "accucheck.generate --seed " + std::to_string(seed + i), "", seed + i, {}});
+    d["case_json"] = case_to_json(
+        CaseFile{w, "", "", "", "accucheck.generate --seed " + std::to_string(seed + i), "", seed + i, {}});
     if (const auto* dense = std::get_if<DenseWorkload>(&w)) {
       d["kind"] = "dense";
       d["family"] = dense->family;
@@ -333,8 +346,10 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["initial"] = dense->initial;
       d["addends"] = dense->addends;
       // The addends' FP8 format (the buffer, initial, stays in `format`), or None.
-      if (dense->input_format) d["input_format"] = std::string(name(*dense->input_format));
-      else d["input_format"] = nb::none();
+      if (dense->input_format)
+        d["input_format"] = std::string(name(*dense->input_format));
+      else
+        d["input_format"] = nb::none();
     } else if (const auto* sparse = std::get_if<SparseWorkload>(&w)) {
       d["kind"] = "sparse";
       d["family"] = sparse->family;
@@ -345,8 +360,10 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["step_offsets"] = std::vector<std::size_t>(sparse->step_offsets);
       d["row_index"] = std::vector<std::uint32_t>(sparse->row_index);
       d["values"] = sparse->values;
-      if (sparse->input_format) d["input_format"] = std::string(name(*sparse->input_format));
-      else d["input_format"] = nb::none();
+      if (sparse->input_format)
+        d["input_format"] = std::string(name(*sparse->input_format));
+      else
+        d["input_format"] = nb::none();
     } else {
       const auto& p = std::get<ProductWorkload>(w);
       d["kind"] = "product";
@@ -359,10 +376,14 @@ nb::list generate_workloads(const std::optional<std::string>& family_name, const
       d["a"] = p.a;
       d["b"] = p.b;
       // A's FP8 format (and B's unless b_input_format says), or None.
-      if (p.input_format) d["input_format"] = std::string(name(*p.input_format));
-      else d["input_format"] = nb::none();
-      if (p.b_input_format) d["b_input_format"] = std::string(name(*p.b_input_format));
-      else d["b_input_format"] = nb::none();
+      if (p.input_format)
+        d["input_format"] = std::string(name(*p.input_format));
+      else
+        d["input_format"] = nb::none();
+      if (p.b_input_format)
+        d["b_input_format"] = std::string(name(*p.b_input_format));
+      else
+        d["b_input_format"] = nb::none();
     }
     out.append(d);
   }

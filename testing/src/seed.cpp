@@ -33,7 +33,8 @@ std::optional<std::uint64_t> environment_seed() {
   char* end = nullptr;
   const unsigned long long value = std::strtoull(text, &end, 10);
   if (*text < '0' || *text > '9' || *end != '\0' || errno == ERANGE)
-    throw std::invalid_argument(std::string(kVariable) + "='" + text + "' is not a seed (a decimal integer from 0 to 2^64-1, or 'random')");
+    throw std::invalid_argument(std::string(kVariable) + "='" + text +
+                                "' is not a seed (a decimal integer from 0 to 2^64-1, or 'random')");
   return value;
 }
 
@@ -60,10 +61,11 @@ class SeedReporter : public ::testing::EmptyTestEventListener {
     for (const auto& [fixed, used] : seeds_)
       seeds += (seeds.empty() ? " " : ", ") + std::to_string(fixed) + (n ? " -> " + std::to_string(used) : "");
     if (n)
-      std::printf("[ seeds    ] %s.%s drew its cases from ACCUCHECK_TEST_SEED=%llu (seeds%s): rerun with "
-                  "ACCUCHECK_TEST_SEED=%llu to reproduce them\n",
-                  info.test_suite_name(), info.name(), static_cast<unsigned long long>(*n), seeds.c_str(),
-                  static_cast<unsigned long long>(*n));
+      std::printf(
+          "[ seeds    ] %s.%s drew its cases from ACCUCHECK_TEST_SEED=%llu (seeds%s): rerun with "
+          "ACCUCHECK_TEST_SEED=%llu to reproduce them\n",
+          info.test_suite_name(), info.name(), static_cast<unsigned long long>(*n), seeds.c_str(),
+          static_cast<unsigned long long>(*n));
     else
       std::printf("[ seeds    ] %s.%s drew its cases from its fixed seeds%s; ACCUCHECK_TEST_SEED=N draws others\n",
                   info.test_suite_name(), info.name(), seeds.c_str());

@@ -61,8 +61,8 @@ SparseWorkload random_sparse(Format f, std::uint64_t seed, const SparseShape& sh
   return w;
 }
 
-ProductWorkload random_product(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, std::uint64_t seed,
-                               bool cancelling) {
+ProductWorkload random_product(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps,
+                               std::uint64_t seed, bool cancelling) {
   ProductWorkload p;
   p.format = Format::f32;
   p.rows = rows;

@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "numerics/hash.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
 #include "accucheck/testing/workloads.h"
+#include "numerics/hash.h"
 
 namespace accucheck {
 namespace {
@@ -55,13 +55,17 @@ TEST(TestingMpfr, RoundsOnceIntoTheFormat) {
   EXPECT_TRUE(std::signbit(round_f16(-0x1p-26)));
   // The exponent range is f16's only inside.
   const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-  { const test::MpfrExponentRange range(Format::bf16); EXPECT_EQ(mpfr_get_emax(), 128); }
+  {
+    const test::MpfrExponentRange range(Format::bf16);
+    EXPECT_EQ(mpfr_get_emax(), 128);
+  }
   EXPECT_EQ(mpfr_get_emin(), emin);
   EXPECT_EQ(mpfr_get_emax(), emax);
 }
 
 TEST(TestingMpfr, FixedIntConversionsAreExact) {
-  for (const FixedInt& v : {FixedInt(0), FixedInt(-3), FixedInt(1) << 2100, -(FixedInt(1) << 1074) - 1, to_fixed(-0.1)}) {
+  for (const FixedInt& v :
+       {FixedInt(0), FixedInt(-3), FixedInt(1) << 2100, -(FixedInt(1) << 1074) - 1, to_fixed(-0.1)}) {
     mpfr_t x;
     mpfr_init2(x, 2300);
     EXPECT_EQ(test::set_mpfr(x, v), 0);
@@ -137,9 +141,9 @@ TEST(TestingWorkloads, BuildersMakeValidWorkloadsFromTheirSeeds) {
 // The heights of the order models for small n, counted by hand.
 TEST(TestingOrderModels, DepthsByHand) {
   const std::vector<test::Depth> leaves(16, test::Depth{});
-  EXPECT_EQ(test::model_numpy(leaves.data(), 7).depth, 6);   // a chain
-  EXPECT_EQ(test::model_numpy(leaves.data(), 8).depth, 3);   // the 3-level tree
-  EXPECT_EQ(test::model_numpy(leaves.data(), 9).depth, 4);   // the tree, then the ninth term
+  EXPECT_EQ(test::model_numpy(leaves.data(), 7).depth, 6);  // a chain
+  EXPECT_EQ(test::model_numpy(leaves.data(), 8).depth, 3);  // the 3-level tree
+  EXPECT_EQ(test::model_numpy(leaves.data(), 9).depth, 4);  // the tree, then the ninth term
   EXPECT_EQ(test::model_blocked(leaves.data(), 16, 4).depth, 3 + 3);
   EXPECT_EQ(test::model_lanes8(leaves.data(), 3).depth, 2);  // empty lanes cost nothing
   EXPECT_EQ(test::model_halving(16).depth, 4);

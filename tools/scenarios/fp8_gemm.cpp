@@ -67,7 +67,8 @@ DenseWorkload layer_projection() {
   Normal normal(3332);
   std::vector<double> a(kTokens * kInner), b(kFeatures * kInner);
   for (std::size_t m = 0; m < kTokens; ++m)
-    for (std::size_t k = 0; k < kInner; ++k) a[m * kInner + k] = normal() * (k % 512 == 7 ? 20.0 : 1.0);  // 8 outlier channels
+    for (std::size_t k = 0; k < kInner; ++k)
+      a[m * kInner + k] = normal() * (k % 512 == 7 ? 20.0 : 1.0);  // 8 outlier channels
   for (double& x : b) x = 0.02 * normal();
   for (std::size_t m = 0; m < kTokens; ++m) quantize_row(std::span(a).subspan(m * kInner, kInner));
   for (std::size_t f = 0; f < kFeatures; ++f) quantize_row(std::span(b).subspan(f * kInner, kInner));
@@ -77,17 +78,21 @@ DenseWorkload layer_projection() {
 }  // namespace
 
 ScenarioResult fp8_gemm_accumulation() {
-  ScenarioResult r{.name = "fp8-gemm-accumulation",
-                   .title = "FP8 GEMM at K = 4096: 14-bit tensor-core accumulation, and promotion to FP32 every N_C (DeepSeek-V3)",
-                   .provenance = {
-      "real: the accumulation models (tc_fused32_w14_f32; tc_fused32_w14_nc{32,128,512}_f32, promoted as DeepSeek-V3 sec. "
-      "3.3.2 does; tc_h100_fp8_f32, Hopper's FP8 arithmetic as MMA-Sim and Khattak & Mikaitis model it, and "
-      "tc_h100_fp8_nc128_f32, the same promoted every 128; naive_f32), on "
-      "products of E4M3 values, K = 4096",
-      "reconstructed: the matrices (random: N(0,1) entries; layer: 16 tokens x 4096 activations with 8 outlier channels "
-      "at 20x, 32 features of N(0, 0.02) weights), scaled per row and per feature to E4M3's 448 and rounded to E4M3; the "
-      "report's 1x128 tile scaling is not modelled",
-  }};
+  ScenarioResult r{
+      .name = "fp8-gemm-accumulation",
+      .title = "FP8 GEMM at K = 4096: 14-bit tensor-core accumulation, and promotion to FP32 every N_C (DeepSeek-V3)",
+      .provenance = {
+          "real: the accumulation models (tc_fused32_w14_f32; tc_fused32_w14_nc{32,128,512}_f32, promoted as "
+          "DeepSeek-V3 sec. "
+          "3.3.2 does; tc_h100_fp8_f32, Hopper's FP8 arithmetic as MMA-Sim and Khattak & Mikaitis model it, and "
+          "tc_h100_fp8_nc128_f32, the same promoted every 128; naive_f32), on "
+          "products of E4M3 values, K = 4096",
+          "reconstructed: the matrices (random: N(0,1) entries; layer: 16 tokens x 4096 activations with 8 outlier "
+          "channels "
+          "at 20x, 32 features of N(0, 0.02) weights), scaled per row and per feature to E4M3's 448 and rounded to "
+          "E4M3; the "
+          "report's 1x128 tile scaling is not modelled",
+      }};
   const std::vector<std::pair<const char*, const char*>> paths = {
       {"fp32", "naive_f32"},
       {"tc_no_promotion", "tc_fused32_w14_f32"},
@@ -97,7 +102,8 @@ ScenarioResult fp8_gemm_accumulation() {
       {"tc_h100_nc128", "tc_h100_fp8_nc128_f32"},
       {"tc_nc32", "tc_fused32_w14_nc32_f32"},
   };
-  for (const auto& [tensor, workload] : {std::pair{"random", random_matrices()}, std::pair{"layer", layer_projection()}}) {
+  for (const auto& [tensor, workload] :
+       {std::pair{"random", random_matrices()}, std::pair{"layer", layer_projection()}}) {
     const auto exact = exact_sums(workload);
     for (const auto& [path, backend] : paths) {
       r.paths.push_back(run_path(path, tensor, registered(backend), workload, exact, {kTokens, kFeatures}));
@@ -112,14 +118,19 @@ ScenarioResult fp8_gemm_accumulation() {
   };
   const Divergence& truncation = r.divergence("random", "tc_no_promotion", "tc_h100_truncating");
   r.story = formatted(
-      "Accumulating 4096 E4M3 products with a 14-bit window (32 at a time, aligned to the largest exponent) errs by %.2g %% "
+      "Accumulating 4096 E4M3 products with a 14-bit window (32 at a time, aligned to the largest exponent) errs by "
+      "%.2g %% "
       "of the largest output on random matrices and by up to %.2g %% of an output (median %.2g %%), where DeepSeek-V3 "
       "reports a maximum relative error of nearly 2 %% on H800; fused(32,14,f32) says nothing there (it ends at 3,968 "
-      "addends). Promoting to FP32 every 128 addends brings the errors to %.2g %% of the largest output (%.2g %% on the "
-      "layer, against %.2g %% unpromoted), every output within fused_promoted(32,14,128,f32) (at most %.2g %% of it); a "
-      "plain FP32 sum errs by %.2g %%. Truncating each fused sum to 14 bits as well, as the bit-accurate simulators say "
+      "addends). Promoting to FP32 every 128 addends brings the errors to %.2g %% of the largest output (%.2g %% on "
+      "the "
+      "layer, against %.2g %% unpromoted), every output within fused_promoted(32,14,128,f32) (at most %.2g %% of it); "
+      "a "
+      "plain FP32 sum errs by %.2g %%. Truncating each fused sum to 14 bits as well, as the bit-accurate simulators "
+      "say "
       "Hopper does, changes %zu of the 512 outputs, by at most %.2g %%: the window's cut is the loss.",
-      percent("random", "tc_no_promotion", "normwise_error"), percent("random", "tc_no_promotion", "max_relative_error"),
+      percent("random", "tc_no_promotion", "normwise_error"),
+      percent("random", "tc_no_promotion", "max_relative_error"),
       percent("random", "tc_no_promotion", "median_relative_error"), percent("random", "tc_nc128", "normwise_error"),
       percent("layer", "tc_nc128", "normwise_error"), percent("layer", "tc_no_promotion", "normwise_error"),
       std::max(percent("random", "tc_nc128", "max_bound_ratio"), percent("layer", "tc_nc128", "max_bound_ratio")),

@@ -44,14 +44,17 @@ DenseWorkload layer_gradients(std::size_t ranks) {
 }  // namespace
 
 ScenarioResult fsdp_bf16_reduce() {
-  ScenarioResult r{.name = "fsdp-bf16-reduce",
-                   .title = "bf16 gradients all-reduced over P = 8 .. 384 ranks: bf16 vs fp32 accumulation, ring vs tree",
-                   .provenance = {
-      "real: NCCL's ring and hierarchical tree all-reduce orders (allreduce_nccl_ring_bf16, "
-      "allreduce_nccl_tree_8gpu_bf16, and their _acc_f32 variants: FSDP's reduce_dtype=fp32), read from NCCL 2.28.9",
-      "reconstructed: one layer's 2048 gradient values per rank, N(0, 1e-4^2) shared by every rank plus N(0, 1e-3^2) "
-      "per rank, rounded to bf16; P = 8, 48, 96 (12 x 8), 192, 384 (48 x 8)",
-  }};
+  ScenarioResult r{
+      .name = "fsdp-bf16-reduce",
+      .title = "bf16 gradients all-reduced over P = 8 .. 384 ranks: bf16 vs fp32 accumulation, ring vs tree",
+      .provenance = {
+          "real: NCCL's ring and hierarchical tree all-reduce orders (allreduce_nccl_ring_bf16, "
+          "allreduce_nccl_tree_8gpu_bf16, and their _acc_f32 variants: FSDP's reduce_dtype=fp32), read from NCCL "
+          "2.28.9",
+          "reconstructed: one layer's 2048 gradient values per rank, N(0, 1e-4^2) shared by every rank plus N(0, "
+          "1e-3^2) "
+          "per rank, rounded to bf16; P = 8, 48, 96 (12 x 8), 192, 384 (48 x 8)",
+      }};
   const std::vector<std::pair<const char*, const char*>> paths = {
       {"ring_bf16", "allreduce_nccl_ring_bf16"},
       {"tree_bf16", "allreduce_nccl_tree_8gpu_bf16"},
@@ -80,10 +83,13 @@ ScenarioResult fsdp_bf16_reduce() {
     return 100 * r.figure("P=" + std::to_string(ranks) + "." + path + "." + figure);
   };
   r.story = formatted(
-      "Summed in bf16 around NCCL's ring, the reduced gradient errs by %.2g %% of its largest value at P = 8, %.2g %% at "
-      "96 (12 x 8) and %.2g %% at 384 (48 x 8 GPUs); NCCL's hierarchical tree, whose roundings grow with log P, errs by "
+      "Summed in bf16 around NCCL's ring, the reduced gradient errs by %.2g %% of its largest value at P = 8, %.2g %% "
+      "at "
+      "96 (12 x 8) and %.2g %% at 384 (48 x 8 GPUs); NCCL's hierarchical tree, whose roundings grow with log P, errs "
+      "by "
       "%.2g %% at 384; accumulating in fp32 and rounding once to bf16 errs by %.2g %% at 384 on the ring, one bf16 "
-      "rounding. Every output is within its bound up to P = 192; the ring's bf16 bound grows from %.2g %% to %.2g %% of "
+      "rounding. Every output is within its bound up to P = 192; the ring's bf16 bound grows from %.2g %% to %.2g %% "
+      "of "
       "the largest value between P = 8 and 384, where (P - 1) u_bf16 = 1.5 > 1 promises nothing (bound-vacuous), while "
       "the tree's stays at %.2g %%.",
       percent(8, "ring_bf16", "normwise_error"), percent(96, "ring_bf16", "normwise_error"),

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "numerics/fast_exact.h"
 #include "io/npy.h"
 #include "mxnet_16686_data.h"
+#include "numerics/fast_exact.h"
 #include "scenarios.h"
 
 namespace accucheck::scenarios {
@@ -22,7 +22,8 @@ std::vector<float> load(const char* file, std::vector<std::size_t> shape) {
   for (const auto& f : embedded_files())
     if (f.name == file) {
       const NpyArray a = parse_npy(f.bytes, std::string(file));
-      if (a.dtype != NpyDtype::f32 || a.shape != shape) throw std::runtime_error(std::string(file) + ": unexpected dtype or shape");
+      if (a.dtype != NpyDtype::f32 || a.shape != shape)
+        throw std::runtime_error(std::string(file) + ": unexpected dtype or shape");
       const auto values = a.floats();
       std::vector<float> out(values.size());
       for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<float>(values[i]) / 1e6f;  // fl32(p / 1e6)
@@ -41,7 +42,8 @@ float dense_unit(const float* w, const float* x, std::size_t n, float bias) {
 
 // A weight (or bias) gradient accumulated over the two steps as a GEMM with beta = 1 from a
 // zero buffer: C (rows x cols) += A_t (rows x 1) * B_t (1 x cols).
-ProductWorkload accumulation(std::size_t rows, std::size_t cols, const std::vector<float> (&a)[2], const std::vector<float>& b) {
+ProductWorkload accumulation(std::size_t rows, std::size_t cols, const std::vector<float> (&a)[2],
+                             const std::vector<float>& b) {
   ProductWorkload p;
   p.format = Format::f32;
   p.rows = rows;
@@ -62,8 +64,8 @@ ProductWorkload accumulation(std::size_t rows, std::size_t cols, const std::vect
 ScenarioResult mxnet_16686_cpu() {
   const auto W0 = load("saved_dense0_weight.npy", {1000, 10}), b0 = load("saved_dense0_bias.npy", {1000});
   const auto W1 = load("saved_dense1_weight.npy", {2, 1000}), b1 = load("saved_dense1_bias.npy", {2});
-  const std::vector<float> x = {0.132131f, 0.0054324134f, -1.05325f, 2.042315f, 3.342350f,
-                                -0.552351f, 0.00151235f, 1.005235f, 2.053253f, -0.00004234f};
+  const std::vector<float> x = {0.132131f,  0.0054324134f, -1.05325f, 2.042315f, 3.342350f,
+                                -0.552351f, 0.00151235f,   1.005235f, 2.053253f, -0.00004234f};
 
   // Forward (the same at both steps: the weights are never updated).
   std::vector<float> pre(1000), h(1000);
@@ -104,25 +106,31 @@ ScenarioResult mxnet_16686_cpu() {
   tensors.push_back({"dense1_weight", accumulation(2, 1000, g, h), {2, 1000}});
   tensors.push_back({"dense1_bias", accumulation(2, 1, g, ones_1), {2}});
 
-  ScenarioResult r{.name = "mxnet-16686-cpu",
-                   .title = "grad_req='add' vs manual accumulation (MXNet issue 16686, CPU reproduction)",
-                   .provenance = {
-      "real: the reporter's saved parameters (examples/data/mxnet-16686-cpu, divided by 1e6 in float32), input, labels 0 then 1, "
-      "two steps",
-      "real: the paths: 'add' = GEMM with beta = 1 (fl(c + g*h), gemm_beta1_f32), manual = acc += fl(g*h) "
-      "(manual_dot_then_add_f32); 'add' is MXNet <= 1.6 on macOS (the reporter's): MXNet 1.7 to 1.9.1 give manual's bits "
-      "(docs/frameworks.md, 'mxnet-16686 on MXNet itself')",
-      "modelled: the float32 forward (each dot product correctly rounded, then + bias; softmax correctly rounded): MXNet's BLAS "
-      "order is not in the report",
-  }};
-  std::vector<std::pair<const char*, const char*>> paths = {{"add", "gemm_beta1_f32"}, {"manual", "manual_dot_then_add_f32"}};
+  ScenarioResult r{
+      .name = "mxnet-16686-cpu",
+      .title = "grad_req='add' vs manual accumulation (MXNet issue 16686, CPU reproduction)",
+      .provenance = {
+          "real: the reporter's saved parameters (examples/data/mxnet-16686-cpu, divided by 1e6 in float32), input, "
+          "labels 0 then 1, "
+          "two steps",
+          "real: the paths: 'add' = GEMM with beta = 1 (fl(c + g*h), gemm_beta1_f32), manual = acc += fl(g*h) "
+          "(manual_dot_then_add_f32); 'add' is MXNet <= 1.6 on macOS (the reporter's): MXNet 1.7 to 1.9.1 give "
+          "manual's bits "
+          "(docs/frameworks.md, 'mxnet-16686 on MXNet itself')",
+          "modelled: the float32 forward (each dot product correctly rounded, then + bias; softmax correctly rounded): "
+          "MXNet's BLAS "
+          "order is not in the report",
+      }};
+  std::vector<std::pair<const char*, const char*>> paths = {{"add", "gemm_beta1_f32"},
+                                                            {"manual", "manual_dot_then_add_f32"}};
   if (Registry::global().find("openblas_sgemm_beta1")) {
     paths.push_back({"openblas_add", "openblas_sgemm_beta1"});
     paths.push_back({"openblas_manual", "openblas_saxpy"});
   }
   for (const Tensor& t : tensors) {
     const auto exact = exact_sums(t.w);
-    for (const auto& [path, backend] : paths) r.paths.push_back(run_path(path, t.name, registered(backend), t.w, exact, t.shape));
+    for (const auto& [path, backend] : paths)
+      r.paths.push_back(run_path(path, t.name, registered(backend), t.w, exact, t.shape));
   }
   for (const Tensor& t : tensors) {
     const Divergence d = diverge(r.path("add", t.name), r.path("manual", t.name));
@@ -136,7 +144,8 @@ ScenarioResult mxnet_16686_cpu() {
   double kappa = 0;
   for (const auto& e : r.path("add", "dense1_weight").outcome.elements)
     if (std::isfinite(e.kappa)) kappa = std::max(kappa, e.kappa);
-  const Divergence &w1 = r.divergence("dense1_weight", "add", "manual"), &w0 = r.divergence("dense0_weight", "add", "manual");
+  const Divergence &w1 = r.divergence("dense1_weight", "add", "manual"),
+                   &w0 = r.divergence("dense0_weight", "add", "manual");
   r.figures = {
       {"hidden_active", static_cast<double>(active), "of 1000 relu units (reported: 445)"},
       {"hidden_max", h_max, "largest activation (reported: about 7.5e-7)"},
@@ -147,14 +156,17 @@ ScenarioResult mxnet_16686_cpu() {
       {"dense1_weight.atol", w1.max_absolute, "max |manual - add| (reported: 1.31473879093e-14)"},
       {"dense0_weight.rtol_percent", 100 * w0.max_relative, "max |manual - add| / |add| (reported: 100 %)"},
       {"dense0_weight.atol", w0.max_absolute, "max |manual - add| (reported: 1.42072226379e-14)"},
-      {"dense0_weight.manual_zero_add_not", static_cast<double>(w0.only_b_zero), "elements where manual is exactly 0, add not"},
+      {"dense0_weight.manual_zero_add_not", static_cast<double>(w0.only_b_zero),
+       "elements where manual is exactly 0, add not"},
   };
   if (Registry::global().find("openblas_sgemm_beta1"))
-    r.figures.push_back({"dense1_weight.openblas_add_vs_manual_differing",
-                         static_cast<double>(r.divergence("dense1_weight", "manual", "openblas_add").differing),
-                         "elements where OpenBLAS's beta = 1 differs from manual (0: it rounds the product before adding it)"});
+    r.figures.push_back(
+        {"dense1_weight.openblas_add_vs_manual_differing",
+         static_cast<double>(r.divergence("dense1_weight", "manual", "openblas_add").differing),
+         "elements where OpenBLAS's beta = 1 differs from manual (0: it rounds the product before adding it)"});
   r.story = formatted(
-      "Both paths stay within their bound products(f32) (largest error/bound %.2g for 'add', %.2g for manual), yet they "
+      "Both paths stay within their bound products(f32) (largest error/bound %.2g for 'add', %.2g for manual), yet "
+      "they "
       "differ by up to %.4g %% on dense1_weight and by 100 %% on dense0_weight, where manual gives exactly 0 in %zu "
       "elements: the two steps' gradients (about +0.5 h and -0.5 h) cancel to about 1e-13 with kappa up to %.2g, so "
       "rounding the second product before adding it (manual) or not (the FMA of GEMM with beta = 1) moves the result "

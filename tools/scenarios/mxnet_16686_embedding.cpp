@@ -37,7 +37,8 @@ SparseWorkload token_batches(std::size_t steps) {
     std::vector<std::uint32_t> tokens;
     for (std::size_t i = 0; i < kBatch * kLength; ++i)
       tokens.push_back(i < repeats ? repeated : static_cast<std::uint32_t>(first + s.draw(window - 1)));
-    for (std::size_t i = tokens.size(); i > 1; --i) std::swap(tokens[i - 1], tokens[s.pick(i)]);  // positions in the batch
+    for (std::size_t i = tokens.size(); i > 1; --i)
+      std::swap(tokens[i - 1], tokens[s.pick(i)]);  // positions in the batch
     for (std::uint32_t token : tokens) {
       w.row_index.push_back(token);
       // 2^-37 .. 2^-23: 7e-12 .. 1.2e-7, either sign, 8 significant bits or more.
@@ -55,20 +56,25 @@ ScenarioResult mxnet_16686_embedding() {
   ScenarioResult r{.name = "mxnet-16686-embedding",
                    .title = "embedding gradient, sorted 'add' order vs manual order (MXNet issue 16686, GPU path)",
                    .provenance = {
-      "real: Embedding(13, 512), token batches (2, 14), a token up to 7 times per batch, rows absent from some batches, 16 vs 32 "
-      "steps, gradient magnitudes 1e-11 .. 1e-7",
-      "real: the orders: 'add' = MXNet's sorted EmbeddingGrad from G, ((G + g1) + g2) + ... (embedding_sorted_segment_f32); "
-      "manual = G + ((g1 + g2) + ...) (embedding_segment_then_add_f32)",
-      "reconstructed: token ids and gradient values (fixed seed 16686); the reported 0.65 % / 7.5e-7 came from the real model",
-  }};
+                       "real: Embedding(13, 512), token batches (2, 14), a token up to 7 times per batch, rows absent "
+                       "from some batches, 16 vs 32 "
+                       "steps, gradient magnitudes 1e-11 .. 1e-7",
+                       "real: the orders: 'add' = MXNet's sorted EmbeddingGrad from G, ((G + g1) + g2) + ... "
+                       "(embedding_sorted_segment_f32); "
+                       "manual = G + ((g1 + g2) + ...) (embedding_segment_then_add_f32)",
+                       "reconstructed: token ids and gradient values (fixed seed 16686); the reported 0.65 % / 7.5e-7 "
+                       "came from the real model",
+                   }};
   for (std::size_t steps : {std::size_t{16}, std::size_t{32}}) {
     const SparseWorkload w = token_batches(steps);
     const auto exact = exact_sums(w);
     const std::string tensor = "embedding0_weight@" + std::to_string(steps);
-    r.paths.push_back(run_path("add", tensor, registered("embedding_sorted_segment_f32"), w, exact, {kVocabulary, kDim}));
-    r.paths.push_back(run_path("manual", tensor, registered("embedding_segment_then_add_f32"), w, exact, {kVocabulary, kDim}));
-    r.paths.push_back(run_path("atomic", tensor, registered("embedding_atomic_order_f32"), w, exact, {kVocabulary, kDim},
-                               RunOptions{0, 1}));
+    r.paths.push_back(
+        run_path("add", tensor, registered("embedding_sorted_segment_f32"), w, exact, {kVocabulary, kDim}));
+    r.paths.push_back(
+        run_path("manual", tensor, registered("embedding_segment_then_add_f32"), w, exact, {kVocabulary, kDim}));
+    r.paths.push_back(run_path("atomic", tensor, registered("embedding_atomic_order_f32"), w, exact,
+                               {kVocabulary, kDim}, RunOptions{0, 1}));
     r.divergences.push_back(diverge(r.path("add", tensor), r.path("manual", tensor)));
     r.divergences.push_back(diverge(r.path("add", tensor), r.path("atomic", tensor)));
     std::size_t most_hits = 0;
@@ -80,15 +86,18 @@ ScenarioResult mxnet_16686_embedding() {
     for (const auto& e : r.path("add", tensor).outcome.elements)
       if (std::isfinite(e.kappa)) kappa = std::max(kappa, e.kappa);
     const Divergence& d = r.divergence(tensor, "add", "manual");
-    r.figures.push_back({tensor + ".rtol_percent", 100 * d.max_relative, "max |manual - add| / |add| (reported: 0.65 %)"});
+    r.figures.push_back(
+        {tensor + ".rtol_percent", 100 * d.max_relative, "max |manual - add| / |add| (reported: 0.65 %)"});
     r.figures.push_back({tensor + ".atol", d.max_absolute, "max |manual - add| (reported: 7.5e-7 in the real model)"});
-    r.figures.push_back({tensor + ".differing_fraction", static_cast<double>(d.differing) / static_cast<double>(d.elements),
+    r.figures.push_back({tensor + ".differing_fraction",
+                         static_cast<double>(d.differing) / static_cast<double>(d.elements),
                          "elements whose bits differ between the orders"});
     r.figures.push_back({tensor + ".most_hits", static_cast<double>(most_hits), "vectors added into the busiest row"});
     r.figures.push_back({tensor + ".kappa_max", kappa, "largest sum|x| / |sum x| of an element"});
   }
   r.story = formatted(
-      "Both orders stay within their bounds at 16 and 32 steps, yet they disagree in %.0f %% of the elements at 32 steps, "
+      "Both orders stay within their bounds at 16 and 32 steps, yet they disagree in %.0f %% of the elements at 32 "
+      "steps, "
       "by up to %.3g %% (%.3g %% at 16): every element sums dozens of tiny gradients of both signs (kappa up to %.2g), "
       "and whether a step's vectors meet the running gradient one by one or as a pre-summed block decides which "
       "roundings happen - the order, not a bug, makes the two runs differ.",

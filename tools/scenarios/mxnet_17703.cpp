@@ -37,15 +37,17 @@ ScenarioResult mxnet_17703() {
   ScenarioResult r{.name = "mxnet-17703",
                    .title = "fp16 embedding backward underflows: fp16 vs fp32 accumulation (MXNet issue 17703)",
                    .provenance = {
-      "real: 100000 indices into a vocabulary of 8, output gradients 0.01 in fp16, fp16 accumulation vs fp32 accumulation "
-      "(embedding_scatter_add_f16, embedding_scatter_f16_acc_f32)",
-      "reconstructed: the indices (uniform over the 8 rows, fixed seed 17703) and the width 4",
-  }};
+                       "real: 100000 indices into a vocabulary of 8, output gradients 0.01 in fp16, fp16 accumulation "
+                       "vs fp32 accumulation "
+                       "(embedding_scatter_add_f16, embedding_scatter_f16_acc_f32)",
+                       "reconstructed: the indices (uniform over the 8 rows, fixed seed 17703) and the width 4",
+                   }};
   r.paths.push_back(run_path("fp16_accumulation", "embedding_grad", registered("embedding_scatter_add_f16"), w, exact,
                              {kVocabulary, kDim}));
-  r.paths.push_back(run_path("fp32_accumulation", "embedding_grad", registered("embedding_scatter_f16_acc_f32"), w, exact,
-                             {kVocabulary, kDim}));
-  r.divergences.push_back(diverge(r.path("fp32_accumulation", "embedding_grad"), r.path("fp16_accumulation", "embedding_grad")));
+  r.paths.push_back(run_path("fp32_accumulation", "embedding_grad", registered("embedding_scatter_f16_acc_f32"), w,
+                             exact, {kVocabulary, kDim}));
+  r.divergences.push_back(
+      diverge(r.path("fp32_accumulation", "embedding_grad"), r.path("fp16_accumulation", "embedding_grad")));
   std::vector<std::size_t> hits(kVocabulary, 0);
   for (auto row : w.row_index) ++hits[row];
   const auto [fewest, most] = std::minmax_element(hits.begin(), hits.end());

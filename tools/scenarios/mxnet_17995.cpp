@@ -51,7 +51,8 @@ DenseWorkload bias_inputs(std::size_t m) {
     // m shares of the total: equal parts perturbed by up to +-25 %, the last one taking the rest.
     double left = totals[j];
     for (std::size_t i = 0; i + 1 < m; ++i) {
-      const double share = totals[j] / static_cast<double>(m) * (0.75 + 0.5 * static_cast<double>(s.draw(1000)) / 1000.0);
+      const double share =
+          totals[j] / static_cast<double>(m) * (0.75 + 0.5 * static_cast<double>(s.draw(1000)) / 1000.0);
       const float x = static_cast<float>(share);
       w.addends[i * 4 + j] = x;
       left -= x;
@@ -65,15 +66,19 @@ DenseWorkload bias_inputs(std::size_t m) {
 }  // namespace
 
 ScenarioResult mxnet_17995() {
-  const Backend replica = dense_backend("mxnet16_elemwise_sum_f32 (replica)", Format::f32, Format::f32, "anyorder(f32)",
-                                        Determinism::bitwise_deterministic, "MXNet 1.6 ElemwiseSum, kAddTo", &mxnet16_elemwise_sum);
-  ScenarioResult r{.name = "mxnet-17995",
-                   .title = "ElemwiseSum of m inputs under kAddTo: fixed kernel vs MXNet 1.6's double counting (MXNet PR 17995)",
-                   .provenance = {
-      "real: the kernels (MXNet 1.6 default case replicated; the fix is elemwise_sum_addto_f32), kAddTo, m = 2 .. 8 inputs",
-      "reconstructed: the gradient values: a 4-element bias whose exact gradient is 19.947 (element 0, ALBERT's reported value), "
-      "split into m perturbed shares",
-  }};
+  const Backend replica =
+      dense_backend("mxnet16_elemwise_sum_f32 (replica)", Format::f32, Format::f32, "anyorder(f32)",
+                    Determinism::bitwise_deterministic, "MXNet 1.6 ElemwiseSum, kAddTo", &mxnet16_elemwise_sum);
+  ScenarioResult r{
+      .name = "mxnet-17995",
+      .title = "ElemwiseSum of m inputs under kAddTo: fixed kernel vs MXNet 1.6's double counting (MXNet PR 17995)",
+      .provenance = {
+          "real: the kernels (MXNet 1.6 default case replicated; the fix is elemwise_sum_addto_f32), kAddTo, m = 2 .. "
+          "8 inputs",
+          "reconstructed: the gradient values: a 4-element bias whose exact gradient is 19.947 (element 0, ALBERT's "
+          "reported value), "
+          "split into m perturbed shares",
+      }};
   for (std::size_t m = 2; m <= 8; ++m) {
     const DenseWorkload w = bias_inputs(m);
     const auto exact = exact_sums(w);

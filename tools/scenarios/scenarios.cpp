@@ -32,7 +32,8 @@ const std::vector<Scenario>& all() {
        mxnet_16686_cpu},
       {"mxnet-16686-embedding", "embedding gradient: sorted 'add' order vs manual order, 16 and 32 accumulation steps",
        mxnet_16686_embedding},
-      {"mxnet-17995", "ElemwiseSum of 2..8 inputs under kAddTo: the fixed kernel vs MXNet 1.6's double counting", mxnet_17995},
+      {"mxnet-17995", "ElemwiseSum of 2..8 inputs under kAddTo: the fixed kernel vs MXNet 1.6's double counting",
+       mxnet_17995},
       {"mxnet-17703", "fp16 embedding backward: 100000 indices into 8 rows, fp16 vs fp32 accumulation", mxnet_17703},
       {"bf16-stagnation", "a bf16 buffer stops absorbing +1 at 256 (f16 at 2048)", bf16_stagnation},
       {"bf16-long-accumulation", "bf16 gradient accumulation over 10^4 .. 10^6 steps vs Kahan, SR and f32",
@@ -71,8 +72,8 @@ ScenarioResult run(const Scenario& s) {
 }
 
 std::size_t PathResult::count(Verdict v) const {
-  return static_cast<std::size_t>(
-      std::count_if(outcome.elements.begin(), outcome.elements.end(), [v](const ElementVerdict& e) { return e.verdict == v; }));
+  return static_cast<std::size_t>(std::count_if(outcome.elements.begin(), outcome.elements.end(),
+                                                [v](const ElementVerdict& e) { return e.verdict == v; }));
 }
 
 const PathResult& ScenarioResult::path(std::string_view p, std::string_view tensor) const {
@@ -84,7 +85,8 @@ const PathResult& ScenarioResult::path(std::string_view p, std::string_view tens
 const Divergence& ScenarioResult::divergence(std::string_view tensor, std::string_view a, std::string_view b) const {
   for (const auto& d : divergences)
     if (d.tensor == tensor && d.a == a && d.b == b) return d;
-  throw std::out_of_range(name + ": no divergence " + std::string(a) + " vs " + std::string(b) + " for " + std::string(tensor));
+  throw std::out_of_range(name + ": no divergence " + std::string(a) + " vs " + std::string(b) + " for " +
+                          std::string(tensor));
 }
 
 double ScenarioResult::figure(std::string_view n) const {
@@ -146,10 +148,12 @@ void error_figures(ScenarioResult& r, const PathResult& p) {
   const std::string prefix = p.tensor + "." + p.path + ".";
   r.figures.push_back({prefix + "normwise_error", largest_sum > 0 ? largest_error / largest_sum : 0.0,
                        "max |computed - S| / max |S| over the outputs"});
-  r.figures.push_back({prefix + "max_relative_error", relative.empty() ? 0.0 : relative.back(), "max |computed - S| / |S|"});
+  r.figures.push_back(
+      {prefix + "max_relative_error", relative.empty() ? 0.0 : relative.back(), "max |computed - S| / |S|"});
   r.figures.push_back({prefix + "median_relative_error", relative.empty() ? 0.0 : relative[relative.size() / 2],
                        "median |computed - S| / |S|"});
-  r.figures.push_back({prefix + "max_bound_ratio", p.outcome.max_ratio, "max error / bound where the bound is defined"});
+  r.figures.push_back(
+      {prefix + "max_bound_ratio", p.outcome.max_ratio, "max error / bound where the bound is defined"});
 }
 
 double Normal::operator()() {
@@ -209,7 +213,8 @@ std::string verdict_counts(const PathResult& p) {
 void append_row(std::string& out, const std::vector<std::string>& cells, const std::vector<std::size_t>& widths) {
   for (std::size_t k = 0; k < cells.size(); ++k) {
     out += cells[k];
-    if (k + 1 < cells.size()) out += std::string(widths[k] > cells[k].size() ? widths[k] - cells[k].size() + 2 : 2, ' ');
+    if (k + 1 < cells.size())
+      out += std::string(widths[k] > cells[k].size() ? widths[k] - cells[k].size() + 2 : 2, ' ');
   }
   out += "\n";
 }
@@ -236,8 +241,9 @@ std::string to_text(const ScenarioResult& r) {
                                                  "computed", "error", "bound value", "error/bound", "kappa"}};
   for (const auto& p : r.paths) {
     const ElementVerdict& e = p.shown_element();
-    rows.push_back({p.path, p.tensor, p.backend, p.bound, verdict_counts(p), npy_index_text(p.shape, p.shown), number(e.exact),
-                    number(e.computed), number(e.error), number(e.bound), number(e.ratio), number(e.kappa)});
+    rows.push_back({p.path, p.tensor, p.backend, p.bound, verdict_counts(p), npy_index_text(p.shape, p.shown),
+                    number(e.exact), number(e.computed), number(e.error), number(e.bound), number(e.ratio),
+                    number(e.kappa)});
   }
   out += table(rows);
   if (!r.divergences.empty()) {
@@ -246,8 +252,8 @@ std::string to_text(const ScenarioResult& r) {
         {"divergence", "tensor", "max |b-a|/|a|", "max |b-a|", "elements differing", "only a is 0", "only b is 0"}};
     for (const auto& d : r.divergences)
       d_rows.push_back({d.a + " vs " + d.b, d.tensor, number(100 * d.max_relative) + " %", number(d.max_absolute),
-                        std::to_string(d.differing) + " of " + std::to_string(d.elements), std::to_string(d.only_a_zero),
-                        std::to_string(d.only_b_zero)});
+                        std::to_string(d.differing) + " of " + std::to_string(d.elements),
+                        std::to_string(d.only_a_zero), std::to_string(d.only_b_zero)});
     out += table(d_rows);
   }
   if (!r.figures.empty()) {
@@ -298,13 +304,15 @@ std::string to_json(const ScenarioResult& r) {
     j.begin_object();
     j.field("tensor", d.tensor).field("a", d.a).field("b", d.b).field("max_relative", d.max_relative);
     j.field("max_absolute", d.max_absolute).field("elements", static_cast<std::uint64_t>(d.elements));
-    j.field("differing", static_cast<std::uint64_t>(d.differing)).field("only_a_zero", static_cast<std::uint64_t>(d.only_a_zero));
+    j.field("differing", static_cast<std::uint64_t>(d.differing))
+        .field("only_a_zero", static_cast<std::uint64_t>(d.only_a_zero));
     j.field("only_b_zero", static_cast<std::uint64_t>(d.only_b_zero));
     j.end_object();
   }
   j.end_array();
   j.key("figures").begin_array();
-  for (const auto& f : r.figures) j.begin_object().field("name", f.name).field("value", f.value).field("note", f.note).end_object();
+  for (const auto& f : r.figures)
+    j.begin_object().field("name", f.name).field("value", f.value).field("note", f.note).end_object();
   j.end_array();
   j.end_object();
   return j.str() + "\n";

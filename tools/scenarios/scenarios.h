@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "checking/backend.h"
-#include "checking/judge.h"
 #include "checking/choice.h"
+#include "checking/judge.h"
 
 namespace accucheck::scenarios {
 

@@ -51,8 +51,9 @@ const ScenarioResult& result(const char* name) {
 
 // Every element of the path has verdict v.
 void expect_all(const PathResult& p, Verdict v) {
-  EXPECT_EQ(p.count(v), p.values.size()) << p.path << " " << p.tensor << " (" << p.backend << "): expected every element "
-                                         << name(v) << ", worst is " << name(p.outcome.worst);
+  EXPECT_EQ(p.count(v), p.values.size()) << p.path << " " << p.tensor << " (" << p.backend
+                                         << "): expected every element " << name(v) << ", worst is "
+                                         << name(p.outcome.worst);
 }
 
 // |x - reported| within half a unit of the last digit the report gives.
@@ -104,8 +105,9 @@ TEST(ScenarioCli, ListJsonAndBadUsage) {
     if (p.find("path")->text == "fp16_accumulation") vacuous = p.find("worst")->text == "bound-vacuous";
   EXPECT_TRUE(vacuous) << json;
 
-  for (const char* bad : {"scenario", "scenario no-such-incident", "scenario mxnet-17703 mxnet-17995", "scenario --list mxnet-17703",
-                          "scenario mxnet-17703 --dump /dev/null", "scenario mxnet-17703 --bogus"}) {
+  for (const char* bad :
+       {"scenario", "scenario no-such-incident", "scenario mxnet-17703 mxnet-17995", "scenario --list mxnet-17703",
+        "scenario mxnet-17703 --dump /dev/null", "scenario mxnet-17703 --bogus"}) {
     const std::string out = capture(bad, &status);
     EXPECT_EQ(status, 2) << bad << ": " << out;
     EXPECT_NE(out.find("accucheck scenario:"), std::string::npos) << bad << ": " << out;
@@ -141,25 +143,30 @@ TEST(Mxnet16686Cpu, BothPathsWithinTheirBoundBiasesIdentical) {
     expect_all(r.path("manual", tensor), Verdict::ok);
     EXPECT_EQ(r.path("add", tensor).bound, "products(f32)");
   }
-  EXPECT_EQ(r.divergence("dense0_bias", "add", "manual").differing, 0u) << "bias gradients are bit-identical in both paths";
-  EXPECT_EQ(r.divergence("dense1_bias", "add", "manual").differing, 0u) << "bias gradients are bit-identical in both paths";
+  EXPECT_EQ(r.divergence("dense0_bias", "add", "manual").differing, 0u)
+      << "bias gradients are bit-identical in both paths";
+  EXPECT_EQ(r.divergence("dense1_bias", "add", "manual").differing, 0u)
+      << "bias gradients are bit-identical in both paths";
   // Against the exact sum both paths are off by a large fraction somewhere: neither is right.
   for (const char* path : {"add", "manual"}) {
     double worst = 0;
-    for (const auto& e : r.path(path, "dense1_weight").outcome.elements) worst = std::max(worst, e.error / std::fabs(e.exact));
+    for (const auto& e : r.path(path, "dense1_weight").outcome.elements)
+      worst = std::max(worst, e.error / std::fabs(e.exact));
     EXPECT_GT(worst, 0.05) << path;
   }
 }
 
 std::filesystem::path temporary_directory(const char* tag) {
-  auto dir = std::filesystem::temp_directory_path() / ("accucheck_scenario_" + std::string(tag) + "_" + std::to_string(getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("accucheck_scenario_" + std::string(tag) + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   return dir;
 }
 
 TEST(Mxnet16686Cpu, DumpWritesTheFourTensorsAsFloat32Npy) {
   const auto dir = temporary_directory("dump");
-  const std::string command = std::string(ACCUCHECK_CLI_PATH) + " scenario mxnet-16686-cpu --dump " + dir.string() + " > /dev/null";
+  const std::string command =
+      std::string(ACCUCHECK_CLI_PATH) + " scenario mxnet-16686-cpu --dump " + dir.string() + " > /dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const ScenarioResult& r = result("mxnet-16686-cpu");
   const std::vector<std::size_t> w0_shape = {1000, 10}, w1_shape = {2, 1000};
@@ -312,7 +319,8 @@ TEST(Fp8GemmAccumulation, WindowErrsByTenthsOfAPercentPromotionStaysWithinItsBou
   for (const char* tensor : {"random", "layer"}) {
     expect_all(r.path("tc_h100_nc128", tensor), Verdict::ok);
     const std::string t(tensor);
-    EXPECT_LT(r.figure(t + ".tc_h100_nc128.normwise_error"), r.figure(t + ".tc_no_promotion.normwise_error") / 4) << tensor;
+    EXPECT_LT(r.figure(t + ".tc_h100_nc128.normwise_error"), r.figure(t + ".tc_no_promotion.normwise_error") / 4)
+        << tensor;
   }
   // The report's "maximum relative error of nearly 2 %": the largest elementwise relative error
   // of the unpromoted chain on random matrices is of that order.

@@ -39,12 +39,24 @@ ScenarioResult bf16_stagnation() {
     std::vector<std::pair<const char*, const char*>> paths;
   };
   const std::vector<Case> cases = {
-      {"bf16_from_0_x1000", Format::bf16, 0, 1000,
-       {{"bf16", "naive_bf16"}, {"kahan_bf16", "kahan_bf16"}, {"sr_bf16", "stochastic_bf16"}, {"f32_acc", "widened_bf16_acc_f32"},
+      {"bf16_from_0_x1000",
+       Format::bf16,
+       0,
+       1000,
+       {{"bf16", "naive_bf16"},
+        {"kahan_bf16", "kahan_bf16"},
+        {"sr_bf16", "stochastic_bf16"},
+        {"f32_acc", "widened_bf16_acc_f32"},
         {"f32_master", "master_f32_copy_bf16"}}},
       {"bf16_from_256_x100", Format::bf16, 256, 100, {{"bf16", "naive_bf16"}, {"f32_acc", "widened_bf16_acc_f32"}}},
-      {"f16_from_0_x3000", Format::f16, 0, 3000,
-       {{"f16", "naive_f16"}, {"kahan_f16", "kahan_f16"}, {"sr_f16", "stochastic_f16"}, {"f32_acc", "widened_f16_acc_f32"}}},
+      {"f16_from_0_x3000",
+       Format::f16,
+       0,
+       3000,
+       {{"f16", "naive_f16"},
+        {"kahan_f16", "kahan_f16"},
+        {"sr_f16", "stochastic_f16"},
+        {"f32_acc", "widened_f16_acc_f32"}}},
   };
   for (const Case& c : cases) {
     const DenseWorkload w = ones(c.f, c.start, c.steps);
@@ -56,8 +68,10 @@ ScenarioResult bf16_stagnation() {
                          "the plain buffer's sum (hand arithmetic: 256 in bf16, 2048 in f16)"});
   }
   r.story =
-      "A bf16 buffer counting +1 stops at 256 and an f16 buffer at 2048, because there +1 is exactly half the spacing and "
-      "ties to even round it away; from 0 to 1000 that is a 74 % error with the bound vacuous (recursive(bf16) promises "
+      "A bf16 buffer counting +1 stops at 256 and an f16 buffer at 2048, because there +1 is exactly half the spacing "
+      "and "
+      "ties to even round it away; from 0 to 1000 that is a 74 % error with the bound vacuous (recursive(bf16) "
+      "promises "
       "nothing past 256 addends), and even 100 steps from 256 (a 28 % error) are within what recursive(bf16) allows - "
       "accumulating in f32 (or an f32 master buffer) gives the exact counts.";
   return r;

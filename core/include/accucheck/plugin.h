@@ -56,9 +56,9 @@ typedef enum {
 } accucheck_format;
 
 typedef enum {
-  ACCUCHECK_DETERMINISTIC = 0,      /* the same bits on every run */
-  ACCUCHECK_ORDER_INDEPENDENT = 1,  /* the same bits under any permutation or split of the addends */
-  ACCUCHECK_NONDETERMINISTIC = 2    /* only the bound is promised */
+  ACCUCHECK_DETERMINISTIC = 0,     /* the same bits on every run */
+  ACCUCHECK_ORDER_INDEPENDENT = 1, /* the same bits under any permutation or split of the addends */
+  ACCUCHECK_NONDETERMINISTIC = 2   /* only the bound is promised */
 } accucheck_determinism;
 
 /* Values are raw bit patterns of their format: double, float, uint16_t for f16 and bf16, uint8_t
@@ -66,10 +66,10 @@ typedef enum {
 
 /* A dense workload: a buffer of D elements and T steps, each adding one addend per element. */
 typedef struct {
-  size_t elements;      /* D */
-  size_t steps;         /* T */
-  const void *addends;  /* T*D values; contiguous (version 1): step t, element j at [t*D + j] */
-  void *buffer;         /* D values: the initial gradient on entry, the accumulated result on return */
+  size_t elements;     /* D */
+  size_t steps;        /* T */
+  const void *addends; /* T*D values; contiguous (version 1): step t, element j at [t*D + j] */
+  void *buffer;        /* D values: the initial gradient on entry, the accumulated result on return */
   /* ABI 2. Strides count values, not bytes. Step t's addend of element j is at
    * addends[t*addend_step_stride + j*addend_element_stride] and element j of the buffer at
    * buffer[j*buffer_stride]. No two addends share a place; values between the strided places
@@ -86,10 +86,10 @@ typedef struct {
  * (row, vector) pairs; rows repeat within and across steps, many are never touched. */
 typedef struct {
   size_t rows, dim, steps;
-  const size_t *step_offsets;  /* steps+1 entries; step t owns pairs [step_offsets[t], step_offsets[t+1]) */
-  const uint32_t *row_index;   /* one row per pair */
-  const void *row_values;      /* one dim-vector per pair, pair-major */
-  void *table;                 /* rows*dim values: the initial gradient on entry, the result on return */
+  const size_t *step_offsets; /* steps+1 entries; step t owns pairs [step_offsets[t], step_offsets[t+1]) */
+  const uint32_t *row_index;  /* one row per pair */
+  const void *row_values;     /* one dim-vector per pair, pair-major */
+  void *table;                /* rows*dim values: the initial gradient on entry, the result on return */
   /* ABI 2, in values: table row r starts at table[r*table_row_stride] and pair q's vector at
    * row_values[q*value_pair_stride] (both >= dim; dim when contiguous). Values between the rows
    * of the table must be left as they are. */
@@ -105,27 +105,27 @@ typedef struct {
  * products(f32) for fl(c + a*b) chains, fused(...) for a tensor core). Contiguous only. */
 typedef struct {
   size_t rows, cols, batch, steps;
-  const void *a;  /* steps*rows*batch values: A_t[m][k] at a[(t*rows + m)*batch + k] */
-  const void *b;  /* steps*batch*cols values: B_t[k][n] at b[(t*batch + k)*cols + n] */
-  void *c;        /* rows*cols values: the initial C on entry, the accumulated result on return */
-  accucheck_format a_format;  /* the storage format, or ACCUCHECK_E4M3 / ACCUCHECK_E5M2 (FP8 inputs) */
+  const void *a;             /* steps*rows*batch values: A_t[m][k] at a[(t*rows + m)*batch + k] */
+  const void *b;             /* steps*batch*cols values: B_t[k][n] at b[(t*batch + k)*cols + n] */
+  void *c;                   /* rows*cols values: the initial C on entry, the accumulated result on return */
+  accucheck_format a_format; /* the storage format, or ACCUCHECK_E4M3 / ACCUCHECK_E5M2 (FP8 inputs) */
   accucheck_format b_format;
 } accucheck_product_problem;
 
 /* Bits of accucheck_backend.layouts (ABI 2). */
-#define ACCUCHECK_ACCEPTS_STRIDES 1u   /* its functions honour the strides of the problem */
+#define ACCUCHECK_ACCEPTS_STRIDES 1u    /* its functions honour the strides of the problem */
 #define ACCUCHECK_ACCEPTS_FP8_INPUTS 2u /* ABI 3: FP8 gradients (and ABI 4's FP8 A and B) come as FP8 bytes */
 
 typedef struct {
-  const char *name;                  /* unique; letters, digits, '_', '-', '.' */
+  const char *name; /* unique; letters, digits, '_', '-', '.' */
   accucheck_format storage;
   accucheck_format accumulation;
-  const char *stated_bound;          /* a bound expression, e.g. "recursive(f32)", "kahan(f32)", "correctly_rounded" */
+  const char *stated_bound; /* a bound expression, e.g. "recursive(f32)", "kahan(f32)", "correctly_rounded" */
   accucheck_determinism determinism;
-  int (*accumulate_dense)(const accucheck_dense_problem *);    /* NULL if unsupported; 0 on success */
-  int (*accumulate_sparse)(const accucheck_sparse_problem *);  /* NULL if unsupported; 0 on success */
+  int (*accumulate_dense)(const accucheck_dense_problem *);   /* NULL if unsupported; 0 on success */
+  int (*accumulate_sparse)(const accucheck_sparse_problem *); /* NULL if unsupported; 0 on success */
   /* ABI 2 (an initializer that stops before it leaves it 0: contiguous problems only). */
-  unsigned layouts;  /* ACCUCHECK_ACCEPTS_STRIDES | ACCUCHECK_ACCEPTS_FP8_INPUTS (ABI 3), or 0 */
+  unsigned layouts; /* ACCUCHECK_ACCEPTS_STRIDES | ACCUCHECK_ACCEPTS_FP8_INPUTS (ABI 3), or 0 */
   /* ABI 4: runs a product workload; NULL if unsupported (0 on success). */
   int (*accumulate_product)(const accucheck_product_problem *);
 } accucheck_backend;

@@ -16,9 +16,11 @@ TEST_PLUGIN_NAIVE_DENSE(naive_f64, double)
 TEST_PLUGIN_NAIVE_F32_SPARSE(naive_f32_sparse)
 
 static const abi1_backend backends[] = {
-    {"abi1.naive_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse},
+    {"abi1.naive_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32,
+     naive_f32_sparse},
     {"abi1.naive_f64", ACCUCHECK_F64, ACCUCHECK_F64, "recursive(f64)", ACCUCHECK_DETERMINISTIC, naive_f64, NULL},
-    {"abi1.sparse_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_ORDER_INDEPENDENT, NULL, naive_f32_sparse},
+    {"abi1.sparse_f32", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_ORDER_INDEPENDENT, NULL,
+     naive_f32_sparse},
 };
 
 /* The pointer type is the header's; what it points to is version 1's array. */

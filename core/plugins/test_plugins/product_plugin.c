@@ -19,9 +19,12 @@ static float fp8_value(uint8_t byte, accucheck_format format) {
   const int mantissa = byte & ((1 << mantissa_bits) - 1);
   float v;
   if (e4m3 && exponent == 15 && mantissa == 7) return NAN;
-  if (!e4m3 && exponent == 31) v = mantissa ? NAN : INFINITY;
-  else if (exponent == 0) v = ldexpf((float)mantissa, 1 - bias - mantissa_bits);
-  else v = ldexpf((float)((1 << mantissa_bits) + mantissa), exponent - bias - mantissa_bits);
+  if (!e4m3 && exponent == 31)
+    v = mantissa ? NAN : INFINITY;
+  else if (exponent == 0)
+    v = ldexpf((float)mantissa, 1 - bias - mantissa_bits);
+  else
+    v = ldexpf((float)((1 << mantissa_bits) + mantissa), exponent - bias - mantissa_bits);
   return sign ? -v : v;
 }
 
@@ -58,8 +61,10 @@ typedef struct {
 TEST_PLUGIN_NAIVE_DENSE(sum_f32, float)
 
 static const backend_v3 backends[] = {
-    {"product_test.v3_first", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, sum_f32, NULL, 0},
-    {"product_test.v3_second", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, sum_f32, NULL, 0},
+    {"product_test.v3_first", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, sum_f32, NULL,
+     0},
+    {"product_test.v3_second", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, sum_f32, NULL,
+     0},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
@@ -74,8 +79,8 @@ const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {
 #define LAYOUTS 0
 #endif
 static const accucheck_backend backends[] = {
-    {"product_test.gemm_f32", ACCUCHECK_F32, ACCUCHECK_F32, "products(f32)", ACCUCHECK_DETERMINISTIC, NULL, NULL, LAYOUTS,
-     gemm_f32},
+    {"product_test.gemm_f32", ACCUCHECK_F32, ACCUCHECK_F32, "products(f32)", ACCUCHECK_DETERMINISTIC, NULL, NULL,
+     LAYOUTS, gemm_f32},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

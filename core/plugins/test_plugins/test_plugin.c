@@ -21,8 +21,7 @@ volatile uintptr_t test_plugin_bad_address = 16;
 __attribute__((constructor)) static void leave_on_load(void) { exit(0); }
 #elif defined(VARIANT_hang_on_load)
 __attribute__((constructor)) static void hang_on_load(void) {
-  for (;;) {
-  }
+  for (;;) {}
 }
 #elif defined(VARIANT_print)
 __attribute__((constructor)) static void greet_on_load(void) { printf("test plugin: loaded\n"); }
@@ -43,8 +42,7 @@ __attribute__((unused)) static int naive_f32(const accucheck_dense_problem *p) {
   if (p->steps > 3) return 7;
 #elif defined(VARIANT_hang)
   if (p->steps > 3)
-    for (;;) {
-    }
+    for (;;) {}
 #elif defined(VARIANT_overrun)
   if (p->steps > 3) buffer[p->elements] = 1.0f; /* one value past the end */
 #elif defined(VARIANT_abort)
@@ -77,21 +75,26 @@ __attribute__((unused)) static int naive_f32(const accucheck_dense_problem *p) {
 }
 
 __attribute__((unused)) TEST_PLUGIN_NAIVE_F32_SPARSE(naive_f32_sparse)
-
 #if defined(VARIANT_fp8_inputs)
-/* ABI 3: FP8 gradients come as bytes, decoded here independently of accucheck's codec (OCP FP8:
- * E4M3 bias 7, no infinities, NaN S.1111.111; E5M2 bias 15, IEEE-like), then summed in f32
- * as naive_f32 does. A format it does not expect is an error (5). */
-static float fp8_value(uint8_t byte, accucheck_format format) {
+    /* ABI 3: FP8 gradients come as bytes, decoded here independently of accucheck's codec (OCP FP8:
+     * E4M3 bias 7, no infinities, NaN S.1111.111; E5M2 bias 15, IEEE-like), then summed in f32
+     * as naive_f32 does. A format it does not expect is an error (5). */
+    static float fp8_value(uint8_t byte, accucheck_format format) {
   const unsigned e4 = (byte >> 3) & 15u, m3 = byte & 7u, e5 = (byte >> 2) & 31u, m2 = byte & 3u;
   uint32_t bits = 0;
   float magnitude;
-  if (format == ACCUCHECK_E4M3 && e4 == 15 && m3 == 7) bits = 0x7fc00000u;
-  else if (format == ACCUCHECK_E5M2 && e5 == 31) bits = m2 ? 0x7fc00000u : 0x7f800000u;
-  else if (format == ACCUCHECK_E4M3 && e4 == 0) return (byte & 0x80 ? -1.0f : 1.0f) * (float)m3 / 512.0f;
-  else if (format == ACCUCHECK_E5M2 && e5 == 0) return (byte & 0x80 ? -1.0f : 1.0f) * (float)m2 / 65536.0f;
-  else if (format == ACCUCHECK_E4M3) bits = ((e4 + 120u) << 23) | (m3 << 20);
-  else bits = ((e5 + 112u) << 23) | (m2 << 21);
+  if (format == ACCUCHECK_E4M3 && e4 == 15 && m3 == 7)
+    bits = 0x7fc00000u;
+  else if (format == ACCUCHECK_E5M2 && e5 == 31)
+    bits = m2 ? 0x7fc00000u : 0x7f800000u;
+  else if (format == ACCUCHECK_E4M3 && e4 == 0)
+    return (byte & 0x80 ? -1.0f : 1.0f) * (float)m3 / 512.0f;
+  else if (format == ACCUCHECK_E5M2 && e5 == 0)
+    return (byte & 0x80 ? -1.0f : 1.0f) * (float)m2 / 65536.0f;
+  else if (format == ACCUCHECK_E4M3)
+    bits = ((e4 + 120u) << 23) | (m3 << 20);
+  else
+    bits = ((e5 + 112u) << 23) | (m2 << 21);
   memcpy(&magnitude, &bits, sizeof magnitude);
   return byte & 0x80 ? -magnitude : magnitude;
 }
@@ -107,11 +110,12 @@ static int fp8_dense(const accucheck_dense_problem *p) {
   float *buffer = (float *)p->buffer;
   size_t t, j;
   fprintf(stderr, "addend_format %d\n", (int)p->addend_format); /* the loader's test reads it */
-  if (p->addend_format != ACCUCHECK_F32 && p->addend_format != ACCUCHECK_E4M3 && p->addend_format != ACCUCHECK_E5M2) return 5;
+  if (p->addend_format != ACCUCHECK_F32 && p->addend_format != ACCUCHECK_E4M3 && p->addend_format != ACCUCHECK_E5M2)
+    return 5;
   for (t = 0; t < p->steps; ++t)
     for (j = 0; j < p->elements; ++j)
-      buffer[(ptrdiff_t)j * p->buffer_stride] +=
-          input_value(p->addends, (ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride, p->addend_format);
+      buffer[(ptrdiff_t)j * p->buffer_stride] += input_value(
+          p->addends, (ptrdiff_t)t * p->addend_step_stride + (ptrdiff_t)j * p->addend_element_stride, p->addend_format);
   return 0;
 }
 
@@ -119,7 +123,8 @@ static int fp8_sparse(const accucheck_sparse_problem *p) {
   float *table = (float *)p->table;
   size_t q, d;
   fprintf(stderr, "value_format %d\n", (int)p->value_format);
-  if (p->value_format != ACCUCHECK_F32 && p->value_format != ACCUCHECK_E4M3 && p->value_format != ACCUCHECK_E5M2) return 5;
+  if (p->value_format != ACCUCHECK_F32 && p->value_format != ACCUCHECK_E4M3 && p->value_format != ACCUCHECK_E5M2)
+    return 5;
   for (q = 0; q < p->step_offsets[p->steps]; ++q)
     for (d = 0; d < p->dim; ++d)
       table[(ptrdiff_t)p->row_index[q] * p->table_row_stride + (ptrdiff_t)d] +=
@@ -132,13 +137,15 @@ static accucheck_backend backends[] = {
      ACCUCHECK_ACCEPTS_FP8_INPUTS | ACCUCHECK_ACCEPTS_STRIDES},
 };
 #elif defined(VARIANT_duplicate_name)
-static const accucheck_backend backends[] = {
-    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, NULL, 0},
-    {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse, 0},
+    static const accucheck_backend backends[] = {
+        {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, NULL, 0},
+        {"test.same", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32,
+         naive_f32_sparse, 0},
 };
 #else
-static accucheck_backend backends[] = {
-    {"test.variant", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32, naive_f32_sparse, 0},
+    static accucheck_backend backends[] = {
+        {"test.variant", ACCUCHECK_F32, ACCUCHECK_F32, "recursive(f32)", ACCUCHECK_DETERMINISTIC, naive_f32,
+         naive_f32_sparse, 0},
 };
 #endif
 

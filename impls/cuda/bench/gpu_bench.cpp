@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fast_exact.h"
 #include "cuda/device.h"
 #include "cuda/kernels/api.h"
+#include "numerics/fast_exact.h"
 
 using namespace accucheck;
 
@@ -66,13 +66,14 @@ bool bench(const char* type, std::size_t n, int repeats, double peak_gbs) {
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double want64 = oracle.rounded(Format::f64), want32 = oracle.rounded(Format::f32);
   const bool ok = std::memcmp(&want64, &r.rounded_f64, 8) == 0 && std::memcmp(&want32, &r.rounded_f32, 8) == 0;
-  std::printf("%s n=2^%d (%.2f GB): cub::DeviceReduce::Sum %.3f ms = %.0f GB/s (%.1f%% of peak); exact %.3f ms = %.0f GB/s "
-              "(%.1f%% of peak, %.1f%% of CUB); exact result %s the host oracle (%.1f s on the host: %.0fx slower)\n",
-              type, static_cast<int>(std::lround(std::log2(static_cast<double>(n)))), gb, cub_ms, cub_gbs,
-              100 * cub_gbs / peak_gbs, exact_ms, exact_gbs, 100 * exact_gbs / peak_gbs, 100 * cub_ms / exact_ms,
-              ok ? "EQUALS" : "DIFFERS FROM", host_s, host_s * 1e3 / exact_ms);
-  std::printf("RESULT %s exact_gbs=%.1f cub_gbs=%.1f fraction_of_cub=%.3f fraction_of_peak=%.3f correct=%d\n", type, exact_gbs,
-              cub_gbs, cub_ms / exact_ms, exact_gbs / peak_gbs, ok ? 1 : 0);
+  std::printf(
+      "%s n=2^%d (%.2f GB): cub::DeviceReduce::Sum %.3f ms = %.0f GB/s (%.1f%% of peak); exact %.3f ms = %.0f GB/s "
+      "(%.1f%% of peak, %.1f%% of CUB); exact result %s the host oracle (%.1f s on the host: %.0fx slower)\n",
+      type, static_cast<int>(std::lround(std::log2(static_cast<double>(n)))), gb, cub_ms, cub_gbs,
+      100 * cub_gbs / peak_gbs, exact_ms, exact_gbs, 100 * exact_gbs / peak_gbs, 100 * cub_ms / exact_ms,
+      ok ? "EQUALS" : "DIFFERS FROM", host_s, host_s * 1e3 / exact_ms);
+  std::printf("RESULT %s exact_gbs=%.1f cub_gbs=%.1f fraction_of_cub=%.3f fraction_of_peak=%.3f correct=%d\n", type,
+              exact_gbs, cub_gbs, cub_ms / exact_ms, exact_gbs / peak_gbs, ok ? 1 : 0);
   (void)sink;
   return ok;
 }
@@ -84,9 +85,12 @@ int main(int argc, char** argv) {
   double peak_gbs = 4800;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--log2-n") log2_n = std::atoi(argv[i + 1]);
-    else if (flag == "--repeats") repeats = std::atoi(argv[i + 1]);
-    else if (flag == "--peak-gbs") peak_gbs = std::atof(argv[i + 1]);
+    if (flag == "--log2-n")
+      log2_n = std::atoi(argv[i + 1]);
+    else if (flag == "--repeats")
+      repeats = std::atoi(argv[i + 1]);
+    else if (flag == "--peak-gbs")
+      peak_gbs = std::atof(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s [--log2-n N] [--repeats R] [--peak-gbs GB/s]\n", argv[0]);
       return 2;

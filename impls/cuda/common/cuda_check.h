@@ -25,9 +25,9 @@ namespace accucheck::cuda {
 // the next synchronizing CUDA_CHECK.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-#define CUBLAS_CHECK(call)                                                                          \
-  do {                                                                                              \
-    const int accucheck_cublas_status = static_cast<int>(call);                                     \
-    if (accucheck_cublas_status != 0)                                                               \
+#define CUBLAS_CHECK(call)                                                                         \
+  do {                                                                                             \
+    const int accucheck_cublas_status = static_cast<int>(call);                                    \
+    if (accucheck_cublas_status != 0)                                                              \
       ::accucheck::cuda::throw_cublas_failure(__FILE__, __LINE__, #call, accucheck_cublas_status); \
   } while (0)

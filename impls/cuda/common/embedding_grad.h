@@ -28,7 +28,8 @@ ACCUCHECK_HD_INLINE void embedding_grad_block(std::uint32_t position, const std:
   if (position > 0 && sorted_rows[position - 1] == row) return;
   for (std::uint64_t d = thread; d < dim; d += threads) {
     T acc = table[row * dim + d];
-    for (std::uint32_t q = position; q < count && sorted_rows[q] == row; ++q) acc = add(acc, values[sorted_pairs[q] * dim + d]);
+    for (std::uint32_t q = position; q < count && sorted_rows[q] == row; ++q)
+      acc = add(acc, values[sorted_pairs[q] * dim + d]);
     table[row * dim + d] = acc;
   }
 }

@@ -15,8 +15,9 @@ namespace accucheck::cuda_tree {
 // Thread `thread` of block `block` (of `blocks` in the pass) visits its terms in summation order:
 // its tiles block, block + blocks, ... and, in each, items 0..items-1 at item * threads + thread.
 template <class Visit>
-ACCUCHECK_HD_INLINE void for_each_term_of_thread(std::uint64_t n, unsigned threads, unsigned items, std::uint64_t blocks,
-                                                 std::uint64_t block, unsigned thread, Visit visit) {
+ACCUCHECK_HD_INLINE void for_each_term_of_thread(std::uint64_t n, unsigned threads, unsigned items,
+                                                 std::uint64_t blocks, std::uint64_t block, unsigned thread,
+                                                 Visit visit) {
   const BlockConfig config{threads, items, 0};  // the grid is `blocks`, given
   const std::uint64_t tile = tile_size(config), tiles = tile_count(n, config);
   for (std::uint64_t k = block; k < tiles; k += blocks)
@@ -28,7 +29,8 @@ ACCUCHECK_HD_INLINE void for_each_term_of_thread(std::uint64_t n, unsigned threa
 
 // The second pass: thread `thread` of the one block visits block sums thread, thread + threads, ...
 template <class Visit>
-ACCUCHECK_HD_INLINE void for_each_block_sum_of_thread(std::uint64_t blocks, unsigned threads, unsigned thread, Visit visit) {
+ACCUCHECK_HD_INLINE void for_each_block_sum_of_thread(std::uint64_t blocks, unsigned threads, unsigned thread,
+                                                      Visit visit) {
   for (std::uint64_t k = thread; k < blocks; k += threads) visit(k);
 }
 

@@ -61,8 +61,8 @@ void embedding_sort_segreduce_f32(const SparseArgs& args);
 
 inline constexpr int kExactCells = 68;  // exact/superacc.h kChunks
 struct DeviceExactResult {
-  std::int64_t cells[kExactCells];  // normalized carry-save cells: the exact value (exact/superacc.h)
-  unsigned flags = 0;               // exact/superacc.h kNaN, kPosInf, kNegInf, kNotAllNegZero
+  std::int64_t cells[kExactCells];          // normalized carry-save cells: the exact value (exact/superacc.h)
+  unsigned flags = 0;                       // exact/superacc.h kNaN, kPosInf, kNegInf, kNotAllNegZero
   double rounded_f64 = 0, rounded_f32 = 0;  // RNE of the sum, computed on the device
 };
 // The exact sum of x[0..n) (device pointers), or of |x| with `absolute` (A = sum |x|, for the

@@ -47,7 +47,8 @@ void launch_cub_reduce(const T* host_columns, std::uint64_t n, std::uint64_t sum
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
 // Sum through the environment overload (CUB allocates its temporary storage itself).
 template <class T, class Determinism>
-void launch_cub_reduce_with(const T* host_columns, std::uint64_t n, std::uint64_t sums, T* host_out, Determinism determinism) {
+void launch_cub_reduce_with(const T* host_columns, std::uint64_t n, std::uint64_t sums, T* host_out,
+                            Determinism determinism) {
   if (sums == 0) return;
   DeviceBuffer x(n * sums * sizeof(T)), out(sums * sizeof(T));
   x.upload(host_columns, n * sums * sizeof(T));
@@ -149,8 +150,8 @@ __global__ void gather_kernel(const std::uint32_t* pairs, std::uint32_t count, c
 }
 
 // table[row_u][d] = G + segment sum (the segment sum of row u, dimension d, at sums[d * runs + u]).
-__global__ void add_segments_kernel(const std::uint32_t* run_rows, std::uint32_t runs, const float* sums, std::uint64_t dim,
-                                    float* table) {
+__global__ void add_segments_kernel(const std::uint32_t* run_rows, std::uint32_t runs, const float* sums,
+                                    std::uint64_t dim, float* table) {
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < runs * dim; i += stride) {
     const std::uint64_t d = i / runs, u = i % runs;
@@ -191,8 +192,8 @@ void launch_sort_segreduce(const SparseArgs& a) {
     run_rows.upload(rows_of_run.data(), runs * sizeof(std::uint32_t));
     begins.upload(b.data(), b.size() * sizeof(std::int64_t));
     ends.upload(e.data(), e.size() * sizeof(std::int64_t));
-    gather_kernel<<<grid_for(std::uint64_t{count} * a.dim, 256, 4096), 256>>>(s.sorted_pairs.as<std::uint32_t>(), count,
-                                                                               s.values.as<float>(), a.dim, gathered.as<float>());
+    gather_kernel<<<grid_for(std::uint64_t{count} * a.dim, 256, 4096), 256>>>(
+        s.sorted_pairs.as<std::uint32_t>(), count, s.values.as<float>(), a.dim, gathered.as<float>());
     CUDA_CHECK_LAUNCH();
     std::size_t bytes = 0;
     const auto segments = static_cast<std::int64_t>(runs * a.dim);
@@ -201,8 +202,8 @@ void launch_sort_segreduce(const SparseArgs& a) {
     if (temp.bytes() < bytes) temp = DeviceBuffer(bytes);
     CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(temp.as<void>(), bytes, gathered.as<float>(), sums.as<float>(), segments,
                                                begins.as<std::int64_t>(), ends.as<std::int64_t>()));
-    add_segments_kernel<<<grid_for(std::uint64_t{runs} * a.dim, 256, 4096), 256>>>(run_rows.as<std::uint32_t>(), runs,
-                                                                                    sums.as<float>(), a.dim, s.table.as<float>());
+    add_segments_kernel<<<grid_for(std::uint64_t{runs} * a.dim, 256, 4096), 256>>>(
+        run_rows.as<std::uint32_t>(), runs, sums.as<float>(), a.dim, s.table.as<float>());
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());  // the buffers of this step are replaced by the next
   }
@@ -212,23 +213,31 @@ void launch_sort_segreduce(const SparseArgs& a) {
 }  // namespace dev
 
 void cub_reduce(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
-  if (f == Format::f64) return dev::launch_cub_reduce<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
-  if (f == Format::f32) return dev::launch_cub_reduce<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
+  if (f == Format::f64)
+    return dev::launch_cub_reduce<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
+  if (f == Format::f32)
+    return dev::launch_cub_reduce<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
   throw_cuda_failure(__FILE__, __LINE__, "cub_reduce", "unsupported format", "the CUB backends run f32 and f64");
 }
 
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
-void cub_reduce_with_determinism(Format f, CubDeterminism d, const void* columns, std::size_t n, std::size_t elements, void* out) {
+void cub_reduce_with_determinism(Format f, CubDeterminism d, const void* columns, std::size_t n, std::size_t elements,
+                                 void* out) {
   namespace det = ::cuda::execution::determinism;
   const auto run = [&](auto determinism) {
     if (f == Format::f64)
-      return dev::launch_cub_reduce_with<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out), determinism);
+      return dev::launch_cub_reduce_with<double>(static_cast<const double*>(columns), n, elements,
+                                                 static_cast<double*>(out), determinism);
     if (f == Format::f32)
-      return dev::launch_cub_reduce_with<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out), determinism);
-    throw_cuda_failure(__FILE__, __LINE__, "cub_reduce_with_determinism", "unsupported format", "the CUB backends run f32 and f64");
+      return dev::launch_cub_reduce_with<float>(static_cast<const float*>(columns), n, elements,
+                                                static_cast<float*>(out), determinism);
+    throw_cuda_failure(__FILE__, __LINE__, "cub_reduce_with_determinism", "unsupported format",
+                       "the CUB backends run f32 and f64");
   };
-  if (d == CubDeterminism::gpu_to_gpu) run(det::gpu_to_gpu);
-  else run(det::run_to_run);
+  if (d == CubDeterminism::gpu_to_gpu)
+    run(det::gpu_to_gpu);
+  else
+    run(det::run_to_run);
 }
 #endif
 

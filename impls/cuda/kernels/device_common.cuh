@@ -21,11 +21,17 @@ namespace accucheck::cuda::dev {
 template <class T>
 __device__ __forceinline__ T neg_zero();
 template <>
-__device__ __forceinline__ float neg_zero<float>() { return -0.0f; }
+__device__ __forceinline__ float neg_zero<float>() {
+  return -0.0f;
+}
 template <>
-__device__ __forceinline__ double neg_zero<double>() { return -0.0; }
+__device__ __forceinline__ double neg_zero<double>() {
+  return -0.0;
+}
 template <>
-__device__ __forceinline__ __half neg_zero<__half>() { return __ushort_as_half(static_cast<unsigned short>(0x8000)); }
+__device__ __forceinline__ __half neg_zero<__half>() {
+  return __ushort_as_half(static_cast<unsigned short>(0x8000));
+}
 template <>
 __device__ __forceinline__ __nv_bfloat16 neg_zero<__nv_bfloat16>() {
   return __ushort_as_bfloat16(static_cast<unsigned short>(0x8000));
@@ -59,8 +65,8 @@ __device__ __forceinline__ T block_reduce(T v, T* scratch) {
     if (lane == 0) scratch[warp] = v;
     __syncthreads();
     if (warp == 0) {
-      v = cuda_tree::second_level_lane(lane, THREADS / cuda_tree::kWarp, [scratch](unsigned w) { return scratch[w]; },
-                                       neg_zero<T>());
+      v = cuda_tree::second_level_lane(
+          lane, THREADS / cuda_tree::kWarp, [scratch](unsigned w) { return scratch[w]; }, neg_zero<T>());
       v = warp_reduce(v);
     }
     return v;

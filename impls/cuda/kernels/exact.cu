@@ -14,10 +14,10 @@
 // Neither result depends on the grid: the sum is exact, so the grid may follow the device.
 #include <mutex>
 
-#include "numerics/hash.h"
 #include "cuda/exact/superacc.h"
 #include "cuda/kernels/api.h"
 #include "cuda/kernels/device_common.cuh"
+#include "numerics/hash.h"
 
 namespace accucheck::cuda {
 namespace dev {
@@ -27,7 +27,8 @@ namespace hd = exact_hd;
 // ---- one thread per sum -------------------------------------------------------------------
 
 template <class In>
-__global__ void exact_columns_kernel(const In* columns, std::uint64_t n, std::uint64_t sums, hd::Target target, double* out) {
+__global__ void exact_columns_kernel(const In* columns, std::uint64_t n, std::uint64_t sums, hd::Target target,
+                                     double* out) {
   const std::uint64_t e = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (e >= sums) return;
   hd::SuperAccumulator acc;
@@ -266,14 +267,19 @@ unsigned resident_blocks(Kernel kernel, unsigned threads, std::size_t shared_byt
 void exact_columns(Format f, const void* columns, std::size_t n, std::size_t elements, double* out) {
   using namespace dev;
   if (elements == 0) return;
-  const hd::Target target = f == Format::f64 ? hd::kF64 : f == Format::f32 ? hd::kF32 : f == Format::f16 ? hd::kF16 : hd::kBF16;
+  const hd::Target target = f == Format::f64   ? hd::kF64
+                            : f == Format::f32 ? hd::kF32
+                            : f == Format::f16 ? hd::kF16
+                                               : hd::kBF16;
   const std::size_t size = f == Format::f64 ? sizeof(double) : sizeof(float);
   DeviceBuffer x(n * elements * size), result(elements * sizeof(double));
   x.upload(columns, n * elements * size);
   if (f == Format::f64)
-    exact_columns_kernel<double><<<grid_for(elements, 64, 1u << 30), 64>>>(x.as<double>(), n, elements, target, result.as<double>());
+    exact_columns_kernel<double>
+        <<<grid_for(elements, 64, 1u << 30), 64>>>(x.as<double>(), n, elements, target, result.as<double>());
   else
-    exact_columns_kernel<float><<<grid_for(elements, 64, 1u << 30), 64>>>(x.as<float>(), n, elements, target, result.as<double>());
+    exact_columns_kernel<float>
+        <<<grid_for(elements, 64, 1u << 30), 64>>>(x.as<float>(), n, elements, target, result.as<double>());
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaDeviceSynchronize());
   result.download(out, elements * sizeof(double));
@@ -289,7 +295,8 @@ DeviceExactResult exact_sum_device(const float* x, std::size_t n, bool absolute)
   // Exactness: at most 2^22 deposits per thread and bin.
   const std::uint64_t needed = (n + kF32Threads * kF32BinCapacity - 1) / (kF32Threads * kF32BinCapacity);
   if (needed > blocks) blocks = static_cast<unsigned>(needed);
-  if (blocks > (1u << 20)) throw_cuda_failure(__FILE__, __LINE__, "exact_sum_device", "too many addends", "n exceeds 2^50");
+  if (blocks > (1u << 20))
+    throw_cuda_failure(__FILE__, __LINE__, "exact_sum_device", "too many addends", "n exceeds 2^50");
   scratch().reserve(std::size_t{blocks} * kF32Bins * sizeof(long long), blocks * sizeof(unsigned));
   pass1<<<blocks, kF32Threads, kF32Shared>>>(x, n, scratch().partial.as<long long>(), scratch().flags.as<unsigned>());
   CUDA_CHECK_LAUNCH();
@@ -327,8 +334,12 @@ void* device_alloc(std::size_t bytes) {
   return p;
 }
 void device_free(void* p) { CUDA_CHECK(cudaFree(p)); }
-void copy_to_device(void* dst, const void* src, std::size_t bytes) { CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice)); }
-void copy_to_host(void* dst, const void* src, std::size_t bytes) { CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost)); }
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
 
 namespace dev {
 
@@ -339,7 +350,8 @@ __global__ void fill_f32(float* x, std::uint64_t n, std::uint64_t seed) {
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
     const std::uint64_t r = splitmix64(seed ^ splitmix64(i));
     const unsigned exponent = 127 - 40 + static_cast<unsigned>((r >> 32) % 81);
-    x[i] = __uint_as_float((static_cast<unsigned>(r >> 63) << 31) | (exponent << 23) | static_cast<unsigned>(r & 0x7fffffu));
+    x[i] = __uint_as_float((static_cast<unsigned>(r >> 63) << 31) | (exponent << 23) |
+                           static_cast<unsigned>(r & 0x7fffffu));
   }
 }
 __global__ void fill_f64(double* x, std::uint64_t n, std::uint64_t seed) {
@@ -347,7 +359,8 @@ __global__ void fill_f64(double* x, std::uint64_t n, std::uint64_t seed) {
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
     const std::uint64_t r = splitmix64(seed ^ splitmix64(i)), s = splitmix64(r);
     const std::uint64_t exponent = 1023 - 200 + (s % 401);
-    x[i] = __longlong_as_double(static_cast<long long>(((r >> 63) << 63) | (exponent << 52) | (r & ((1ULL << 52) - 1))));
+    x[i] =
+        __longlong_as_double(static_cast<long long>(((r >> 63) << 63) | (exponent << 52) | (r & ((1ULL << 52) - 1))));
   }
 }
 

@@ -60,9 +60,15 @@ void launch_atomic(const V* initial, const V* addends, std::uint64_t slots, std:
 void warp_tree(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
   using dev::IeeeBuild;
   switch (f) {
-    case Format::f64: return dev::launch_warp_tree<double, IeeeBuild>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
-    case Format::f32: return dev::launch_warp_tree<float, IeeeBuild>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
-    case Format::f16: return dev::launch_warp_tree<__half, IeeeBuild>(static_cast<const __half*>(columns), n, elements, static_cast<__half*>(out));
+    case Format::f64:
+      return dev::launch_warp_tree<double, IeeeBuild>(static_cast<const double*>(columns), n, elements,
+                                                      static_cast<double*>(out));
+    case Format::f32:
+      return dev::launch_warp_tree<float, IeeeBuild>(static_cast<const float*>(columns), n, elements,
+                                                     static_cast<float*>(out));
+    case Format::f16:
+      return dev::launch_warp_tree<__half, IeeeBuild>(static_cast<const __half*>(columns), n, elements,
+                                                      static_cast<__half*>(out));
     case Format::bf16:
       return dev::launch_warp_tree<__nv_bfloat16, IeeeBuild>(static_cast<const __nv_bfloat16*>(columns), n, elements,
                                                              static_cast<__nv_bfloat16*>(out));
@@ -72,9 +78,15 @@ void warp_tree(Format f, const void* columns, std::size_t n, std::size_t element
 void block_reduce(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
   using dev::IeeeBuild;
   switch (f) {
-    case Format::f64: return dev::launch_block_reduce<double, IeeeBuild>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
-    case Format::f32: return dev::launch_block_reduce<float, IeeeBuild>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
-    case Format::f16: return dev::launch_block_reduce<__half, IeeeBuild>(static_cast<const __half*>(columns), n, elements, static_cast<__half*>(out));
+    case Format::f64:
+      return dev::launch_block_reduce<double, IeeeBuild>(static_cast<const double*>(columns), n, elements,
+                                                         static_cast<double*>(out));
+    case Format::f32:
+      return dev::launch_block_reduce<float, IeeeBuild>(static_cast<const float*>(columns), n, elements,
+                                                        static_cast<float*>(out));
+    case Format::f16:
+      return dev::launch_block_reduce<__half, IeeeBuild>(static_cast<const __half*>(columns), n, elements,
+                                                         static_cast<__half*>(out));
     case Format::bf16:
       return dev::launch_block_reduce<__nv_bfloat16, IeeeBuild>(static_cast<const __nv_bfloat16*>(columns), n, elements,
                                                                 static_cast<__nv_bfloat16*>(out));
@@ -82,19 +94,22 @@ void block_reduce(Format f, const void* columns, std::size_t n, std::size_t elem
 }
 
 void kahan(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
-  if (f == Format::f64) return dev::launch_kahan<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
-  if (f == Format::f32) return dev::launch_kahan<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
+  if (f == Format::f64)
+    return dev::launch_kahan<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
+  if (f == Format::f32)
+    return dev::launch_kahan<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
   throw_cuda_failure(__FILE__, __LINE__, "kahan", "unsupported format", "the Kahan kernel runs f32 and f64");
 }
 
-void atomic_scatter(Format f, const void* initial, const void* addends, std::size_t elements, std::size_t steps, void* out) {
+void atomic_scatter(Format f, const void* initial, const void* addends, std::size_t elements, std::size_t steps,
+                    void* out) {
   switch (f) {
     case Format::f64:
-      return dev::launch_atomic<double>(static_cast<const double*>(initial), static_cast<const double*>(addends), elements, steps,
-                                        static_cast<double*>(out));
+      return dev::launch_atomic<double>(static_cast<const double*>(initial), static_cast<const double*>(addends),
+                                        elements, steps, static_cast<double*>(out));
     case Format::f32:
-      return dev::launch_atomic<float>(static_cast<const float*>(initial), static_cast<const float*>(addends), elements, steps,
-                                       static_cast<float*>(out));
+      return dev::launch_atomic<float>(static_cast<const float*>(initial), static_cast<const float*>(addends), elements,
+                                       steps, static_cast<float*>(out));
     case Format::f16:
     case Format::bf16: {
       // Pairs: elements 2k and 2k+1 share one 32-bit atomic; an odd last element is paired with a
@@ -103,10 +118,12 @@ void atomic_scatter(Format f, const void* initial, const void* addends, std::siz
       std::vector<std::uint16_t> init(2 * slots, 0x8000), add(2 * slots * steps, 0x8000), result(2 * slots);
       std::memcpy(init.data(), initial, elements * 2);
       for (std::size_t t = 0; t < steps; ++t)
-        std::memcpy(add.data() + t * 2 * slots, static_cast<const std::uint16_t*>(addends) + t * elements, elements * 2);
+        std::memcpy(add.data() + t * 2 * slots, static_cast<const std::uint16_t*>(addends) + t * elements,
+                    elements * 2);
       if (f == Format::f16)
-        dev::launch_atomic<__half2>(reinterpret_cast<const __half2*>(init.data()), reinterpret_cast<const __half2*>(add.data()),
-                                    slots, steps, reinterpret_cast<__half2*>(result.data()));
+        dev::launch_atomic<__half2>(reinterpret_cast<const __half2*>(init.data()),
+                                    reinterpret_cast<const __half2*>(add.data()), slots, steps,
+                                    reinterpret_cast<__half2*>(result.data()));
       else
         dev::launch_atomic<__nv_bfloat162>(reinterpret_cast<const __nv_bfloat162*>(init.data()),
                                            reinterpret_cast<const __nv_bfloat162*>(add.data()), slots, steps,

@@ -1,8 +1,8 @@
 // The warp-shuffle tree and the block reduction of common/tree_config.h, as kernels over columns
 // (sum j's n terms at [j*n, (j+1)*n)). Each thread's terms, the shuffle tree and the second level
-// come from common/tree_reduce.h, which the CPU order models (models/tree_models.h) run too. Included by reduce.cu (compiled with --fmad=false) and by
-// ftz.cu (--use_fast_math); the Build tag keeps the two builds' kernels distinct symbols (without
-// it both translation units would emit the same host stub for, say, warp_tree_kernel<float>).
+// come from common/tree_reduce.h, which the CPU order models (models/tree_models.h) run too. Included by reduce.cu
+// (compiled with --fmad=false) and by ftz.cu (--use_fast_math); the Build tag keeps the two builds' kernels distinct
+// symbols (without it both translation units would emit the same host stub for, say, warp_tree_kernel<float>).
 #pragma once
 
 #include <algorithm>
@@ -14,13 +14,15 @@ namespace accucheck::cuda::dev {
 // One warp per sum: lane l takes terms l, l+32, ... in order, then the warp's shuffle tree.
 template <class T, class Build>
 __global__ void __launch_bounds__(256) warp_tree_kernel(const T* columns, std::uint64_t n, std::uint64_t sums, T* out) {
-  const std::uint64_t sum = std::uint64_t{blockIdx.x} * (blockDim.x / cuda_tree::kWarp) + threadIdx.x / cuda_tree::kWarp;
+  const std::uint64_t sum =
+      std::uint64_t{blockIdx.x} * (blockDim.x / cuda_tree::kWarp) + threadIdx.x / cuda_tree::kWarp;
   if (sum >= sums) return;  // whole warps return together
   const unsigned lane = threadIdx.x % cuda_tree::kWarp;
   const T* x = columns + sum * n;
   T acc = neg_zero<T>();
   // cuda_tree::kWarpTree: 32 threads, 1 item, 1 block.
-  cuda_tree::for_each_term_of_thread(n, cuda_tree::kWarp, 1, 1, 0, lane, [&](std::uint64_t p) { acc = add(acc, x[p]); });
+  cuda_tree::for_each_term_of_thread(n, cuda_tree::kWarp, 1, 1, 0, lane,
+                                     [&](std::uint64_t p) { acc = add(acc, x[p]); });
   acc = warp_reduce(acc);
   if (lane == 0) out[sum] = acc;
 }
@@ -40,8 +42,8 @@ void launch_warp_tree(const T* host_columns, std::uint64_t n, std::uint64_t sums
 
 // First pass: block b of sum e takes tiles b, b+G, ...; thread t its items of each tile.
 template <class T, unsigned THREADS, unsigned ITEMS, class Build>
-__global__ void __launch_bounds__(THREADS)
-    block_pass1_kernel(const T* columns, std::uint64_t n, std::uint64_t sums, std::uint64_t blocks, T* partial, T* out) {
+__global__ void __launch_bounds__(THREADS) block_pass1_kernel(const T* columns, std::uint64_t n, std::uint64_t sums,
+                                                              std::uint64_t blocks, T* partial, T* out) {
   const std::uint64_t e = blockIdx.y + std::uint64_t{65535} * blockIdx.z;
   if (e >= sums) return;  // whole blocks return together
   const T* x = columns + e * n;
@@ -50,8 +52,10 @@ __global__ void __launch_bounds__(THREADS)
                                      [&](std::uint64_t p) { acc = add(acc, x[p]); });
   acc = block_reduce<T, THREADS>(acc, shared_scratch<T>());
   if (threadIdx.x == 0) {
-    if (blocks == 1) out[e] = acc;
-    else partial[e * blocks + blockIdx.x] = acc;
+    if (blocks == 1)
+      out[e] = acc;
+    else
+      partial[e * blocks + blockIdx.x] = acc;
   }
 }
 
@@ -62,7 +66,8 @@ __global__ void __launch_bounds__(THREADS)
   const std::uint64_t e = blockIdx.x + std::uint64_t{65535} * blockIdx.y;
   if (e >= sums) return;
   T acc = neg_zero<T>();
-  cuda_tree::for_each_block_sum_of_thread(blocks, THREADS, threadIdx.x, [&](std::uint64_t k) { acc = add(acc, partial[e * blocks + k]); });
+  cuda_tree::for_each_block_sum_of_thread(blocks, THREADS, threadIdx.x,
+                                          [&](std::uint64_t k) { acc = add(acc, partial[e * blocks + k]); });
   acc = block_reduce<T, THREADS>(acc, shared_scratch<T>());
   if (threadIdx.x == 0) out[e] = acc;
 }
@@ -74,7 +79,8 @@ void block_reduce_device(const T* columns, std::uint64_t n, std::uint64_t sums, 
   constexpr unsigned kThreads = c.threads, kItems = c.items;
   const std::uint64_t blocks = cuda_tree::block_count(n, c);
   const auto grid_yz = [](std::uint64_t count) {
-    return dim3(1, static_cast<unsigned>(count < 65535 ? count : 65535), static_cast<unsigned>((count + 65534) / 65535));
+    return dim3(1, static_cast<unsigned>(count < 65535 ? count : 65535),
+                static_cast<unsigned>((count + 65534) / 65535));
   };
   dim3 grid1 = grid_yz(sums);
   grid1.x = static_cast<unsigned>(blocks);

@@ -13,9 +13,9 @@
 #include <cstring>
 #include <numeric>
 
-#include "numerics/hash.h"
 #include "common/per_element.h"
 #include "cuda/models/tree_models.h"
+#include "numerics/hash.h"
 
 namespace accucheck::impls {
 namespace {

@@ -65,8 +65,10 @@ class BinnedAccumulator {
     if (e != 0) return (kMaxExponent + kExponentOffset - e) / kBinWidth;
     if (x == 0) return kMaxIndex;
     int exponent = 0;
-    if constexpr (kFlavor == Binned::cub_3_5) (void)std::frexp(static_cast<float>(x), &exponent);  // frexpf, also for double
-    else (void)std::frexp(x, &exponent);
+    if constexpr (kFlavor == Binned::cub_3_5)
+      (void)std::frexp(static_cast<float>(x), &exponent);  // frexpf, also for double
+    else
+      (void)std::frexp(x, &exponent);
     const int index = (kMaxExponent - exponent) / kBinWidth;
     return index < kMaxIndex ? index : kMaxIndex;
   }
@@ -97,8 +99,10 @@ class BinnedAccumulator {
     if constexpr (kFlavor == Binned::design) {
       if (other.primary_[0] == 0) return;
       if (primary_[0] == 0 || !std::isfinite(primary_[0]) || !std::isfinite(other.primary_[0])) {
-        if (primary_[0] == 0) *this = other;
-        else primary_[0] += other.primary_[0];
+        if (primary_[0] == 0)
+          *this = other;
+        else
+          primary_[0] += other.primary_[0];
         return;
       }
     }
@@ -144,7 +148,9 @@ class BinnedAccumulator {
     }
   }
 
-  int index() const { return (kMaxExponent + kPrecision - kBinWidth + 1 + kExponentOffset - biased_exponent(primary_[0])) / kBinWidth; }
+  int index() const {
+    return (kMaxExponent + kPrecision - kBinWidth + 1 + kExponentOffset - biased_exponent(primary_[0])) / kBinWidth;
+  }
 
  private:
   static constexpr int kExponentOffset = kMaxExponent - 2;  // CUB's exp_bias
@@ -181,7 +187,8 @@ class BinnedAccumulator {
   // the fold's addition has no tie), the rest goes on; the last fold rounds what is left.
   void deposit(T x) {
     int first = 0;
-    if (biased_exponent(primary_[0]) == kMaxExponent + kExponentOffset) {  // bin 0: deposit a scaled-down copy, carry the remainder back up (x2 halves)
+    if (biased_exponent(primary_[0]) ==
+        kMaxExponent + kExponentOffset) {  // bin 0: deposit a scaled-down copy, carry the remainder back up (x2 halves)
       const T m = primary_[0];
       const T q = with_last_bit(static_cast<T>(x * kCompression)) + m;
       primary_[0] = q;

@@ -26,12 +26,13 @@ template <class T>
 void register_binned() {
   constexpr Format f = storage_format_v<T>;
   using Acc = cuda_models::BinnedAccumulator<T>;
-  const std::string bound = "reproducible_binned(" + std::to_string(Acc::kFolds) + "," + std::to_string(Acc::kBinWidth) + "," +
-                            std::string(name(f)) + ")";
-  Registration(dense_backend(with_format("cuda_model_cub_rfa_{F}", f), f, f, bound, Determinism::order_independent,
-                             "CPU model of cub::DeviceReduce::Sum with determinism::gpu_to_gpu: Demmel & Nguyen's "
-                             "3-fold binned sum with CUB's bins, as designed (CUB 3.5 departs on zero, inf, f64 extremes)",
-                             &binned_run<T>));
+  const std::string bound = "reproducible_binned(" + std::to_string(Acc::kFolds) + "," +
+                            std::to_string(Acc::kBinWidth) + "," + std::string(name(f)) + ")";
+  Registration(
+      dense_backend(with_format("cuda_model_cub_rfa_{F}", f), f, f, bound, Determinism::order_independent,
+                    "CPU model of cub::DeviceReduce::Sum with determinism::gpu_to_gpu: Demmel & Nguyen's "
+                    "3-fold binned sum with CUB's bins, as designed (CUB 3.5 departs on zero, inf, f64 extremes)",
+                    &binned_run<T>));
 }
 
 const bool registered = [] {

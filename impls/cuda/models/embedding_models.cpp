@@ -32,19 +32,20 @@ void embedding_grad_run(const SparseWorkload& w, std::span<double> result, const
     const auto count = static_cast<std::uint32_t>(sorted_pairs.size());
     for (std::uint32_t block = 0; block < count; ++block)
       for (unsigned thread = 0; thread < threads; ++thread)
-        cuda_tree::embedding_grad_block(block, sorted_rows.data(), sorted_pairs.data(), count, values.data(), w.dim, table.data(),
-                                        thread, threads, [](T a, T b) { return a + b; });
+        cuda_tree::embedding_grad_block(block, sorted_rows.data(), sorted_pairs.data(), count, values.data(), w.dim,
+                                        table.data(), thread, threads, [](T a, T b) { return a + b; });
   }
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
 const bool registered = [] {
   for (Format f : {Format::f32, Format::f16}) {
-    Registration(sparse_backend(with_format("cuda_model_embedding_grad_{F}", f), f, f, with_format("recursive({F})", f),
-                                Determinism::bitwise_deterministic,
-                                "CPU order model of cuda_embedding_grad: per step a stable sort by row, one block per "
-                                "row adding its vectors onto G in order",
-                                f == Format::f32 ? SparseRun(&embedding_grad_run<float>) : SparseRun(&embedding_grad_run<Half>)));
+    Registration(sparse_backend(
+        with_format("cuda_model_embedding_grad_{F}", f), f, f, with_format("recursive({F})", f),
+        Determinism::bitwise_deterministic,
+        "CPU order model of cuda_embedding_grad: per step a stable sort by row, one block per "
+        "row adding its vectors onto G in order",
+        f == Format::f32 ? SparseRun(&embedding_grad_run<float>) : SparseRun(&embedding_grad_run<Half>)));
   }
   return true;
 }();

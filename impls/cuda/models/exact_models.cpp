@@ -28,8 +28,10 @@ DenseRun exact_run(Format f) {
       exact_hd::SuperAccumulator acc;
       for (std::size_t i = 0; i <= w.steps; ++i) {
         const double x = i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j];
-        if (f == Format::f64) acc.add(x);
-        else acc.add(static_cast<float>(x));
+        if (f == Format::f64)
+          acc.add(x);
+        else
+          acc.add(static_cast<float>(x));
       }
       result[j] = acc.rounded(target_of(f));
     }

@@ -3,9 +3,9 @@
 // shape without a GPU. Each states the tightest bound of its exact tree: core's tree shape
 // cuda_block:THREADS:ITEMS:GRID, whose height is the deepest leaf of this very tree
 // (impls/cuda/tests/cuda_tree_height_test.cpp checks it against an instrumented run).
+#include "cuda/models/tree_models.h"
 #include "common/per_element.h"
 #include "cuda/common/kahan.h"
-#include "cuda/models/tree_models.h"
 
 namespace accucheck::impls {
 namespace {
@@ -15,9 +15,8 @@ using cuda_models::BlockConfig;
 // Element j's terms in summation order: the buffer's value, then steps 0..T-1.
 template <class T>
 auto column_loader(const DenseWorkload& w, std::size_t j) {
-  return [&w, j](std::uint64_t i) {
-    return from_value<T>(i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]);
-  };
+  return
+      [&w, j](std::uint64_t i) { return from_value<T>(i == 0 ? w.initial[j] : w.addends[(i - 1) * w.elements + j]); };
 }
 
 template <class T, class Add>
@@ -34,8 +33,8 @@ void register_trees() {
   constexpr Format f = storage_format_v<T>;
   const std::string warp = cuda_models::shape_text(cuda_tree::kWarpTree);
   const std::string block = cuda_models::shape_text(cuda_tree::kBlockReduce);
-  Registration(dense_backend(with_format("cuda_model_warp_tree_{F}", f), f, f, "tree(" + warp + "," + std::string(name(f)) + ")",
-                             Determinism::bitwise_deterministic,
+  Registration(dense_backend(with_format("cuda_model_warp_tree_{F}", f), f, f,
+                             "tree(" + warp + "," + std::string(name(f)) + ")", Determinism::bitwise_deterministic,
                              "CPU order model of cuda_warp_tree: one warp per element, lane l sums terms l, l+32, ... "
                              "in order, then __shfl_down_sync 16..1",
                              tree_run<T>(cuda_tree::kWarpTree, cuda_models::PlainAdd{})));
@@ -59,16 +58,16 @@ const bool registered = [] {
   register_trees<BFloat16>();
   const std::string warp = cuda_models::shape_text(cuda_tree::kWarpTree);
   // The --use_fast_math build: every addition flushes subnormal inputs and results to zero.
-  Registration(dense_backend("cuda_model_warp_tree_ftz_f32", Format::f32, Format::f32, "ftz(tree(" + warp + ",f32),f32)",
-                             Determinism::bitwise_deterministic,
+  Registration(dense_backend("cuda_model_warp_tree_ftz_f32", Format::f32, Format::f32,
+                             "ftz(tree(" + warp + ",f32),f32)", Determinism::bitwise_deterministic,
                              "CPU order model of cuda_warp_tree_ftz_f32: the warp tree with flush-to-zero additions",
                              tree_run<float>(cuda_tree::kWarpTree, cuda_models::FtzAdd{})));
-  Registration(dense_backend("cuda_model_kahan_f64", Format::f64, Format::f64, "kahan(f64)", Determinism::bitwise_deterministic,
-                             "CPU order model of cuda_kahan_f64: one thread per element, Kahan over its terms",
-                             &kahan_run<double>));
-  Registration(dense_backend("cuda_model_kahan_f32", Format::f32, Format::f32, "kahan(f32)", Determinism::bitwise_deterministic,
-                             "CPU order model of cuda_kahan_f32: one thread per element, Kahan over its terms",
-                             &kahan_run<float>));
+  Registration(dense_backend(
+      "cuda_model_kahan_f64", Format::f64, Format::f64, "kahan(f64)", Determinism::bitwise_deterministic,
+      "CPU order model of cuda_kahan_f64: one thread per element, Kahan over its terms", &kahan_run<double>));
+  Registration(dense_backend(
+      "cuda_model_kahan_f32", Format::f32, Format::f32, "kahan(f32)", Determinism::bitwise_deterministic,
+      "CPU order model of cuda_kahan_f32: one thread per element, Kahan over its terms", &kahan_run<float>));
   return true;
 }();
 

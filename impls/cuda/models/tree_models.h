@@ -76,7 +76,8 @@ template <class T, class Add>
 T warp_reduce(const T* lanes, Add add) {
   HostWarp<T> v;
   for (unsigned l = 0; l < kWarp; ++l) v.lane[l] = lanes[l];
-  v = cuda_tree::warp_reduce(v, [](const HostWarp<T>& w, unsigned offset) { return shfl_down(w, offset); }, LaneWise<Add>{add});
+  v = cuda_tree::warp_reduce(
+      v, [](const HostWarp<T>& w, unsigned offset) { return shfl_down(w, offset); }, LaneWise<Add>{add});
   return v.lane[0];
 }
 
@@ -94,7 +95,8 @@ T block_reduce(const T* thread_sum, unsigned threads, T identity, Add add, unsig
   if (warps == 1) return warp_sum[0];
   T lane[kWarp];
   for (unsigned l = 0; l < kWarp; ++l)
-    lane[l] = cuda_tree::second_level_lane(l, warps, [&](unsigned w) { return warp_sum[w]; }, identity);
+    lane[l] = cuda_tree::second_level_lane(
+        l, warps, [&](unsigned w) { return warp_sum[w]; }, identity);
   return warp_reduce(lane, add);
 }
 

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "accucheck/testing/backends.h"
 #include "checking/backend.h"
-#include "checking/judge.h"
 #include "checking/choice.h"
 #include "checking/families.h"
-#include "accucheck/testing/backends.h"
+#include "checking/judge.h"
 #include "cuda/device.h"
 #include "cuda/models/binned_accumulator.h"
 
@@ -36,8 +36,7 @@ bool small() { return std::getenv("ACCUCHECK_GPU_TEST_SMALL") != nullptr; }
 class Gpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cuda::device_status().usable)
-      GTEST_SKIP() << "GPU test skipped: " << cuda::device_status().description;
+    if (!cuda::device_status().usable) GTEST_SKIP() << "GPU test skipped: " << cuda::device_status().description;
   }
   static const Backend& backend(const std::string& name) { return test::registered_backend(name); }
   static std::vector<double> run(const Backend& b, const Workload& w, std::uint64_t seed = 0) {
@@ -68,11 +67,16 @@ std::string mismatch(const Backend& gpu, const Backend& model, const Workload& w
 }
 
 const char* kModelled[][2] = {
-    {"cuda_warp_tree_f64", "cuda_model_warp_tree_f64"},       {"cuda_warp_tree_f32", "cuda_model_warp_tree_f32"},
-    {"cuda_warp_tree_f16", "cuda_model_warp_tree_f16"},       {"cuda_warp_tree_bf16", "cuda_model_warp_tree_bf16"},
-    {"cuda_block_reduce_f64", "cuda_model_block_reduce_f64"}, {"cuda_block_reduce_f32", "cuda_model_block_reduce_f32"},
-    {"cuda_block_reduce_f16", "cuda_model_block_reduce_f16"}, {"cuda_block_reduce_bf16", "cuda_model_block_reduce_bf16"},
-    {"cuda_kahan_f64", "cuda_model_kahan_f64"},               {"cuda_kahan_f32", "cuda_model_kahan_f32"},
+    {"cuda_warp_tree_f64", "cuda_model_warp_tree_f64"},
+    {"cuda_warp_tree_f32", "cuda_model_warp_tree_f32"},
+    {"cuda_warp_tree_f16", "cuda_model_warp_tree_f16"},
+    {"cuda_warp_tree_bf16", "cuda_model_warp_tree_bf16"},
+    {"cuda_block_reduce_f64", "cuda_model_block_reduce_f64"},
+    {"cuda_block_reduce_f32", "cuda_model_block_reduce_f32"},
+    {"cuda_block_reduce_f16", "cuda_model_block_reduce_f16"},
+    {"cuda_block_reduce_bf16", "cuda_model_block_reduce_bf16"},
+    {"cuda_kahan_f64", "cuda_model_kahan_f64"},
+    {"cuda_kahan_f32", "cuda_model_kahan_f32"},
     {"cuda_exact_superacc_f64", "cuda_model_exact_superacc_f64"},
     {"cuda_exact_superacc_f32", "cuda_model_exact_superacc_f32"},
     {"cuda_exact_superacc_f16", "cuda_model_exact_superacc_f16"},
@@ -120,7 +124,9 @@ TEST_F(Gpu, FtzKernelEqualsItsModelWhereNoSubnormalArises) {
   const Backend& model = backend("cuda_model_warp_tree_ftz_f32");
   // Multiples of 2^-20 below 2^20: every partial sum is 0 or at least 2^-20.
   std::mt19937_64 rng(3);
-  auto value = [&] { return std::ldexp(static_cast<double>(static_cast<std::int64_t>(rng() % (1u << 24)) - (1 << 23)), -20); };
+  auto value = [&] {
+    return std::ldexp(static_cast<double>(static_cast<std::int64_t>(rng() % (1u << 24)) - (1 << 23)), -20);
+  };
   for (std::size_t n : {1, 2, 33, 100, 1000, 5000}) {
     const DenseWorkload w = dense(Format::f32, 4, n, value);
     const std::string diff = mismatch(gpu, model, w, run(gpu, w), run(model, w));
@@ -144,7 +150,8 @@ TEST_F(Gpu, AtomicAddOnF32FlushesSubnormalsAsItsModelAssumes) {
   w.format = Format::f32;
   const double sub = smallest_subnormal(Format::f32), min = smallest_normal(Format::f32);
   const std::vector<std::pair<double, double>> cases = {
-      {1.0, sub}, {sub, 1.0}, {sub, sub}, {min, -min / 2 - min / 4}, {-min, min / 2}, {min * 1.5, -min}, {0.0, sub}, {1.0, 2.0}};
+      {1.0, sub},      {sub, 1.0},        {sub, sub}, {min, -min / 2 - min / 4},
+      {-min, min / 2}, {min * 1.5, -min}, {0.0, sub}, {1.0, 2.0}};
   w.elements = cases.size();
   w.steps = 1;
   for (const auto& c : cases) w.initial.push_back(c.first);
@@ -152,9 +159,9 @@ TEST_F(Gpu, AtomicAddOnF32FlushesSubnormalsAsItsModelAssumes) {
   const auto g = run(gpu, w), m = run(model, w);
   bool flushed = false;
   for (std::size_t j = 0; j < cases.size(); ++j) {
-    EXPECT_TRUE(same_result_bits(g[j], m[j])) << "element " << j << ": atomicAdd(" << hex_float(cases[j].first) << ", "
-                                              << hex_float(cases[j].second) << ") = " << hex_float(g[j]) << ", model "
-                                              << hex_float(m[j]);
+    EXPECT_TRUE(same_result_bits(g[j], m[j]))
+        << "element " << j << ": atomicAdd(" << hex_float(cases[j].first) << ", " << hex_float(cases[j].second)
+        << ") = " << hex_float(g[j]) << ", model " << hex_float(m[j]);
     if (g[j] != cases[j].first + cases[j].second) flushed = true;
   }
   std::printf("atomicAdd f32 on %s: subnormals %s\n", cuda::device_status().description.c_str(),
@@ -163,13 +170,14 @@ TEST_F(Gpu, AtomicAddOnF32FlushesSubnormalsAsItsModelAssumes) {
 
 TEST_F(Gpu, AtomicAndLibraryBackendsStayWithinTheirBounds) {
   GenerationLimits limits;
-  for (const char* name : {"cuda_atomic_f32", "cuda_atomic_f64", "cuda_atomic_f16x2", "cuda_atomic_bf16x2", "cuda_cub_reduce_f32",
-                           "cuda_cub_reduce_f64",
+  for (const char* name : {
+         "cuda_atomic_f32", "cuda_atomic_f64", "cuda_atomic_f16x2", "cuda_atomic_bf16x2", "cuda_cub_reduce_f32",
+             "cuda_cub_reduce_f64",
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
-                           "cuda_cub_run_to_run_f32", "cuda_cub_run_to_run_f64",
+             "cuda_cub_run_to_run_f32", "cuda_cub_run_to_run_f64",
 #endif
-                           "cuda_embedding_sort_segreduce_f32", "cuda_cublas_sgemm_beta1_f32",
-                           "cuda_cublas_sgemm_tf32_beta1_f32"}) {
+             "cuda_embedding_sort_segreduce_f32", "cuda_cublas_sgemm_beta1_f32", "cuda_cublas_sgemm_tf32_beta1_f32"
+       }) {
     const Backend& b = backend(name);
     const WorkloadKind kind = b.supports(WorkloadKind::dense)    ? WorkloadKind::dense
                               : b.supports(WorkloadKind::sparse) ? WorkloadKind::sparse
@@ -235,8 +243,8 @@ void cub_gpu_to_gpu_against_the_binned_model(const Backend& gpu, const std::vect
       const double d = cuda_models::binned_sum<T, Binned::design>(column);
       const double s = cuda_models::binned_sum<T, Binned::cub_3_5>(column);
       if (same_result_bits(d, s)) {
-        ASSERT_TRUE(same_result_bits(g[j], d)) << gpu.name << " on " << describe_shape(any) << ", element " << j << ": GPU "
-                                               << hex_float(g[j]) << ", model " << hex_float(d);
+        ASSERT_TRUE(same_result_bits(g[j], d)) << gpu.name << " on " << describe_shape(any) << ", element " << j
+                                               << ": GPU " << hex_float(g[j]) << ", model " << hex_float(d);
       } else {
         ++departures;
         as_shipped += same_result_bits(g[j], s);
@@ -246,8 +254,8 @@ void cub_gpu_to_gpu_against_the_binned_model(const Backend& gpu, const std::vect
       }
     }
   }
-  std::printf("%s: %d columns where CCCL 3.5's code departs from the design, %d of them as modelled\n", gpu.name.c_str(),
-              departures, as_shipped);
+  std::printf("%s: %d columns where CCCL 3.5's code departs from the design, %d of them as modelled\n",
+              gpu.name.c_str(), departures, as_shipped);
 }
 
 TEST_F(Gpu, CubGpuToGpuEqualsTheBinnedModel) {
@@ -274,8 +282,10 @@ TEST_F(Gpu, CubGpuToGpuEqualsTheBinnedModel) {
     special.addends = {0.0, 1.0, 0.0, 0.0};
     workloads.push_back(special);
     const Backend& gpu = backend("cuda_cub_gpu_to_gpu_" + std::string(name(f)));
-    if (f == Format::f32) cub_gpu_to_gpu_against_the_binned_model<float>(gpu, workloads);
-    else cub_gpu_to_gpu_against_the_binned_model<double>(gpu, workloads);
+    if (f == Format::f32)
+      cub_gpu_to_gpu_against_the_binned_model<float>(gpu, workloads);
+    else
+      cub_gpu_to_gpu_against_the_binned_model<double>(gpu, workloads);
   }
 }
 #endif

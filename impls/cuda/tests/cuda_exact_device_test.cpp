@@ -13,11 +13,11 @@
 #include <random>
 #include <vector>
 
-#include "numerics/fast_exact.h"
 #include "accucheck/testing/bits.h"
 #include "cuda/device.h"
 #include "cuda/exact/superacc.h"
 #include "cuda/kernels/api.h"
+#include "numerics/fast_exact.h"
 
 namespace accucheck {
 namespace {

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
+#include "accucheck/testing/symbolic_tree.h"
 #include "checking/bound.h"
 #include "checking/summation_tree.h"
-#include "accucheck/testing/symbolic_tree.h"
 #include "cuda/models/tree_models.h"
 
 namespace accucheck {
@@ -32,8 +32,8 @@ struct Depth {
 
 std::uint64_t instrumented(std::uint64_t n, const BlockConfig& c) {
   const Depth leaf{0, false};
-  return cuda_models::block_tree_sum<Depth>(n, [&](std::uint64_t) { return leaf; }, c, Depth{0, true},
-                                            cuda_models::PlainAdd{})
+  return cuda_models::block_tree_sum<Depth>(
+             n, [&](std::uint64_t) { return leaf; }, c, Depth{0, true}, cuda_models::PlainAdd{})
       .depth;
 }
 
@@ -44,8 +44,9 @@ std::uint64_t height(std::uint64_t n, const BlockConfig& c) {
 TEST(CudaTreeHeight, EqualsTheDeepestLeafOfSmallConfigurations) {
   // Small trees reach every case of the formula quickly: several tiles per block, partial last
   // tiles, partly idle blocks and warps, and a second pass over more sums than threads.
-  for (const BlockConfig c : {BlockConfig{32, 1, 1}, BlockConfig{32, 2, 3}, BlockConfig{64, 1, 5}, BlockConfig{64, 3, 2},
-                              BlockConfig{128, 2, 7}, BlockConfig{32, 1, 70}, BlockConfig{64, 2, 200}}) {
+  for (const BlockConfig c :
+       {BlockConfig{32, 1, 1}, BlockConfig{32, 2, 3}, BlockConfig{64, 1, 5}, BlockConfig{64, 3, 2},
+        BlockConfig{128, 2, 7}, BlockConfig{32, 1, 70}, BlockConfig{64, 2, 200}}) {
     for (std::uint64_t n = 1; n <= 3000; ++n) {
       const std::uint64_t depth = instrumented(n, c);
       ASSERT_GE(height(n, c), depth) << cuda_models::shape_text(c) << " n=" << n << ": the bound would not hold";
@@ -64,7 +65,8 @@ TEST(CudaTreeHeight, EqualsTheDeepestLeafOfTheKernelsTrees) {
   // Many tiles: several per block, a second pass over 1024 block sums (4 per thread), a partial
   // last tile that block 0 does or does not own.
   const std::uint64_t tile = cuda_tree::tile_size(cuda_tree::kBlockReduce);
-  for (const std::uint64_t n : {tile * 1024, tile * 1024 + 1, tile * 1025 - 5, tile * 2048 + 17, tile * 3073 + 300, std::uint64_t{5000000}}) {
+  for (const std::uint64_t n :
+       {tile * 1024, tile * 1024 + 1, tile * 1025 - 5, tile * 2048 + 17, tile * 3073 + 300, std::uint64_t{5000000}}) {
     EXPECT_EQ(height(n, cuda_tree::kBlockReduce), instrumented(n, cuda_tree::kBlockReduce)) << "n=" << n;
   }
 }
@@ -87,8 +89,8 @@ TEST(CudaTreeHeight, HandValues) {
 // the tree the kernels' own order model builds, run on symbolic leaves: what characterize
 // recognises and the depths bound uses.
 TEST(CudaTreeHeight, ShapeTreeIsTheOrderModelsTree) {
-  for (const BlockConfig c : {cuda_tree::kWarpTree, cuda_tree::kBlockReduce, BlockConfig{32, 2, 3}, BlockConfig{64, 3, 2},
-                              BlockConfig{32, 1, 70}}) {
+  for (const BlockConfig c : {cuda_tree::kWarpTree, cuda_tree::kBlockReduce, BlockConfig{32, 2, 3},
+                              BlockConfig{64, 3, 2}, BlockConfig{32, 1, 70}}) {
     for (std::uint64_t n = 1; n <= 2200; n += (n < 300 ? 1 : 53)) {
       const auto leaves = test::symbolic_leaves(n);
       const test::SymbolicSum model = cuda_models::block_tree_sum<test::SymbolicSum>(
@@ -110,8 +112,8 @@ TEST(CudaTreeHeight, ShapeText) {
   EXPECT_EQ(b->shape.grid, 1024u);
   EXPECT_EQ(to_string(*b), "tree(cuda_block:256:4:1024,f32)");
   for (const char* bad : {"tree(cuda_block:48:1:1,f32)", "tree(cuda_block:32:1,f32)", "tree(cuda_block:32:0:1,f32)",
-                          "tree(cuda_block:2048:1:1,f32)", "tree(cuda_block:32:1:1:1,f32)", "tree(cuda_block:16:1:1,f32)",
-                          "tree(cuda_block:32:1:x,f32)"}) {
+                          "tree(cuda_block:2048:1:1,f32)", "tree(cuda_block:32:1:1:1,f32)",
+                          "tree(cuda_block:16:1:1,f32)", "tree(cuda_block:32:1:x,f32)"}) {
     EXPECT_FALSE(parse_bound(bad, &error).has_value()) << bad;
     EXPECT_NE(error.find("cuda_block"), std::string::npos) << error;
   }

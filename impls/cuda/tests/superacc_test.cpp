@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fast_exact.h"
-#include "numerics/format.h"
 #include "accucheck/testing/bits.h"
 #include "accucheck/testing/seed.h"
 #include "cuda/exact/superacc.h"
+#include "numerics/fast_exact.h"
+#include "numerics/format.h"
 
 namespace accucheck {
 namespace {
@@ -52,19 +52,22 @@ void expect_matches_oracle(const std::vector<double>& xs, const std::string& wha
   for (double x : xs) {
     by_double.add(x);
     const float f = static_cast<float>(x);
-    if (!(static_cast<double>(f) == x || (std::isnan(x) && std::isnan(f)))) all_float = false;
-    else if (std::signbit(f) != std::signbit(x)) all_float = false;
-    else by_float.add(f);
+    if (!(static_cast<double>(f) == x || (std::isnan(x) && std::isnan(f))))
+      all_float = false;
+    else if (std::signbit(f) != std::signbit(x))
+      all_float = false;
+    else
+      by_float.add(f);
   }
   for (Format f : kFormats) {
     const double want = oracle.rounded(f);
     const double got = by_double.rounded(target(f));
-    EXPECT_TRUE(same_bits(got, want)) << what << ": " << name(f) << " via double deposits: got " << hex_float(got) << ", oracle "
-                                 << hex_float(want) << " (" << xs.size() << " addends)";
+    EXPECT_TRUE(same_bits(got, want)) << what << ": " << name(f) << " via double deposits: got " << hex_float(got)
+                                      << ", oracle " << hex_float(want) << " (" << xs.size() << " addends)";
     if (all_float) {
       const double got_float = by_float.rounded(target(f));
-      EXPECT_TRUE(same_bits(got_float, want)) << what << ": " << name(f) << " via float deposits: got " << hex_float(got_float)
-                                         << ", oracle " << hex_float(want);
+      EXPECT_TRUE(same_bits(got_float, want)) << what << ": " << name(f) << " via float deposits: got "
+                                              << hex_float(got_float) << ", oracle " << hex_float(want);
     }
   }
 }
@@ -234,7 +237,8 @@ TEST(SuperAccumulator, IntegerDepositsAtEveryAlignment) {
     oracle.add(low);
     acc.flags |= hd::kNotAllNegZero;  // the oracle's addends are +0 at worst, never all -0
     for (Format f : kFormats)
-      ASSERT_TRUE(same_bits(acc.rounded(target(f)), oracle.rounded(f))) << "v=" << v << " pos=" << pos << " " << name(f);
+      ASSERT_TRUE(same_bits(acc.rounded(target(f)), oracle.rounded(f)))
+          << "v=" << v << " pos=" << pos << " " << name(f);
   }
 }
 

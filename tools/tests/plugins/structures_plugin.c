@@ -16,8 +16,8 @@
 
 #include "accucheck/testing/plugin_sums.h" /* and accucheck/plugin.h */
 
-static double term(const accucheck_dense_problem *p, const double *initial, const void *addends, size_t element, size_t i,
-                   int is_float) {
+static double term(const accucheck_dense_problem *p, const double *initial, const void *addends, size_t element,
+                   size_t i, int is_float) {
   if (i == 0) return initial[element];
   return is_float ? (double)((const float *)addends)[(i - 1) * p->elements + element]
                   : ((const double *)addends)[(i - 1) * p->elements + element];
@@ -41,7 +41,7 @@ static int fused4_dense(const accucheck_dense_problem *p) {
         if (fabs(group[k]) > largest) largest = fabs(group[k]);
       }
       if (largest > 0) {
-        const int unit = ilogb(largest) - 11; /* 12 bits: the leading one and 11 below it */
+        const int unit = ilogb(largest) - 11;               /* 12 bits: the leading one and 11 below it */
         for (k = 0; k < m; ++k) sum += cut(group[k], unit); /* exact: 4 values on one grid, 12 bits each */
       }
       if (m == 1) sum = group[0];
@@ -80,10 +80,12 @@ static int lanes4_f64_dense(const accucheck_dense_problem *p) {
 }
 
 static const accucheck_backend backends[] = {
-    {"structures.fused4_window12_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC, fused4_dense, NULL, 0},
-    {"structures.chain_claims_pairwise_f32", ACCUCHECK_F32, ACCUCHECK_F32, "tree(pairwise,f32)", ACCUCHECK_DETERMINISTIC,
-     chain_f32_dense, NULL, 0},
-    {"structures.lanes4_f64", ACCUCHECK_F64, ACCUCHECK_F64, "tree(lanes:4,f64)", ACCUCHECK_DETERMINISTIC, lanes4_f64_dense, NULL, 0},
+    {"structures.fused4_window12_f32", ACCUCHECK_F32, ACCUCHECK_F32, "anyorder(f32)", ACCUCHECK_DETERMINISTIC,
+     fused4_dense, NULL, 0},
+    {"structures.chain_claims_pairwise_f32", ACCUCHECK_F32, ACCUCHECK_F32, "tree(pairwise,f32)",
+     ACCUCHECK_DETERMINISTIC, chain_f32_dense, NULL, 0},
+    {"structures.lanes4_f64", ACCUCHECK_F64, ACCUCHECK_F64, "tree(lanes:4,f64)", ACCUCHECK_DETERMINISTIC,
+     lanes4_f64_dense, NULL, 0},
 };
 
 const accucheck_backend *accucheck_plugin_backends(int abi, size_t *count) {

@@ -25,14 +25,28 @@ struct Depth {
 };
 
 // An accumulator's zero start (torch's): +0 for float, an empty Depth (adding to it is exact).
-template <class T> T zero();
-template <> inline float zero<float>() { return 0.0f; }
-template <> inline Depth zero<Depth>() { return {0, true}; }
+template <class T>
+T zero();
+template <>
+inline float zero<float>() {
+  return 0.0f;
+}
+template <>
+inline Depth zero<Depth>() {
+  return {0, true};
+}
 
 // The lanes' starting value: adding it changes nothing.
-template <class T> T identity();
-template <> inline float identity<float>() { return -0.0f; }
-template <> inline Depth identity<Depth>() { return {0, true}; }
+template <class T>
+T identity();
+template <>
+inline float identity<float>() {
+  return -0.0f;
+}
+template <>
+inline Depth identity<Depth>() {
+  return {0, true};
+}
 
 // NumPy's pairwise_sum: a left-to-right loop below 8 terms; up to 128, eight strided partial
 // sums combined by a fixed 3-level tree, then the remainder left to right; above 128, the two

@@ -85,8 +85,14 @@ class SymbolicSum {
   std::shared_ptr<const Node> node_;
 };
 
-template <> inline SymbolicSum zero<SymbolicSum>() { return SymbolicSum{}; }
-template <> inline SymbolicSum identity<SymbolicSum>() { return SymbolicSum{}; }
+template <>
+inline SymbolicSum zero<SymbolicSum>() {
+  return SymbolicSum{};
+}
+template <>
+inline SymbolicSum identity<SymbolicSum>() {
+  return SymbolicSum{};
+}
 
 // Leaves 0..n-1.
 inline std::vector<SymbolicSum> symbolic_leaves(std::size_t n) {

@@ -35,7 +35,7 @@ SparseWorkload random_sparse(Format f, std::uint64_t seed, const SparseShape& sh
 
 // An f32 GEMM-with-beta=1 workload with values uniform in [-1, 1); `cancelling`: every other
 // value of B is minus the one before it, times 1.0000001, so the products cancel in pairs.
-ProductWorkload random_product(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, std::uint64_t seed,
-                               bool cancelling);
+ProductWorkload random_product(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps,
+                               std::uint64_t seed, bool cancelling);
 
 }  // namespace accucheck::test
