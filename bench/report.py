@@ -386,7 +386,7 @@ def main():
     w("`verdict` = `naive_backend` + `exact_elements` + `judge`, each also timed alone on the same")
     w("workload: D elements of L terms, the input laid out step-major as a gradient buffer is, judged")
     w("4096 elements at a time as the campaign does (ExactSumRanges). `exact_elements` sums the")
-    w("columns side by side (core/column_exact.h: 64 columns at a time, SIMD across them, on the")
+    w("columns side by side (core/numerics/column_exact.h: 64 columns at a time, SIMD across them, on the")
     w("widest path the CPU has; `portable` = the SSE2 build of the same kernel; remainders below its")
     w("four grids, such as this input's subnormals, summed by FastExactAccumulator) and hands a column")
     w("with a NaN or an infinity to `exact_element` (the column gathered and summed by")

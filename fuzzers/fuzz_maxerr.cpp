@@ -15,7 +15,7 @@
 // that parallel jobs (-fork, -jobs) sharing the directory keep the best. A ratio above 1 is a
 // violation of the stated bound: it aborts (through the same judge_all as fuzz_dense).
 //
-// The climb (core/climb.h, what `check --maximize` does): a quarter of the custom mutator's
+// The climb (core/checking/climb.h, what `check --maximize` does): a quarter of the custom mutator's
 // outputs are a climb mutation of one backend's worst case so far (its worst element alone),
 // encoded as an explicit-mode input, so the search also moves by significand bits, exponent
 // shifts, swaps, moves, exact splits and half-ulp growth from the best it has, not only by the
@@ -31,19 +31,19 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/case_file.h"
+#include "checking/climb.h"
 #include "checking/judge.h"
 #include "checking/shrink.h"
-#include "checking/climb.h"
 #include "common/fuzz_check.h"
 #include "common/fuzz_input.h"
 #include "common/mutator.h"
+#include "io/case_file.h"
 
 using namespace accucheck;
 
 namespace {
 
-constexpr std::size_t kBuckets = 64;        // quarter octaves: log2(ratio) in [-16, 0]
+constexpr std::size_t kBuckets = 64;  // quarter octaves: log2(ratio) in [-16, 0]
 constexpr std::size_t kMaxBackends = 256;
 
 // One byte per (backend, bucket). libFuzzer clears the section before each run and collects
@@ -75,7 +75,7 @@ double recorded_ratio(const Backend& b, const std::string& path) {
 }
 
 struct Record {
-  double ratio = -1;  // -1: not loaded from disk yet
+  double ratio = -1;              // -1: not loaded from disk yet
   std::optional<Workload> worst;  // the worst element alone, in this process (the climb's start)
 };
 
@@ -105,8 +105,8 @@ void maybe_record(const Backend& b, const Workload& w, const BackendOutcome& out
   c.verdict = std::string(name(v.verdict));
   c.found_by = "fuzz_maxerr";
   char note[256];
-  std::snprintf(note, sizeof note, "max error/bound %.9g at element %zu: error %.17g, bound %.17g, kappa %.6g", outcome.max_ratio,
-                element, v.error, v.bound, v.kappa);
+  std::snprintf(note, sizeof note, "max error/bound %.9g at element %zu: error %.17g, bound %.17g, kappa %.6g",
+                outcome.max_ratio, element, v.error, v.bound, v.kappa);
   c.note = note;
   try {
     std::filesystem::create_directories(record_dir());
@@ -173,14 +173,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return 0;
 }
 
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed) {
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
   if (climb_enabled() && seed % 4 == 0)
     if (const std::size_t climbed = climb_input(data, max_size, seed / 4)) return climbed;
   return fuzz::mutate_input(data, size, max_size, seed, WorkloadKind::dense);
 }
 
-extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std::size_t size1, const std::uint8_t* data2,
-                                                 std::size_t size2, std::uint8_t* out, std::size_t max_out_size,
-                                                 unsigned int seed) {
+extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std::size_t size1,
+                                                 const std::uint8_t* data2, std::size_t size2, std::uint8_t* out,
+                                                 std::size_t max_out_size, unsigned int seed) {
   return fuzz::cross_over_inputs(data1, size1, data2, size2, out, max_out_size, seed, WorkloadKind::dense);
 }

@@ -1,41 +1,6 @@
-// The fast exact accumulator: the same ExactSum as BoostExactAccumulator (exact.h), at about
-// the speed of a plain floating-point sum.
-//
-// Design (after Radford Neal, "Fast exact summation using small and large superaccumulators",
-// arXiv 1505.05571, 2015):
-//
-//  * Two unsigned long accumulators P and N of 35 64-bit limbs (the fixed-point grid of
-//    exact.h, unit 2^-1074) hold the exact sums of the positive and of the negative finite
-//    addends. S = P - N and A = P + N fall out of them at the end, which is why A costs
-//    nothing extra. 35 limbs hold n * 2^2098 for n < 2^142: P and N never overflow.
-//  * Short sums (the fuzzers sum ~64 addends per element) take the direct path, Neal's small
-//    superaccumulator: carry-save cells of 32-bit digits in 64-bit words, one set for the
-//    positive and one for the negative addends. An addend's 53-bit integer significand,
-//    shifted to its place, is split over two cells with two plain additions (no carries).
-//    A cell gains less than 2^53 per addend, so 2047 addends always fit; the cells are folded
-//    into P/N (carries propagated) every 2047 addends and at the end.
-//  * Long sums (more than kDirectLimit addends) use the large superaccumulator: 4096 chunks
-//    indexed by the top 12 bits of the double (sign and biased exponent). A chunk adds the
-//    raw 64-bit patterns of its addends and a count says how many it holds; since every
-//    pattern in a chunk has the same top 12 bits, the sum of the 52-bit mantissas is
-//    chunk - count * (index << 52) (mod 2^64), exact while count <= 4096
-//    (4096 * (2^52 - 1) < 2^64). When a chunk's count runs out (the carry headroom of Neal's
-//    scheme) it is flushed into P/N with its implicit bits (count * 2^52 for a normal
-//    exponent) and starts again. result() flushes only the chunks in use (a list kept on first
-//    use), so finishing costs O(chunks used), not O(4096). Per addend this path costs one
-//    table load-add-store, one counter load-decrement-store, a predictable branch and a
-//    compare-and-move for max |x|; the tables (40 KiB) are kept per thread for reuse.
-//  * NaN and infinity patterns (exponent 0x7ff) never go into a chunk: their counter stays
-//    "unused" so they always take the slow path, which records the special-value flags.
-//  * max |x| over the finite addends: max of (bits << 1) + 2^53 (mod 2^64), monotone in |x|
-//    for finite x and below 2^53 for NaN and infinities. "Every addend is -0": the maximum is
-//    that of a zero, no NaN or infinity was seen, and no positive zero was: the direct path
-//    ANDs the bit patterns (the sign survives only if all are negative), the large path ANDs
-//    the patterns that open or refill chunk 0 (positive zeros and subnormals) into the same
-//    word.
-//
-// Exact for any number of addends below 2^64 (the count is 64-bit). Cross-checked against
-// BoostExactAccumulator and MPFR's mpfr_sum in core/numerics/fast_exact_test.cpp.
+// The fast exact accumulator: the same ExactSum as BoostExactAccumulator (exact.h) at about the
+// speed of a plain floating-point sum, after Neal's small and large superaccumulators (the design
+// and why each step is exact: docs/architecture.md, "The fast exact accumulator").
 #pragma once
 
 #include <bit>
@@ -50,12 +15,12 @@ namespace accucheck {
 
 class FastExactAccumulator {
  public:
-  static constexpr int kLimbs = 35;                 // 2240 bits, the width of FixedInt
-  static constexpr int kChunks = 4096;              // sign + 11 exponent bits
-  static constexpr int kChunkCapacity = 4096;       // addends per chunk between flushes
-  static constexpr int kCells = 68;                 // 32-bit digits of the direct path (2098 + carries)
+  static constexpr int kLimbs = 35;                     // 2240 bits, the width of FixedInt
+  static constexpr int kChunks = 4096;                  // sign + 11 exponent bits
+  static constexpr int kChunkCapacity = 4096;           // addends per chunk between flushes
+  static constexpr int kCells = 68;                     // 32-bit digits of the direct path (2098 + carries)
   static constexpr std::uint32_t kCellCapacity = 2047;  // addends between folds of the cells
-  static constexpr std::uint64_t kDirectLimit = 1024;  // addends summed directly before the large path
+  static constexpr std::uint64_t kDirectLimit = 1024;   // addends summed directly before the large path
 
   // direct_limit: addends summed straight into the long accumulators before switching to the
   // chunk tables (the tests and benchmarks pass 0 or UINT64_MAX to force one path).
@@ -95,9 +60,9 @@ class FastExactAccumulator {
   double max_abs() const;
   int limb_bound() const;
 
-  std::uint64_t pos_[kLimbs];  // sum of the positive finite addends, in units of 2^-1074
-  std::uint64_t neg_[kLimbs];  // sum of |x| over the negative finite addends
-  std::uint64_t cells_[2][kCells];  // direct path: [0] positive, [1] negative; digit i weighs 2^(32 i)
+  std::uint64_t pos_[kLimbs];        // sum of the positive finite addends, in units of 2^-1074
+  std::uint64_t neg_[kLimbs];        // sum of |x| over the negative finite addends
+  std::uint64_t cells_[2][kCells];   // direct path: [0] positive, [1] negative; digit i weighs 2^(32 i)
   std::uint32_t cells_pending_ = 0;  // addends in the cells since the last fold
   std::uint64_t count_ = 0;
   std::uint64_t max_key_ = 0;                   // see "max |x|" above

@@ -1,32 +1,8 @@
-// Loading backends from plugins (shared libraries exporting the C ABI of accucheck/plugin.h).
-//
-// A plugin is validated as a whole before any of its backends is registered: the library
-// loads, exports accucheck_plugin_backends, accepts ABI version 2 or 1, and every backend has a
-// valid unique name, formats and determinism class in range, a stated bound that parses and
-// at least one accumulate function. Anything else is a PluginError naming the file and the
-// field; nothing of that plugin is registered.
-//
-// Plugin backends are registered into Registry::global() with Backend::origin = the plugin's
-// absolute path. Their results are validated the same way as every backend's: the returned
-// bits are decoded in the storage format and judged against the exact sum.
-//
-// Isolation (core/plugins/plugin_worker.h): by default no plugin is loaded into accucheck's own
-// process. A worker process loads the plugins and runs every call (forked once, reused; the
-// workload and the result buffer in shared memory), so that a plugin that crashes (SIGSEGV,
-// abort), exits (even with status 0), hangs past the time-out, writes past the end of its
-// buffer, returns non-zero or leaves the floating-point environment changed becomes a
-// BackendFailure of that backend (verdict backend_failed) instead of ending, hanging or
-// silently changing the caller; the next call forks a new worker. The same misbehaviour while
-// loading is a PluginError. The worker's stdout and stderr are captured (the first 4 KiB of each
-// load or call, shown in the failure and kept as Backend::captured_output), its stdin is
-// /dev/null, and its address space may grow by a bounded amount.
-// ACCUCHECK_PLUGIN_ISOLATION=fork forks a fresh worker for every call (no plugin state carries
-// over between calls); =none loads plugins into this process (for debuggers, and plugins that
-// cannot run after fork, e.g. ones that initialised a GPU context before it): only errors and
-// overruns are caught then, and the floating-point environment is restored around the load.
-// ACCUCHECK_PLUGIN_TIMEOUT=SECONDS sets the time-out of each load and each call (default 60).
-// ACCUCHECK_PLUGIN_MEMORY=SIZE (bytes, or with K, M, G, T: binary units; "none" for no limit)
-// bounds how much a worker's address space may grow (default: half of the physical memory).
+// Loading backends from plugins (shared libraries exporting the C ABI of accucheck/plugin.h) and
+// from Python files. A plugin is validated as a whole before any of its backends is registered
+// (else a PluginError naming the file and the field); its backends run in a worker process
+// (plugin_worker.h), so a crash, exit, hang or overrun is that backend's failure. The rules and
+// the options: docs/plugins.md ("What accucheck checks when it loads a plugin", "... isolation").
 #pragma once
 
 #include <chrono>
@@ -41,7 +17,6 @@
 #include "plugins/plugin_options.h"
 
 namespace accucheck {
-
 
 // Loads one plugin and registers its backends into `registry` (default: Registry::global()).
 // Returns the names registered. Loading the same file twice registers nothing the second

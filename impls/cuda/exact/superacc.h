@@ -3,7 +3,7 @@
 // this code, and exact/superacc_test.cpp checks it on the CPU against core's oracle.
 //
 // Representation (carry-save, after Neal, arXiv 1505.05571): kChunks signed 64-bit cells, cell i
-// weighing 2^(32 i) in units of 2^-1074 (the fixed-point grid of core/exact.h), so the value is
+// weighing 2^(32 i) in units of 2^-1074 (the fixed-point grid of core/numerics/exact.h), so the value is
 // sum_i c[i] * 2^(32 i - 1074). Normalized, cells 0..kChunks-2 are in [0, 2^32) and the last
 // cell carries the sign. 2^-1074 .. 2^1024 spans 2098 bits; 68 cells (2176 bits) leave 78 bits
 // of headroom, far more than any count of addends needs.
@@ -191,7 +191,7 @@ ACCUCHECK_HD inline double round_to(std::int64_t* c, unsigned flags, Target targ
   while (top >= 0 && c[top] == 0) --top;
   if (top < 0) return (flags & kNotAllNegZero) ? 0.0 : -0.0;
   const int msb = 32 * top + detail::highest_bit32(static_cast<std::uint32_t>(c[top]));  // bit index
-  const int exponent = msb - 1074;                                                      // |S| in [2^e, 2^(e+1))
+  const int exponent = msb - 1074;                                                       // |S| in [2^e, 2^(e+1))
   const int quantum = (exponent > target.emin ? exponent : target.emin) - (target.precision - 1);
   const int r = quantum + 1074;  // lowest kept bit
   double magnitude;
