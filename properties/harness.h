@@ -9,7 +9,7 @@
 //                              workload kind, default 100), noshrink=1, ...
 //   ACCUCHECK_FINDINGS         where case files of failures go (default findings/ in the
 //                              current directory)
-//   ACCUCHECK_MAX_LONG_STEPS   steps of long chains (GenerationLimits::max_long_steps:
+//   ACCUCHECK_MAX_LONG_STEPS   steps of long chains (FamilyLimits::max_long_steps:
 //                              10^4 in CI, 10^6 at night)
 //   ACCUCHECK_WIDE_ONE_IN      one case in N widened to a boundary shape (shapes.h; default 4,
 //                              at most 2^16 values)

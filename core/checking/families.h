@@ -7,11 +7,14 @@
 #include <vector>
 
 #include "checking/choice.h"
+#include "checking/shapes.h"
 #include "checking/workload.h"
 
 namespace accucheck {
 
-struct GenerationLimits {
+// The sizes the families draw within (the families' own limits; GenerationLimits adds the boundary
+// shapes' and the layouts').
+struct FamilyLimits {
   std::size_t max_elements = 4;        // D
   std::size_t max_steps = 64;          // T for ordinary families
   std::size_t max_long_steps = 10000;  // T for long chains and stagnation (10^4 in CI, 10^6 at night)
@@ -35,30 +38,11 @@ struct GenerationLimits {
   // Not empty: those families draw their step count among these instead (characterize's
   // campaign at the lengths it probed).
   std::vector<std::size_t> step_choices;
-  // Boundary shapes (shapes.h): one generated case in wide_one_in is widened to a size kernels
-  // split at, the family's columns at the boundaries: a dense D up to max_wide_elements, a
-  // sparse table up to max_wide_rows rows of max_wide_dim, a product's K and N up to
-  // max_wide_batch and max_wide_cols, at most max_wide_values values in all (the scale itself
-  // drawn, small ones likelier). max_wide_values = 0: never. A wide case costs some 40 ordinary
-  // ones on average, hence 1 in 32 in campaigns (docs/detection.md: what it costs check).
-  std::size_t wide_one_in = 32;
-  std::size_t wide_scale_draws = 2;  // 1: every scale 2^k up to the limits equally likely (the property suite)
-  std::size_t max_wide_elements = std::size_t{1} << 17;
-  std::size_t max_wide_rows = std::size_t{1} << 20;
-  std::size_t max_wide_dim = 1024;
-  std::size_t max_wide_batch = 4096;
-  std::size_t max_wide_cols = 1024;
-  std::size_t max_wide_values = std::size_t{1} << 20;
-  // One dense or sparse case in layout_one_in gets a non-contiguous memory layout (workload.h:
-  // transposed, sliced, padded), drawn last; only backends that accept strides see it. 0: never.
-  std::size_t layout_one_in = 4;
-  // The choice encoding's compact wide buffers (workload_encoding.h): a dense workload of up to
-  // max_patched_elements elements (and max_patched_values values) whose non-trivial columns fit
-  // the ordinary D is its narrow part plus a few choices placing it among +0 columns. 0: off
-  // (the fuzzers turn it on: their D is 4, and a wide D would otherwise take megabytes).
-  std::size_t max_patched_elements = 0;
-  std::size_t max_patched_values = std::size_t{1} << 20;
 };
+
+// Everything generation draws within: the families' sizes, the boundary shapes' (shapes.h) and
+// the memory layouts' (shapes.h). The choice encoding's limits extend it (workload_encoding.h).
+struct GenerationLimits : FamilyLimits, ShapeLimits, LayoutLimits {};
 
 struct Family {
   std::string_view name;

@@ -18,7 +18,7 @@ std::size_t units_up_to(std::size_t size) {
 }
 
 // A cap on a widened size: 2^k, k drawn below a bound that is itself drawn `draws` - 1 times
-// (GenerationLimits::wide_scale_draws): with 2, P(2^k) falls about as 1/k and a wide case costs,
+// (ShapeLimits::wide_scale_draws): with 2, P(2^k) falls about as 1/k and a wide case costs,
 // on average, a few thousand values; with 1, every scale up to `cap` is as likely. Every scale
 // stays reachable.
 // The scale is above `above` (the size being widened) when the cap allows.
@@ -80,7 +80,7 @@ class Filler {
   std::optional<SeededChoiceStream> bulk_;
 };
 
-bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
+bool widen(ChoiceStream& s, const ShapeLimits& l, DenseWorkload& w) {
   const std::size_t steps = w.steps, n = steps + 1;
   const std::size_t cap = std::min(l.max_wide_elements, l.max_wide_values / n);
   if (cap <= w.elements) return false;
@@ -108,7 +108,7 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, DenseWorkload& w) {
   return true;
 }
 
-bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
+bool widen(ChoiceStream& s, const ShapeLimits& l, SparseWorkload& w) {
   // The table's dim, its rows, or both (the zero choice: the dim), within the values budget
   // (rows + pairs) x dim x max(steps, 1): a kernel that densifies each step's gradient touches
   // the whole table every step.
@@ -154,7 +154,7 @@ bool widen(ChoiceStream& s, const GenerationLimits& l, SparseWorkload& w) {
   return true;
 }
 
-bool widen(ChoiceStream& s, const GenerationLimits& l, ProductWorkload& w) {
+bool widen(ChoiceStream& s, const ShapeLimits& l, ProductWorkload& w) {
   // The batch K, the columns N, or both (the zero choice: K), within the values budget
   // rows N + T (rows K + K N). Added batch entries pair A = +-2^e with B = +-1 in added columns
   // and with B = 0 in the original ones, whose sums stay what the family made; added columns
@@ -251,7 +251,7 @@ std::size_t draw_boundary_position(ChoiceStream& s, std::size_t size) {
   return std::min(p, size - 1);
 }
 
-bool widen_at_boundaries(ChoiceStream& s, const GenerationLimits& limits, Workload& w) {
+bool widen_at_boundaries(ChoiceStream& s, const ShapeLimits& limits, Workload& w) {
   return std::visit([&](auto& x) { return widen(s, limits, x); }, w);
 }
 

@@ -15,10 +15,34 @@
 #include <cstddef>
 
 #include "checking/choice.h"
-#include "checking/families.h"
 #include "checking/workload.h"
 
 namespace accucheck {
+
+// How often and how far generate() widens a case to a boundary size.
+struct ShapeLimits {
+  // One generated case in wide_one_in is widened to a size kernels
+  // split at, the family's columns at the boundaries: a dense D up to max_wide_elements, a
+  // sparse table up to max_wide_rows rows of max_wide_dim, a product's K and N up to
+  // max_wide_batch and max_wide_cols, at most max_wide_values values in all (the scale itself
+  // drawn, small ones likelier). max_wide_values = 0: never. A wide case costs some 40 ordinary
+  // ones on average, hence 1 in 32 in campaigns (docs/detection.md: what it costs check).
+  std::size_t wide_one_in = 32;
+  std::size_t wide_scale_draws = 2;  // 1: every scale 2^k up to the limits equally likely (the property suite)
+  std::size_t max_wide_elements = std::size_t{1} << 17;
+  std::size_t max_wide_rows = std::size_t{1} << 20;
+  std::size_t max_wide_dim = 1024;
+  std::size_t max_wide_batch = 4096;
+  std::size_t max_wide_cols = 1024;
+  std::size_t max_wide_values = std::size_t{1} << 20;
+};
+
+// How often generate() gives a case a non-contiguous memory layout.
+struct LayoutLimits {
+  // One dense or sparse case in layout_one_in gets a non-contiguous memory layout (workload.h:
+  // transposed, sliced, padded), drawn last; only backends that accept strides see it. 0: never.
+  std::size_t layout_one_in = 4;
+};
 
 // The units kernels split at: 8 and 16 lanes (f32 in AVX2 and AVX-512), a warp (32), common
 // block sizes (256, 1024 threads), the CUDA grid's y and z limit (65535 blocks).
@@ -35,7 +59,7 @@ std::size_t draw_boundary_position(ChoiceStream& s, std::size_t size);
 // table's rows and dim; a product's batch and columns), every original element kept whole at a
 // boundary position, the added ones trivial. Leaves w as it is when the limits leave no room.
 // Returns whether w changed.
-bool widen_at_boundaries(ChoiceStream& s, const GenerationLimits& limits, Workload& w);
+bool widen_at_boundaries(ChoiceStream& s, const ShapeLimits& limits, Workload& w);
 
 // A dense or sparse workload's memory layout (workload.h) as choices: element_major, gap,
 // padding, buffer_gap (dense); table_padding, value_padding (sparse); nothing for a product.

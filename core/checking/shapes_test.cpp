@@ -3,6 +3,7 @@
 // and generate() reaches D = 65535 +- 1 and beyond within the limits (draw_boundary_size reaches
 // the limit itself).
 #include "checking/shapes.h"
+#include "checking/families.h"
 
 #include <gtest/gtest.h>
 

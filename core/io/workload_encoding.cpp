@@ -58,43 +58,43 @@ void put_size(ChoiceWriter& out, std::size_t n, std::size_t limit, const char* w
   out.put(n, limit);
 }
 
-std::size_t step_limit(const GenerationLimits& l) { return std::max(l.max_steps, l.max_long_steps); }
-std::size_t pair_limit(const GenerationLimits& l) { return std::max(l.max_pairs, l.max_row_hits); }
+std::size_t step_limit(const EncodingLimits& l) { return std::max(l.max_steps, l.max_long_steps); }
+std::size_t pair_limit(const EncodingLimits& l) { return std::max(l.max_pairs, l.max_row_hits); }
 
 // Sizes up to the boundary shapes' limits where those are on (families.h, shapes.h); past the
 // ordinary limits, the sizes drawn after them are held to the wide values budget, so that no
 // choice sequence decodes to more than about max_wide_values values.
-std::size_t wide_or(const GenerationLimits& l, std::size_t ordinary, std::size_t wide) {
+std::size_t wide_or(const EncodingLimits& l, std::size_t ordinary, std::size_t wide) {
   return std::max(ordinary, l.max_wide_values > 0 ? wide : 0);
 }
-std::size_t within_budget(const GenerationLimits& l, std::size_t limit, std::size_t per_unit) {
+std::size_t within_budget(const EncodingLimits& l, std::size_t limit, std::size_t per_unit) {
   return std::min(limit, std::max<std::size_t>(l.max_wide_values / std::max<std::size_t>(per_unit, 1), 1));
 }
-std::size_t element_limit(const GenerationLimits& l) {
+std::size_t element_limit(const EncodingLimits& l) {
   return wide_or(l, l.max_elements, std::min(l.max_wide_elements, l.max_wide_values));
 }
 // Steps of a dense workload of `elements` (steps + 1 <= budget / D when D is wide).
-std::size_t dense_step_limit(const GenerationLimits& l, std::size_t elements) {
+std::size_t dense_step_limit(const EncodingLimits& l, std::size_t elements) {
   return elements <= l.max_elements ? step_limit(l) : within_budget(l, step_limit(l) + 1, elements) - 1;
 }
-std::size_t table_row_limit(const GenerationLimits& l) {
+std::size_t table_row_limit(const EncodingLimits& l) {
   return wide_or(l, l.max_table_rows, std::min(l.max_wide_rows, l.max_wide_values));
 }
-std::size_t dim_limit(const GenerationLimits& l, std::size_t rows) {
+std::size_t dim_limit(const EncodingLimits& l, std::size_t rows) {
   const std::size_t limit = wide_or(l, l.max_dim, l.max_wide_dim);
   return rows <= l.max_table_rows ? limit : within_budget(l, limit, rows);
 }
-std::size_t product_col_limit(const GenerationLimits& l) { return wide_or(l, l.max_product_cols, l.max_wide_cols); }
-std::size_t batch_limit(const GenerationLimits& l, std::size_t rows, std::size_t cols) {
+std::size_t product_col_limit(const EncodingLimits& l) { return wide_or(l, l.max_product_cols, l.max_wide_cols); }
+std::size_t batch_limit(const EncodingLimits& l, std::size_t rows, std::size_t cols) {
   const std::size_t limit = wide_or(l, l.max_batch, l.max_wide_batch);
   return cols <= l.max_product_cols ? limit : within_budget(l, limit, rows + cols);
 }
-std::size_t product_step_limit(const GenerationLimits& l, std::size_t rows, std::size_t cols, std::size_t batch) {
+std::size_t product_step_limit(const EncodingLimits& l, std::size_t rows, std::size_t cols, std::size_t batch) {
   const bool wide = cols > l.max_product_cols || batch > l.max_batch;
   return wide ? within_budget(l, l.max_product_steps, batch * (rows + cols)) : l.max_product_steps;
 }
 
-// ---- compact wide buffers (GenerationLimits::max_patched_elements) ----------------------------
+// ---- compact wide buffers (EncodingLimits::max_patched_elements) ----------------------------
 
 constexpr std::uint64_t kWidenBound = 15;  // the widening choice: 1 widens, anything else does not
 
@@ -115,7 +115,7 @@ std::size_t decode_patched_size(ChoiceStream& s, std::size_t narrow, std::size_t
   return std::clamp(size, narrow + 1, cap);
 }
 
-void decode_patched(ChoiceStream& s, DenseWorkload& d, const GenerationLimits& l) {
+void decode_patched(ChoiceStream& s, DenseWorkload& d, const EncodingLimits& l) {
   const std::size_t cap = patched_elements_limit(l, d.steps);
   if (cap <= d.elements || s.draw(kWidenBound) != 1) return;
   const std::size_t wide = decode_patched_size(s, d.elements, cap), narrow = d.elements;
@@ -202,7 +202,7 @@ double decode_value(ChoiceStream& s, Format f) {
   return decode((sign << (l.mantissa_bits + l.exponent_bits)) | (exponent << l.mantissa_bits) | mantissa, f);
 }
 
-void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits) {
+void encode_workload(ChoiceWriter& out, const Workload& w, const EncodingLimits& limits) {
   const Format f = format_of(w);
   if (const auto* d = std::get_if<DenseWorkload>(&w)) {
     const auto patched = split_patched(*d, limits);
@@ -257,7 +257,7 @@ void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimit
   }
 }
 
-Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const GenerationLimits& limits) {
+Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const EncodingLimits& limits) {
   if (kind == WorkloadKind::dense) {
     DenseWorkload d;
     d.format = f;
@@ -317,11 +317,11 @@ Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const Gen
   return w;
 }
 
-std::size_t patched_elements_limit(const GenerationLimits& l, std::size_t steps) {
+std::size_t patched_elements_limit(const EncodingLimits& l, std::size_t steps) {
   return std::min(l.max_patched_elements, std::max<std::size_t>(l.max_patched_values / (steps + 1), 1));
 }
 
-std::optional<PatchedDense> split_patched(const DenseWorkload& w, const GenerationLimits& l) {
+std::optional<PatchedDense> split_patched(const DenseWorkload& w, const EncodingLimits& l) {
   if (w.elements <= element_limit(l) || w.elements > patched_elements_limit(l, w.steps) ||
       w.steps > dense_step_limit(l, 1))
     return std::nullopt;
@@ -362,8 +362,8 @@ DenseWorkload place_patched(const PatchedDense& p) {
   return w;
 }
 
-GenerationLimits unbounded_limits() {
-  GenerationLimits l;
+EncodingLimits unbounded_limits() {
+  EncodingLimits l;
   l.max_elements = l.max_steps = l.max_long_steps = kMaxCaseValues;
   l.max_batch = l.max_product_steps = l.max_product_rows = l.max_product_cols = kMaxCaseValues;
   l.max_table_rows = l.max_dim = l.max_pairs = kMaxCaseValues;

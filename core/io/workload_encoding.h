@@ -16,7 +16,7 @@
 // the workload's own order (workload.h), then the memory layout of a dense or sparse workload
 // (element_major, gap, padding, buffer_gap; table_padding, value_padding), all zero choices
 // being the contiguous layout, which an exhausted stream therefore gives (shapes.h encode_layout).
-// With GenerationLimits::max_patched_elements, a dense workload ends with one more choice: 1 (of
+// With EncodingLimits::max_patched_elements, a dense workload ends with one more choice: 1 (of
 // 0..15) widens it, D' then comes (raw; or 2^k + o, or m * unit + o with the units of shapes.h,
 // o in -1..1: boundary sizes in a few random bytes), then where its columns go (ascending raw
 // positions, or all at the tail), every other column +0 in every step. A wide buffer with a few
@@ -34,19 +34,30 @@
 
 namespace accucheck {
 
+// The encoding's bounds: generation's (a workload generated within GenerationLimits encodes
+// within the same limits), and its own compact form of wide dense buffers.
+struct EncodingLimits : GenerationLimits {
+  // The compact wide buffers: a dense workload of up to
+  // max_patched_elements elements (and max_patched_values values) whose non-trivial columns fit
+  // the ordinary D is its narrow part plus a few choices placing it among +0 columns. 0: off
+  // (the fuzzers turn it on: their D is 4, and a wide D would otherwise take megabytes).
+  std::size_t max_patched_elements = 0;
+  std::size_t max_patched_values = std::size_t{1} << 20;
+};
+
 void encode_value(ChoiceWriter& out, double x, Format f);  // x must be a value of f
 double decode_value(ChoiceStream& s, Format f);
 
 // The bounds every size is drawn with (so encoder and decoder agree): from a kind's
-// GenerationLimits (steps: the larger of max_steps and max_long_steps; pairs: of max_pairs and
+// EncodingLimits (steps: the larger of max_steps and max_long_steps; pairs: of max_pairs and
 // max_row_hits; D, a table's rows and dim, a product's columns and batch: the larger of the
 // ordinary and the boundary shapes' max_wide_* while max_wide_values > 0, and a size drawn
 // after one that is past its ordinary limit is held to max_wide_values values in all).
 // Throws std::invalid_argument naming the size when w does not fit the limits.
-void encode_workload(ChoiceWriter& out, const Workload& w, const GenerationLimits& limits);
+void encode_workload(ChoiceWriter& out, const Workload& w, const EncodingLimits& limits);
 // The workload of `kind` in format f the choices describe (the family is "explicit"). Never
 // fails: every choice sequence is a workload within the limits.
-Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const GenerationLimits& limits);
+Workload decode_workload(ChoiceStream& s, WorkloadKind kind, Format f, const EncodingLimits& limits);
 
 // The compact wide buffers' form of a dense workload: its non-trivial columns (not all +0 in
 // every step; column 0 when none is), in order, and where they are. split_patched gives it when
@@ -58,12 +69,12 @@ struct PatchedDense {
   std::size_t elements = 0;     // D of the wide buffer
   std::vector<std::size_t> at;  // narrow column i is column at[i], ascending
 };
-std::size_t patched_elements_limit(const GenerationLimits& l, std::size_t steps);
-std::optional<PatchedDense> split_patched(const DenseWorkload& w, const GenerationLimits& l);
+std::size_t patched_elements_limit(const EncodingLimits& l, std::size_t steps);
+std::optional<PatchedDense> split_patched(const DenseWorkload& w, const EncodingLimits& l);
 DenseWorkload place_patched(const PatchedDense& p);
 
 // The limits that hold every workload a case file may hold (case_file.h's cap of 2^28 values):
 // for encoding any case file.
-GenerationLimits unbounded_limits();
+EncodingLimits unbounded_limits();
 
 }  // namespace accucheck

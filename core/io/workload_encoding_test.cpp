@@ -110,13 +110,13 @@ void expect_same(const Workload& a, const Workload& b) {
   }
 }
 
-Workload decoded(const std::vector<std::uint8_t>& bytes, WorkloadKind kind, Format f, const GenerationLimits& l) {
+Workload decoded(const std::vector<std::uint8_t>& bytes, WorkloadKind kind, Format f, const EncodingLimits& l) {
   ByteChoiceStream s(bytes);
   return decode_workload(s, kind, f, l);
 }
 
 TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
-  GenerationLimits limits;
+  EncodingLimits limits;
   limits.max_long_steps = 200;
   // The FP8 formats of dense addends and sparse values among them (fp8_gradients,
   // embedding_fp8_rows): random bytes seldom reach a sparse workload's last choice.
@@ -144,7 +144,7 @@ TEST(WorkloadEncoding, GeneratedWorkloadsDecodeToThemselves) {
 // generate() gives some dense and sparse cases a strided layout (families.h layout_one_in) and
 // the encoding keeps it; an exhausted stream decodes to the contiguous layout.
 TEST(WorkloadEncoding, StridedLayoutsAreGeneratedAndRoundTrip) {
-  GenerationLimits limits;
+  EncodingLimits limits;
   limits.max_long_steps = 200;
   for (WorkloadKind kind : {WorkloadKind::dense, WorkloadKind::sparse}) {
     std::size_t strided = 0;
@@ -215,7 +215,7 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
   int fp8_inputs = 0;                             // product workloads whose A and B were rounded into E4M3 or E5M2
   std::set<std::pair<Format, Format>> fp8_pairs;  // (A's, B's) formats among them
   std::set<Format> fp8_addends;                   // the FP8 formats of dense workloads' addends
-  GenerationLimits limits;                        // the ordinary sizes (the wide ones: the next test)
+  EncodingLimits limits;                          // the ordinary sizes (the wide ones: the next test)
   limits.max_wide_values = 0;
   for (int i = 0; i < 3000; ++i) {
     std::vector<std::uint8_t> bytes(rng() % 300);
@@ -245,8 +245,8 @@ TEST(WorkloadEncoding, AnyBytesDecodeToAWorkloadThatRoundTrips) {
 }
 
 // The fuzzers' limits: D of 4, and compact wide buffers (max_patched_elements) up to 2^17.
-GenerationLimits patched_limits() {
-  GenerationLimits l;
+EncodingLimits patched_limits() {
+  EncodingLimits l;
   l.max_elements = 4;
   l.max_steps = l.max_long_steps = 63;
   l.max_wide_values = 0;
@@ -257,7 +257,7 @@ GenerationLimits patched_limits() {
 // A buffer of 65,537 elements wrong only at its last (what an element-boundary bug needs) takes
 // a few bytes, not the 65,537 x 4 values' worth, and decodes back to itself.
 TEST(WorkloadEncoding, AWideBufferWithFewColumnsTakesAFewBytes) {
-  const GenerationLimits limits = patched_limits();
+  const EncodingLimits limits = patched_limits();
   DenseWorkload w;
   w.format = Format::f32;
   w.elements = 65537;
@@ -292,7 +292,7 @@ TEST(WorkloadEncoding, AWideBufferWithFewColumnsTakesAFewBytes) {
 // one re-encodes to itself.
 TEST(WorkloadEncoding, AnyBytesReachWideBuffersWithinTheCaps) {
   std::mt19937_64 rng(5);
-  const GenerationLimits limits = patched_limits();
+  const EncodingLimits limits = patched_limits();
   std::size_t wide = 0, at_boundary = 0;
   for (int i = 0; i < 3000; ++i) {
     std::vector<std::uint8_t> bytes(rng() % 200);
@@ -325,14 +325,14 @@ TEST(WorkloadEncoding, SizesBeyondTheLimitsAreRefused) {
   w.elements = 5;
   w.steps = 0;
   w.initial.assign(5, 0.0);
-  GenerationLimits narrow;
+  EncodingLimits narrow;
   narrow.max_wide_values = 0;
   ChoiceWriter out;
   EXPECT_THROW(encode_workload(out, w, narrow), std::invalid_argument) << "4 elements at most without boundary shapes";
-  EXPECT_NO_THROW(encode_workload(out, w, GenerationLimits{}));
+  EXPECT_NO_THROW(encode_workload(out, w, EncodingLimits{}));
   EXPECT_NO_THROW(encode_workload(out, w, unbounded_limits()));
   // Past the ordinary D, the steps are held to the wide values budget: 5 x (T + 1) <= 64.
-  GenerationLimits small_budget;
+  EncodingLimits small_budget;
   small_budget.max_wide_values = 64;
   w.steps = 11;
   w.addends.assign(5 * 11, 0.0);
@@ -344,7 +344,7 @@ TEST(WorkloadEncoding, SizesBeyondTheLimitsAreRefused) {
 
 TEST(WorkloadEncoding, AnyBytesDecodeWithinTheWideValuesBudget) {
   std::mt19937_64 rng(11);
-  GenerationLimits limits;
+  EncodingLimits limits;
   limits.max_wide_values = 4096;
   for (int i = 0; i < 2000; ++i) {
     std::vector<std::uint8_t> bytes(rng() % 64);

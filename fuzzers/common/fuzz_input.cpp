@@ -15,33 +15,41 @@ namespace accucheck::fuzz {
 // 40 ordinary ones, and the family inputs keep their meaning); wide buffers come through the
 // explicit encoding's compact form (max_patched_elements) and the mutator's widening.
 // ACCUCHECK_FUZZ_WIDE=0 turns the wide buffers off (the encoding then has no widening choice).
-GenerationLimits dense_limits() {
+namespace {
+
+// The fuzzers' limits: the families' sizes given, no widening by the families, and the
+// encoding's compact wide buffers when asked for.
+EncodingLimits fuzz_limits(const FamilyLimits& families, std::size_t max_patched_elements = 0,
+                           std::size_t max_patched_values = std::size_t{1} << 20) {
+  EncodingLimits l;
+  static_cast<FamilyLimits&>(l) = families;
+  l.max_wide_values = 0;
+  l.max_patched_elements = max_patched_elements;
+  l.max_patched_values = max_patched_values;
+  return l;
+}
+
+}  // namespace
+
+EncodingLimits dense_limits() {
   static const bool wide = [] {
     const char* v = std::getenv("ACCUCHECK_FUZZ_WIDE");
     return !(v && std::string_view(v) == "0");
   }();
-  return {.max_elements = 4,
-          .max_steps = 63,
-          .max_long_steps = 63,
-          .max_wide_values = 0,
-          .max_patched_elements = wide ? std::size_t{1} << 17 : 0,
-          .max_patched_values = std::size_t{1} << 14};
+  return fuzz_limits({.max_elements = 4, .max_steps = 63, .max_long_steps = 63}, wide ? std::size_t{1} << 17 : 0,
+                     std::size_t{1} << 14);
 }
 
-GenerationLimits sparse_limits() {
-  return {.max_steps = 16, .max_table_rows = 64, .max_dim = 8, .max_pairs = 256, .max_wide_values = 0};
+EncodingLimits sparse_limits() {
+  return fuzz_limits({.max_steps = 16, .max_table_rows = 64, .max_dim = 8, .max_pairs = 256});
 }
 
-GenerationLimits product_limits() {
-  return {.max_elements = 4,
-          .max_batch = 32,
-          .max_product_steps = 4,
-          .max_product_rows = 4,
-          .max_product_cols = 8,
-          .max_wide_values = 0};
+EncodingLimits product_limits() {
+  return fuzz_limits(
+      {.max_elements = 4, .max_batch = 32, .max_product_steps = 4, .max_product_rows = 4, .max_product_cols = 8});
 }
 
-GenerationLimits limits_for(WorkloadKind kind) {
+EncodingLimits limits_for(WorkloadKind kind) {
   switch (kind) {
     case WorkloadKind::sparse: return sparse_limits();
     case WorkloadKind::product: return product_limits();
@@ -72,7 +80,7 @@ Format draw_format(ChoiceStream& s, WorkloadKind kind) {
 // The workload cut to the limits (the custom mutator's results may grow past them): sizes
 // clamped, values beyond the cut dropped, row indices kept inside the table. A wide dense buffer
 // keeps its width when its non-trivial columns fit.
-Workload fit_to_limits(const Workload& given, const GenerationLimits& l) {
+Workload fit_to_limits(const Workload& given, const EncodingLimits& l) {
   Workload workload = given;
   fit_layout(workload, l);
   if (const auto* d = std::get_if<DenseWorkload>(&workload)) {
@@ -150,7 +158,7 @@ std::optional<Workload> case_file_input(std::span<const std::uint8_t> bytes, Wor
 
 std::uint64_t format_choice(Format f, WorkloadKind kind) { return format_index(f, kind); }
 
-void fit_layout(Workload& w, const GenerationLimits& l) {
+void fit_layout(Workload& w, const EncodingLimits& l) {
   if (auto* d = std::get_if<DenseWorkload>(&w)) {
     const std::size_t steps = std::min(d->steps, std::max(l.max_steps, l.max_long_steps));
     d->layout.padding = std::min(d->layout.padding, dense_padding_limit(d->layout.element_major, steps));
@@ -162,7 +170,7 @@ void fit_layout(Workload& w, const GenerationLimits& l) {
 }
 
 DecodedInput decode_input(ByteChoiceStream& s, WorkloadKind kind) {
-  const GenerationLimits limits = limits_for(kind);
+  const EncodingLimits limits = limits_for(kind);
   const Format f = draw_format(s, kind);
   const auto candidates = families_of(kind);
   const std::uint64_t mode = s.draw(candidates.size());
@@ -185,7 +193,7 @@ std::vector<std::uint8_t> encode_input(const Workload& workload) {
   ChoiceWriter out;
   const Format f = format_of(workload);
   const WorkloadKind kind = kind_of(workload);
-  const GenerationLimits limits = limits_for(kind);
+  const EncodingLimits limits = limits_for(kind);
   out.put(format_index(f, kind), kind == WorkloadKind::product ? 2 : 3);
   out.put(0, families_of(kind).size());
   encode_workload(out, fit_to_limits(workload, limits), limits);

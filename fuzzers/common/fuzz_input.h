@@ -35,6 +35,7 @@
 #include "checking/choice.h"
 #include "checking/families.h"
 #include "checking/workload.h"
+#include "io/workload_encoding.h"
 
 namespace accucheck::fuzz {
 
@@ -43,12 +44,12 @@ namespace accucheck::fuzz {
 // buffers up to 2^17 elements (2^16 values: every selected backend runs each input) whose
 // non-trivial columns are at most 4, in a few bytes (workload_encoding.h's compact wide
 // buffers): the element-boundary shapes.
-GenerationLimits dense_limits();
+EncodingLimits dense_limits();
 // Limits of fuzz_sparse: tables up to 64 rows x 8, up to 16 steps and 256 pairs.
-GenerationLimits sparse_limits();
+EncodingLimits sparse_limits();
 // Limits of fuzz_product: C up to 4 x 8, batch up to 32, up to 4 steps (129 terms).
-GenerationLimits product_limits();
-GenerationLimits limits_for(WorkloadKind kind);
+EncodingLimits product_limits();
+EncodingLimits limits_for(WorkloadKind kind);
 
 struct DecodedInput {
   Workload workload;
@@ -67,7 +68,7 @@ std::vector<std::uint8_t> encode_input(const Workload& w);
 
 // w's layout padding cut to what the encoding draws for its (limited) shape: a mutation that
 // changes T or dim may leave more (workload.h layout_padding_limit).
-void fit_layout(Workload& w, const GenerationLimits& l);
+void fit_layout(Workload& w, const EncodingLimits& l);
 
 // The header's format choice for f in inputs of `kind`.
 std::uint64_t format_choice(Format f, WorkloadKind kind);

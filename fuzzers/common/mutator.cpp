@@ -112,7 +112,7 @@ struct DenseView {
 };
 
 const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
-  const GenerationLimits l = dense_limits();
+  const EncodingLimits l = dense_limits();
   DenseView v{w};
   const std::size_t j = r.below(w.elements);
   const std::size_t i = r.below(v.n());
@@ -294,7 +294,7 @@ const char* mutate_dense(DenseWorkload& w, MutationRng& r) {
 // ---- sparse --------------------------------------------------------------------------------
 
 const char* mutate_sparse(SparseWorkload& w, MutationRng& r) {
-  const GenerationLimits l = sparse_limits();
+  const EncodingLimits l = sparse_limits();
   const std::size_t pairs = w.pairs();
   switch (r.below(10)) {
     case 0:
@@ -431,7 +431,7 @@ std::size_t fallback(std::uint8_t* data, std::size_t size, std::size_t max_size)
 // generate() widens, into +0 columns (so that the input stays a few bytes).
 PatchedDense widened(DenseWorkload narrow, std::size_t elements, MutationRng& r) {
   SeededChoiceStream s(r.next());
-  const GenerationLimits l = dense_limits();
+  const EncodingLimits l = dense_limits();
   const std::size_t cap = patched_elements_limit(l, narrow.steps);
   PatchedDense p;
   p.elements = elements ? elements : std::max(draw_boundary_size(s, cap), l.max_elements + 1);
@@ -447,7 +447,7 @@ PatchedDense widened(DenseWorkload narrow, std::size_t elements, MutationRng& r)
 // half the time (a wide input costs every selected backend a wide run: fuzz_dense's throughput),
 // else re-placed or re-sized, or mutated through its narrow part (its columns keep their places).
 const char* mutate_dense_input(DenseWorkload& w, MutationRng& r) {
-  const GenerationLimits l = dense_limits();
+  const EncodingLimits l = dense_limits();
   if (auto patched = split_patched(w, l)) {
     const std::uint64_t choice = r.below(8);
     if (choice < 4) {
