@@ -25,6 +25,8 @@ TEST_F(MemoryLimit, TheVariableOverridesTheMachine) {
   EXPECT_EQ(memory_limit_source(), "ACCUCHECK_MEMORY_LIMIT");
   setenv("ACCUCHECK_MEMORY_LIMIT", "4096", 1);
   EXPECT_EQ(memory_limit_bytes(), 4096u);
+  setenv("ACCUCHECK_MEMORY_LIMIT", "1024T", 1);  // above any machine's: the variable still wins
+  EXPECT_EQ(memory_limit_bytes(), 1ull << 50);
 }
 
 TEST_F(MemoryLimit, AnUnreadableSizeIsRefusedNamingTheVariable) {
