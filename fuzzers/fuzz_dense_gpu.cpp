@@ -24,7 +24,7 @@ namespace {
 // registry), and, unless the user chose, they are the only ones selected.
 void use_gpu_backends() {
   static const bool done = [] {
-    const auto& names = cuda::register_gpu_backends();
+    const auto names = cuda::gpu_backend_names();
     if (names.empty()) {
       std::fprintf(stderr, "fuzz_dense_gpu: %s: no GPU backend to fuzz\n", cuda::device_status().description.c_str());
       std::fflush(stderr);

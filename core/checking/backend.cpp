@@ -211,8 +211,14 @@ std::vector<const Backend*> Registry::match(std::string_view glob) const {
 }
 
 Registration::Registration(Backend backend) {
+  std::vector<Backend> one;
+  one.push_back(std::move(backend));
+  Registration{std::move(one)};
+}
+
+Registration::Registration(std::vector<Backend> backends) {
   try {
-    Registry::global().add(std::move(backend));
+    for (Backend& backend : backends) Registry::global().add(std::move(backend));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "accucheck: %s\n", e.what());
     std::abort();

@@ -1,8 +1,10 @@
 // The backend interface and the registry.
 //
 // A backend is one accumulator implementation: name, device, storage and accumulation format,
-// stated bound, determinism class, and the function that runs a workload. Each backend file
-// registers itself with one line:
+// stated bound, determinism class, and the function that runs a workload. Every built-in backend,
+// CPU or CUDA, registers itself from its own file with one line, the one macro below, given a
+// Backend or a std::vector<Backend> (one per format: impls/common/per_element.h; GPU backends, which
+// exist only where a device is: impls/cuda/device.h on_gpu):
 //
 //   ACCUCHECK_REGISTER_BACKEND(dense_backend("naive_f32", Format::f32, Format::f32,
 //       "recursive(f32)", Determinism::bitwise_deterministic, "acc += g, in order", &run));
@@ -156,8 +158,11 @@ std::string replay_options(std::string_view name, std::string_view origin, std::
 // 1 to 128 letters, digits, '_', '-', '.', not starting with '.' or '-' (built-in and plugin names).
 bool valid_backend_name(std::string_view name);
 
+// Adds backends to Registry::global() at start-up; a bad registration (a duplicate or malformed
+// name) aborts with the message, since it is a programming error in the backend's file.
 struct Registration {
   explicit Registration(Backend backend);
+  explicit Registration(std::vector<Backend> backends);
 };
 
 #define ACCUCHECK_CONCAT_INNER(a, b) a##b

@@ -1,5 +1,5 @@
 // Shared by CPU backend files: run a summation over each element's addends in a storage type,
-// and register one backend per format from a single line.
+// and make one backend per format for a single ACCUCHECK_REGISTER_BACKEND line.
 #pragma once
 
 #include <span>
@@ -21,6 +21,14 @@ void sum_each_element(const DenseWorkload& w, std::span<double> result, const Su
     for (std::size_t t = 0; t < w.steps; ++t) column[t + 1] = from_value<T>(w.addends[t * w.elements + j]);
     result[j] = to_value(sum(std::span<const T>(column)));
   }
+}
+
+// The dense run that sums each element's addends in T with a default-constructed Sum.
+template <class T, class Sum>
+DenseRun sum_each_element_with() {
+  return [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
+    sum_each_element<T>(w, result, [](std::span<const T> x) { return Sum{}(x); });
+  };
 }
 
 // A product workload's output elements in T, row-major like the buffer C: result[m * cols + n]
@@ -51,61 +59,43 @@ inline std::string with_format(std::string text, Format f) {
   return text;
 }
 
-// Registers <name>_<format> for each format in `formats`, each accumulating in its own
-// storage format with a per-element functor Sum (a template operator() over the storage type).
+// One backend <name>_<format> per format in `formats`, each accumulating in its own storage
+// format with a per-element functor Sum (a template operator() over the storage type):
+//   ACCUCHECK_REGISTER_BACKEND(per_format<NaiveSum>("naive", "recursive({F})",
+//                                                   Determinism::bitwise_deterministic, "what it does", every_format));
 template <class Sum>
-struct PerFormatRegistration {
-  PerFormatRegistration(const char* name, const char* bound, Determinism determinism, const char* summary,
-                        std::initializer_list<Format> formats) {
-    for (Format f : formats) {
-      DenseRun run;
-      switch (f) {
-        case Format::f64: run = runner<double>(); break;
-        case Format::f32: run = runner<float>(); break;
-        case Format::f16: run = runner<Half>(); break;
-        case Format::bf16: run = runner<BFloat16>(); break;
-        case Format::e4m3:
-        case Format::e5m2: throw std::logic_error("no per-element backend stores fp8 values");
-      }
-      Registration(dense_backend(with_format(std::string(name) + "_{F}", f), f, f, with_format(bound, f), determinism,
-                                 summary, std::move(run)));
+std::vector<Backend> per_format(const char* name, const char* bound, Determinism determinism, const char* summary,
+                                std::initializer_list<Format> formats) {
+  std::vector<Backend> backends;
+  for (Format f : formats) {
+    DenseRun run;
+    switch (f) {
+      case Format::f64: run = sum_each_element_with<double, Sum>(); break;
+      case Format::f32: run = sum_each_element_with<float, Sum>(); break;
+      case Format::f16: run = sum_each_element_with<Half, Sum>(); break;
+      case Format::bf16: run = sum_each_element_with<BFloat16, Sum>(); break;
+      case Format::e4m3:
+      case Format::e5m2: throw std::logic_error("no per-element backend stores fp8 values");
     }
+    backends.push_back(dense_backend(with_format(std::string(name) + "_{F}", f), f, f, with_format(bound, f),
+                                     determinism, summary, std::move(run)));
   }
+  return backends;
+}
 
- private:
-  template <class T>
-  static DenseRun runner() {
-    return [](const DenseWorkload& w, std::span<double> result, const RunOptions&) {
-      sum_each_element<T>(w, result, [](std::span<const T> x) { return Sum{}(x); });
-    };
-  }
-};
-
-#define ACCUCHECK_REGISTER_PER_FORMAT(SUM, ...)                                                   \
-  static const ::accucheck::impls::PerFormatRegistration<SUM> ACCUCHECK_CONCAT(accucheck_family_, \
-                                                                               __COUNTER__)(__VA_ARGS__)
-
-// Registers one backend per storage type in Types (float, Half, ...), each accumulating in its
-// own format. "{F}" in the name and the bound becomes the format's name; `make` is dense_backend,
-// sparse_backend or product_backend, and run_for.template operator()<T>() is the run for T.
-// ACCUCHECK_REGISTER_IN_FORMATS writes it for a run template:
-//   ACCUCHECK_REGISTER_IN_FORMATS(dense_backend, my_run, "mine_{F}", "recursive({F})",
-//                                 Determinism::bitwise_deterministic, "what it does", float, Half);
-template <class... Types>
-struct InEachFormat {
-  template <class Make, class RunFor>
-  InEachFormat(Make make, const std::string& name, const std::string& bound, Determinism determinism,
-               const std::string& summary, RunFor run_for) {
-    (Registration(make(with_format(name, storage_format_v<Types>), storage_format_v<Types>, storage_format_v<Types>,
-                       with_format(bound, storage_format_v<Types>), determinism, summary,
-                       run_for.template operator()<Types>())),
-     ...);
-  }
-};
-
-#define ACCUCHECK_REGISTER_IN_FORMATS(MAKE, RUN, NAME, BOUND, DETERMINISM, SUMMARY, ...)                        \
-  static const ::accucheck::impls::InEachFormat<__VA_ARGS__> ACCUCHECK_CONCAT(accucheck_formats_, __COUNTER__)( \
-      MAKE, NAME, BOUND, DETERMINISM, SUMMARY, []<class T>() { return &RUN<T>; })
+// One backend per storage type in Types (float, Half, ...), each accumulating in its own format.
+// "{F}" in the name, the bound and the summary becomes the format's name; `make` is dense_backend,
+// sparse_backend or product_backend, and run_for.template operator()<T>() is the run for T:
+//   ACCUCHECK_REGISTER_BACKEND(in_formats<float, Half>(dense_backend, []<class T>() { return &my_run<T>; },
+//                                                      "mine_{F}", "recursive({F})",
+//                                                      Determinism::bitwise_deterministic, "what it does"));
+template <class... Types, class Make, class RunFor>
+std::vector<Backend> in_formats(Make make, RunFor run_for, const std::string& name, const std::string& bound,
+                                Determinism determinism, const std::string& summary) {
+  return {make(with_format(name, storage_format_v<Types>), storage_format_v<Types>, storage_format_v<Types>,
+               with_format(bound, storage_format_v<Types>), determinism, with_format(summary, storage_format_v<Types>),
+               run_for.template operator()<Types>())...};
+}
 
 inline constexpr std::initializer_list<Format> every_format = {Format::f64, Format::f32, Format::f16, Format::bf16};
 

@@ -21,8 +21,10 @@ struct BlockedSum {
   }
 };
 
-ACCUCHECK_REGISTER_PER_FORMAT(BlockedSum, "blocked64", "tree(blocked:64,{F})", Determinism::bitwise_deterministic,
-                              "blocks of 64 summed in order, then the block sums in order", every_format);
+ACCUCHECK_REGISTER_BACKEND(per_format<BlockedSum>("blocked64", "tree(blocked:64,{F})",
+                                                  Determinism::bitwise_deterministic,
+                                                  "blocks of 64 summed in order, then the block sums in order",
+                                                  every_format));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -29,10 +29,10 @@ void elemwise_sum_run(const DenseWorkload& w, std::span<double> result, const Ru
   }
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(dense_backend, elemwise_sum_run, "elemwise_sum_addto_{F}", "anyorder({F})",
-                              Determinism::bitwise_deterministic,
-                              "MXNet ElemwiseSum of the steps as m inputs into the buffer, kAddTo (fixed kernel)",
-                              float, Half);
+ACCUCHECK_REGISTER_BACKEND(in_formats<float, Half>(
+    dense_backend, []<class T>() { return &elemwise_sum_run<T>; }, "elemwise_sum_addto_{F}", "anyorder({F})",
+    Determinism::bitwise_deterministic,
+    "MXNet ElemwiseSum of the steps as m inputs into the buffer, kAddTo (fixed kernel)"));
 
 }  // namespace
 }  // namespace accucheck::impls

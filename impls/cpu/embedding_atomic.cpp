@@ -24,10 +24,10 @@ void atomic_run(const SparseWorkload& w, std::span<double> result, const RunOpti
   });
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(
-    sparse_backend, atomic_run, "embedding_atomic_order_{F}", "recursive({F})",
+ACCUCHECK_REGISTER_BACKEND(in_formats<float>(
+    sparse_backend, []<class T>() { return &atomic_run<T>; }, "embedding_atomic_order_{F}", "recursive({F})",
     Determinism::run_to_run_nondeterministic,
-    "atomic scatter-add model: each step's pairs in an order drawn from RunOptions::order_seed", float);
+    "atomic scatter-add model: each step's pairs in an order drawn from RunOptions::order_seed"));
 
 }  // namespace
 }  // namespace accucheck::impls

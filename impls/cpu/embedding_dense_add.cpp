@@ -24,9 +24,9 @@ void dense_add_run(const SparseWorkload& w, std::span<double> result, const RunO
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, dense_add_run, "embedding_dense_add_{F}", "anyorder({F})",
-                              Determinism::bitwise_deterministic,
-                              "per step: a dense zero gradient, D[row] += v, then G += D for every element", float);
+ACCUCHECK_REGISTER_BACKEND(in_formats<float>(
+    sparse_backend, []<class T>() { return &dense_add_run<T>; }, "embedding_dense_add_{F}", "anyorder({F})",
+    Determinism::bitwise_deterministic, "per step: a dense zero gradient, D[row] += v, then G += D for every element"));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -36,10 +36,10 @@ void segment_then_add_run(const SparseWorkload& w, std::span<double> result, con
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, segment_then_add_run, "embedding_segment_then_add_{F}", "anyorder({F})",
-                              Determinism::bitwise_deterministic,
-                              "per step: s = (g1 + g2) + ... per row on its own, then G + s (manual accumulation)",
-                              float);
+ACCUCHECK_REGISTER_BACKEND(in_formats<float>(
+    sparse_backend, []<class T>() { return &segment_then_add_run<T>; }, "embedding_segment_then_add_{F}",
+    "anyorder({F})", Determinism::bitwise_deterministic,
+    "per step: s = (g1 + g2) + ... per row on its own, then G + s (manual accumulation)"));
 
 }  // namespace
 }  // namespace accucheck::impls

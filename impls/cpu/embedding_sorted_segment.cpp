@@ -9,10 +9,10 @@
 namespace accucheck::impls {
 namespace {
 
-ACCUCHECK_REGISTER_IN_FORMATS(sparse_backend, sorted_by_row_run, "embedding_sorted_segment_{F}", "recursive({F})",
-                              Determinism::bitwise_deterministic,
-                              "per step: stable sort by row, one running sum per row from G: ((G + g1) + g2) + ...",
-                              float);
+ACCUCHECK_REGISTER_BACKEND(in_formats<float>(
+    sparse_backend, []<class T>() { return &sorted_by_row_run<T>; }, "embedding_sorted_segment_{F}", "recursive({F})",
+    Determinism::bitwise_deterministic,
+    "per step: stable sort by row, one running sum per row from G: ((G + g1) + g2) + ..."));
 
 }  // namespace
 }  // namespace accucheck::impls

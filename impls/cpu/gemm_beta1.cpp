@@ -18,10 +18,9 @@ void gemm_beta1_run(const ProductWorkload& w, std::span<double> result, const Ru
   });
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(product_backend, gemm_beta1_run, "gemm_beta1_{F}", "products({F})",
-                              Determinism::bitwise_deterministic,
-                              "C += A*B as one FMA chain from C (BLAS beta = 1, grad_req 'add')", float, Half,
-                              BFloat16);
+ACCUCHECK_REGISTER_BACKEND(in_formats<float, Half, BFloat16>(
+    product_backend, []<class T>() { return &gemm_beta1_run<T>; }, "gemm_beta1_{F}", "products({F})",
+    Determinism::bitwise_deterministic, "C += A*B as one FMA chain from C (BLAS beta = 1, grad_req 'add')"));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -2,6 +2,6 @@
 #include "common/compensated_sums.h"
 #include "common/per_element.h"
 
-ACCUCHECK_REGISTER_PER_FORMAT(accucheck::impls::KahanSum, "kahan", "kahan({F})",
-                              accucheck::Determinism::bitwise_deterministic,
-                              "Kahan compensated summation in the storage format", accucheck::impls::every_format);
+ACCUCHECK_REGISTER_BACKEND(accucheck::impls::per_format<accucheck::impls::KahanSum>(
+    "kahan", "kahan({F})", accucheck::Determinism::bitwise_deterministic,
+    "Kahan compensated summation in the storage format", accucheck::impls::every_format));

@@ -18,8 +18,9 @@ struct LaneSum {
   }
 };
 
-ACCUCHECK_REGISTER_PER_FORMAT(LaneSum, "lanes8", "tree(lanes:8,{F})", Determinism::bitwise_deterministic,
-                              "8 interleaved partial sums, then a balanced tree over the lanes", every_format);
+ACCUCHECK_REGISTER_BACKEND(per_format<LaneSum>("lanes8", "tree(lanes:8,{F})", Determinism::bitwise_deterministic,
+                                               "8 interleaved partial sums, then a balanced tree over the lanes",
+                                               every_format));
 
 }  // namespace
 }  // namespace accucheck::impls

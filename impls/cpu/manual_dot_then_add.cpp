@@ -22,10 +22,10 @@ void manual_run(const ProductWorkload& w, std::span<double> result, const RunOpt
   });
 }
 
-ACCUCHECK_REGISTER_IN_FORMATS(product_backend, manual_run, "manual_dot_then_add_{F}", "products({F})",
-                              Determinism::bitwise_deterministic,
-                              "g = A*B on its own (FMA chain from 0), then acc = fl(acc + g) (manual accumulation)",
-                              float, Half, BFloat16);
+ACCUCHECK_REGISTER_BACKEND(in_formats<float, Half, BFloat16>(
+    product_backend, []<class T>() { return &manual_run<T>; }, "manual_dot_then_add_{F}", "products({F})",
+    Determinism::bitwise_deterministic,
+    "g = A*B on its own (FMA chain from 0), then acc = fl(acc + g) (manual accumulation)"));
 
 }  // namespace
 }  // namespace accucheck::impls

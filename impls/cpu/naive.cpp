@@ -14,8 +14,8 @@ struct NaiveSum {
   }
 };
 
-ACCUCHECK_REGISTER_PER_FORMAT(NaiveSum, "naive", "recursive({F})", Determinism::bitwise_deterministic,
-                              "acc += g in step order, in the storage format", every_format);
+ACCUCHECK_REGISTER_BACKEND(per_format<NaiveSum>("naive", "recursive({F})", Determinism::bitwise_deterministic,
+                                                "acc += g in step order, in the storage format", every_format));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -36,8 +36,9 @@ struct PairwiseSum {
   }
 };
 
-ACCUCHECK_REGISTER_PER_FORMAT(PairwiseSum, "pairwise", "tree(numpy,{F})", Determinism::bitwise_deterministic,
-                              "NumPy pairwise_sum: 8 accumulators up to 128, halving above", every_format);
+ACCUCHECK_REGISTER_BACKEND(per_format<PairwiseSum>("pairwise", "tree(numpy,{F})", Determinism::bitwise_deterministic,
+                                                   "NumPy pairwise_sum: 8 accumulators up to 128, halving above",
+                                                   every_format));
 
 }  // namespace
 }  // namespace accucheck::impls

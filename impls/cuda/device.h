@@ -1,14 +1,19 @@
-// The CUDA device as accucheck sees it, and the run-time registration of the GPU backends.
+// The CUDA device as accucheck sees it, and how a GPU backend registers: like every backend, with
+// one ACCUCHECK_REGISTER_BACKEND line in its own folder, given on_gpu(make):
 //
-// impls/cuda/register.cpp probes the device once, from a static initializer of the (whole-
-// archive) accucheck::cuda library: when cudaGetDeviceCount finds a device that can run this
-// build's sm_90 code, every GPU backend is added to Registry::global(), so the property suite,
-// the fuzzers and the CLI pick them up; with no device nothing is registered and nothing is
-// reported as an error. ACCUCHECK_CUDA_DISABLE=1 skips the probe (and the driver start-up).
+//   ACCUCHECK_REGISTER_BACKEND(cuda::on_gpu(&tree_backends));
+//
+// device.cpp probes the device once, at the first on_gpu (a static initializer of the whole-archive
+// accucheck::cuda library): where cudaGetDeviceCount finds a device that runs this build's sm_90
+// code, `make` runs and its backends are registered as Device::cuda; with no device nothing is
+// made, registered or reported as an error. ACCUCHECK_CUDA_DISABLE=1 skips the probe (and the
+// driver start-up).
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "checking/backend.h"
 
 namespace accucheck::cuda {
 
@@ -18,15 +23,15 @@ struct DeviceStatus {
 };
 const DeviceStatus& device_status();
 
-// Registers the GPU backends if the device is usable (idempotent); returns their names.
-const std::vector<std::string>& register_gpu_backends();
+// make()'s backends marked Device::cuda where the device is usable, else none (make is not called:
+// it may load a library, such as cuBLAS, that only a GPU machine needs).
+std::vector<Backend> on_gpu(std::vector<Backend> (*make)());
 
-// Product backends of cublas.cpp (registered by register_gpu_backends()).
-void register_cublas_backends(std::vector<std::string>& names);
+// The registered GPU backends' names, in name order (empty without a usable device).
+std::vector<std::string> gpu_backend_names();
 
-// NCCL all-reduce backends of nccl.cpp (built where the toolkit has NCCL): registered when NCCL
-// loads and there are at least two GPUs; nccl_status() says which, or why none.
-void register_nccl_backends(std::vector<std::string>& names);
+// The NCCL all-reduce backends (nccl/nccl.cpp, built where the toolkit has NCCL) are registered
+// when NCCL loads and there are at least two GPUs; nccl_status() says which, or why none.
 const std::string& nccl_status();
 
 }  // namespace accucheck::cuda

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "cuda/models/binned_accumulator.h"
+#include "cuda/cub/binned_accumulator.h"
 #include "numerics/exact.h"
 #include "numerics/fast_exact.h"
 #include "numerics/soft_float.h"
@@ -273,7 +273,7 @@ int grid_without_stride(std::size_t, std::size_t j) { return j < 1024 ? 1 : 0; }
 int partition_remainder_lost(std::size_t d, std::size_t j) { return d >= 1024 && j >= d / 4 * 4 ? 0 : 1; }
 
 // cub::DeviceReduce::Sum with gpu_to_gpu determinism as CCCL 3.5.0 ships it (cub/detail/rfa.cuh),
-// in one thread: impls/cuda/models/binned_accumulator.h lists where it departs from the design.
+// in one thread: impls/cuda/cub/binned_accumulator.h lists where it departs from the design.
 template <class T>
 void cub_rfa_3_5(const DenseWorkload& w, std::span<double> result, const RunOptions&) {
   for (std::size_t j = 0; j < w.elements; ++j)

@@ -17,7 +17,7 @@
 #include "checking/families.h"
 #include "checking/judge.h"
 #include "common/allreduce_orders.h"
-#include "cuda/models/tree_models.h"
+#include "cuda/tree/tree_models.h"
 #include "engine/findings.h"
 #include "mutants/mutants.h"
 

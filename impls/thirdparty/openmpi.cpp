@@ -301,32 +301,32 @@ DenseRun mpi_run(int ranks, int algorithm, std::uint64_t format_code) {
 }
 
 template <class T>
-void add_mpi(int ranks, const Algorithm& algorithm) {
+Backend mpi_backend(int ranks, const Algorithm& algorithm) {
   constexpr Format f = storage_format_v<T>;
   const std::string name =
       "mpi_allreduce_np" + std::to_string(ranks) + "_" + algorithm.name + std::string(accucheck::name(f));
   const std::string bound = "tree(ranks:" + std::to_string(ranks) + "," + std::string(accucheck::name(f)) + ")";
   const std::string how = algorithm.number == 0 ? "the algorithm Open MPI's coll/tuned picks"
                                                 : "coll/tuned forced to algorithm " + std::to_string(algorithm.number);
-  Registration(dense_backend(name, f, f, bound, Determinism::bitwise_deterministic,
-                             "the real MPI_Allreduce (Open MPI, mpirun -np " + std::to_string(ranks) +
-                                 "): each rank sums its share of the terms in order, then MPI_SUM, " + how,
-                             mpi_run(ranks, algorithm.number,
-                                     f == Format::f64   ? 0
-                                     : f == Format::f32 ? 1
-                                                        : 2)));
+  return dense_backend(name, f, f, bound, Determinism::bitwise_deterministic,
+                       "the real MPI_Allreduce (Open MPI, mpirun -np " + std::to_string(ranks) +
+                           "): each rank sums its share of the terms in order, then MPI_SUM, " + how,
+                       mpi_run(ranks, algorithm.number,
+                               f == Format::f64   ? 0
+                               : f == Format::f32 ? 1
+                                                  : 2));
 }
 
-const bool registered = [] {
-  // The library's own choice on 4 ranks in the three formats; each forced algorithm in f32; and
-  // the library's choice on 2, 8 and 16 ranks (its decision changes with P).
-  add_mpi<double>(4, kAlgorithms[0]);
-  add_mpi<float>(4, kAlgorithms[0]);
-  add_mpi<BFloat16>(4, kAlgorithms[0]);
-  for (std::size_t a = 1; a < std::size(kAlgorithms); ++a) add_mpi<float>(4, kAlgorithms[a]);
-  for (int ranks : {2, 8, 16}) add_mpi<float>(ranks, kAlgorithms[0]);
-  return true;
-}();
+// The library's own choice on 4 ranks in the three formats; each forced algorithm in f32; and the
+// library's choice on 2, 8 and 16 ranks (its decision changes with P).
+std::vector<Backend> mpi_backends() {
+  std::vector<Backend> backends = {mpi_backend<double>(4, kAlgorithms[0]), mpi_backend<float>(4, kAlgorithms[0]),
+                                   mpi_backend<BFloat16>(4, kAlgorithms[0])};
+  for (std::size_t a = 1; a < std::size(kAlgorithms); ++a) backends.push_back(mpi_backend<float>(4, kAlgorithms[a]));
+  for (int ranks : {2, 8, 16}) backends.push_back(mpi_backend<float>(ranks, kAlgorithms[0]));
+  return backends;
+}
+ACCUCHECK_REGISTER_BACKEND(mpi_backends());
 
 }  // namespace
 }  // namespace accucheck::impls

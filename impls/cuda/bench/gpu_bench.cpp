@@ -1,4 +1,4 @@
-// The GPU benchmark of ci/gpu-check.sh: the exact device reduction (kernels/exact.cu) against
+// The GPU benchmark of ci/gpu-check.sh: the exact device reduction (exact/exact.cu) against
 // cub::DeviceReduce::Sum on 2^N addends generated on the device, f32 and f64, in GB/s of input
 // read, as a fraction of CUB and of the device's peak memory bandwidth; each exact result is
 // checked against the host oracle once. Reference point: ExBLAS's exact GPU sum reached about
@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cub/kernels.h"
 #include "cuda/device.h"
-#include "cuda/kernels/api.h"
+#include "cuda/exact/kernels.h"
 #include "numerics/fast_exact.h"
 
 using namespace accucheck;

@@ -1,5 +1,5 @@
 // The reduction trees of impls/cuda, as data: the same constants drive the kernels
-// (kernels/reduce.cu), their CPU order models (models/tree_models.h) and the bound each states
+// (tree/tree.cu), their CPU order models (tree/tree_models.h) and the bound each states
 // (core's tree shape cuda_block:THREADS:ITEMS:GRID, docs/bounds.md "CUDA reduction trees").
 //
 // One sum of n terms x[0..n):

@@ -1,6 +1,6 @@
 // The reduction of common/tree_config.h as one source for the kernels (kernels/tree_kernels.cuh,
 // nvcc: one thread runs each function for itself) and their CPU order models
-// (models/tree_models.h, the host compiler: the model runs them for every thread, lane and
+// (tree/tree_models.h, the host compiler: the model runs them for every thread, lane and
 // block). What cannot be shared stays outside: the lane exchange (__shfl_down_sync on the GPU, an
 // array of the warp's 32 lanes on the host) and the block's shared memory and barrier.
 #pragma once

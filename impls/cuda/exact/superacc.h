@@ -1,5 +1,5 @@
 // An exact superaccumulator whose per-addend deposit and final rounding are __host__ __device__:
-// the device reductions of kernels/exact.cu and the CPU model cuda_model_exact_superacc_* run
+// the device reductions of exact/exact.cu and the CPU model cuda_model_exact_superacc_* run
 // this code, and exact/superacc_test.cpp checks it on the CPU against core's oracle.
 //
 // Representation (carry-save, after Neal, arXiv 1505.05571): kChunks signed 64-bit cells, cell i

@@ -1,5 +1,5 @@
 // The binned accumulator of cub::DeviceReduce::Sum with gpu_to_gpu determinism
-// (models/binned_accumulator.h), on the CPU:
+// (cub/binned_accumulator.h), on the CPU:
 //   - the design flavour gives the same bits under any order and any split into merged partial
 //     accumulators (what makes one sequential pass the model of every grid of threads);
 //   - values worked out by hand from the bins' grids (W = 13 / 40, K = 3);
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "accucheck/testing/seed.h"
-#include "cuda/models/binned_accumulator.h"
+#include "cuda/cub/binned_accumulator.h"
 
 namespace accucheck {
 namespace {
@@ -103,7 +103,7 @@ TEST(BinnedAccumulator, DesignHandlesZeroInfinityAndSubnormals) {
   EXPECT_EQ(binned_sum<float>({std::ldexp(1.0f, -140), std::ldexp(1.0f, -140)}), std::ldexp(1.0f, -139));
 }
 
-// CCCL 3.5.0 as shipped (models/binned_accumulator.h lists the four departures).
+// CCCL 3.5.0 as shipped (cub/binned_accumulator.h lists the four departures).
 TEST(BinnedAccumulator, Cub35DeparturesOnTheirMinimalInputs) {
   // A zero maximum keeps the empty accumulator's index (max_index) and its folds at 0: the deposit
   // of 0 with its last bit set leaves +-2^-149 in them, renormalisation turns those into carries of

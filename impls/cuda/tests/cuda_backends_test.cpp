@@ -24,8 +24,8 @@
 #include "checking/choice.h"
 #include "checking/families.h"
 #include "checking/judge.h"
+#include "cuda/cub/binned_accumulator.h"
 #include "cuda/device.h"
-#include "cuda/models/binned_accumulator.h"
 
 namespace accucheck {
 namespace {
@@ -227,7 +227,7 @@ TEST_F(Gpu, NcclAllReduceStaysWithinItsBound) {
 
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
 // cub::DeviceReduce::Sum under gpu_to_gpu against the binned accumulator on the CPU
-// (models/binned_accumulator.h): where CCCL 3.5's code and the design agree on a column, the GPU
+// (cub/binned_accumulator.h): where CCCL 3.5's code and the design agree on a column, the GPU
 // must give those bits; where they differ (all-zero columns, infinities, f64 subnormal or huge
 // maxima) the test prints what the GPU gave next to both, the record docs/gpu-results.md needs.
 template <class T>
@@ -291,7 +291,7 @@ TEST_F(Gpu, CubGpuToGpuEqualsTheBinnedModel) {
 #endif
 
 TEST_F(Gpu, BackendsAreRegisteredAsCudaBackends) {
-  const auto& names = cuda::register_gpu_backends();
+  const auto names = cuda::gpu_backend_names();
   EXPECT_GE(names.size(), 20u);
   for (const auto& n : names) EXPECT_EQ(backend(n).device, Device::cuda) << n;
   std::printf("%zu GPU backends on %s\n", names.size(), cuda::device_status().description.c_str());

@@ -8,7 +8,7 @@
 
 #include "checking/backend.h"
 #include "cuda/device.h"
-#include "cuda/kernels/api.h"
+#include "cuda/exact/kernels.h"
 
 namespace accucheck {
 namespace {
@@ -34,7 +34,7 @@ TEST(CudaCheck, AFailingCallThrowsBackendFailureWithFileLineAndError) {
 }
 
 TEST(CudaCheck, WithoutADeviceNothingIsRegisteredAndNothingFails) {
-  const auto& names = cuda::register_gpu_backends();
+  const auto names = cuda::gpu_backend_names();
   if (cuda::device_status().usable) {
     EXPECT_FALSE(names.empty());
     for (const auto& n : names) {

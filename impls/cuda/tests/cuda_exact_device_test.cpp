@@ -1,4 +1,4 @@
-// The exact reduction of device-resident data (kernels/exact.cu, exact_sum_device), label gpu:
+// The exact reduction of device-resident data (exact/exact.cu, exact_sum_device), label gpu:
 // 10^8 addends generated on the device, and adversarial arrays made on the host, checked against
 // core's host oracle (FastExactAccumulator) and, cell for cell, against the host run of the same
 // superaccumulator code (exact/superacc.h). Skips, saying why, without a usable device.
@@ -15,8 +15,8 @@
 
 #include "accucheck/testing/bits.h"
 #include "cuda/device.h"
+#include "cuda/exact/kernels.h"
 #include "cuda/exact/superacc.h"
-#include "cuda/kernels/api.h"
 #include "numerics/fast_exact.h"
 
 namespace accucheck {

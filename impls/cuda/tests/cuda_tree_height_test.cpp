@@ -1,5 +1,5 @@
 // core's tree shape cuda_block:THREADS:ITEMS:GRID against the CUDA kernels' own tree, run by the
-// CPU order model (models/tree_models.h) on a depth-counting type: tree_height(n) must be at
+// CPU order model (tree/tree_models.h) on a depth-counting type: tree_height(n) must be at
 // least the deepest leaf of the instrumented tree (the bound must hold), and it is exactly that
 // depth (the bound is the tightest for the tree).
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include "accucheck/testing/symbolic_tree.h"
 #include "checking/bound.h"
 #include "checking/summation_tree.h"
-#include "cuda/models/tree_models.h"
+#include "cuda/tree/tree_models.h"
 
 namespace accucheck {
 namespace {

@@ -1,6 +1,6 @@
 // MXNet's EmbeddingGrad (grad_req 'add', GPU path) as one source for the kernel
-// (kernels/cub.cu, nvcc: a block per sorted position, a thread per dimension) and its CPU order
-// model (models/embedding_models.cpp, the host: every block and thread in turn). The step's pairs
+// (embedding/embedding.cu, nvcc: a block per sorted position, a thread per dimension) and its CPU order
+// model (embedding/embedding_models.cpp, the host: every block and thread in turn). The step's pairs
 // come sorted by row, stably (cub::DeviceRadixSort on the GPU, std::stable_sort on the host: the
 // library call is what is not shared).
 #pragma once

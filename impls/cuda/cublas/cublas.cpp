@@ -118,29 +118,25 @@ void sgemm_beta1(const ProductWorkload& w, std::span<double> result, bool tf32) 
   for (std::size_t e = 0; e < c.size(); ++e) result[e] = c[e];
 }
 
-}  // namespace
-
-void register_cublas_backends(std::vector<std::string>& names) {
+// Made only on a usable device (on_gpu), where the library is loaded once to find out.
+std::vector<Backend> cublas_backends() {
   if (!cublas().error.empty()) {
     std::fprintf(stderr, "accucheck: the cuBLAS backends are not registered: %s\n", cublas().error.c_str());
-    return;
+    return {};
   }
-  Backend plain = product_backend(
-      "cuda_cublas_sgemm_beta1_f32", Format::f32, Format::f32, "products(f32)", Determinism::bitwise_deterministic,
-      "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_DEFAULT_MATH (FP32 FMA, any split-K order)",
-      [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, false); });
-  Backend tensor = product_backend(
-      "cuda_cublas_sgemm_tf32_beta1_f32", Format::f32, Format::f32, "ftz(products(bf16),f32)",
-      Determinism::bitwise_deterministic,
-      "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_TF32_TENSOR_OP_MATH (steps with subnormal operands, or "
-      "operands that round to infinity in TF32, in "
-      "FP32)",
-      [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, true); });
-  for (Backend* b : {&plain, &tensor}) {
-    b->device = accucheck::Device::cuda;
-    names.push_back(b->name);
-    Registry::global().add(std::move(*b));
-  }
+  return {
+      product_backend(
+          "cuda_cublas_sgemm_beta1_f32", Format::f32, Format::f32, "products(f32)", Determinism::bitwise_deterministic,
+          "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_DEFAULT_MATH (FP32 FMA, any split-K order)",
+          [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, false); }),
+      product_backend(
+          "cuda_cublas_sgemm_tf32_beta1_f32", Format::f32, Format::f32, "ftz(products(bf16),f32)",
+          Determinism::bitwise_deterministic,
+          "cublasSgemm C += A_t B_t per step, beta = 1, CUBLAS_TF32_TENSOR_OP_MATH (steps with subnormal operands, "
+          "or operands that round to infinity in TF32, in FP32)",
+          [](const ProductWorkload& w, std::span<double> r, const RunOptions&) { sgemm_beta1(w, r, true); })};
 }
+ACCUCHECK_REGISTER_BACKEND(on_gpu(&cublas_backends));
 
+}  // namespace
 }  // namespace accucheck::cuda

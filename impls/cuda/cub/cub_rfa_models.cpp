@@ -1,6 +1,6 @@
 // CPU order models of cub::DeviceReduce::Sum with gpu_to_gpu determinism (kernels/cub_rfa.cu,
 // built when the CCCL headers of the nvidia-cuda-cccl wheel are found): CUB's binned
-// accumulator (models/binned_accumulator.h) over each element's terms. Its result does not
+// accumulator (cub/binned_accumulator.h) over each element's terms. Its result does not
 // depend on the order, the grid or the GPU, so one sequential pass is the model of every launch.
 // The bound is Demmel & Nguyen's for K-fold binned sums, CUB's K = 3 and W = 13 (f32) / 40 (f64)
 // (docs/bounds.md "CUB's deterministic reduction"). The model is the algorithm's design: where
@@ -8,7 +8,7 @@
 // maxima) the code as shipped is the planted mutant cub_rfa_3_5_{f32,f64}, which the harness
 // must catch (impls/mutants/).
 #include "common/per_element.h"
-#include "cuda/models/binned_accumulator.h"
+#include "cuda/cub/binned_accumulator.h"
 
 namespace accucheck::impls {
 namespace {
@@ -23,23 +23,19 @@ void binned_run(const DenseWorkload& w, std::span<double> result, const RunOptio
 }
 
 template <class T>
-void register_binned() {
+Backend binned_model() {
   constexpr Format f = storage_format_v<T>;
   using Acc = cuda_models::BinnedAccumulator<T>;
   const std::string bound = "reproducible_binned(" + std::to_string(Acc::kFolds) + "," +
                             std::to_string(Acc::kBinWidth) + "," + std::string(name(f)) + ")";
-  Registration(
-      dense_backend(with_format("cuda_model_cub_rfa_{F}", f), f, f, bound, Determinism::order_independent,
-                    "CPU model of cub::DeviceReduce::Sum with determinism::gpu_to_gpu: Demmel & Nguyen's "
-                    "3-fold binned sum with CUB's bins, as designed (CUB 3.5 departs on zero, inf, f64 extremes)",
-                    &binned_run<T>));
+  return dense_backend(with_format("cuda_model_cub_rfa_{F}", f), f, f, bound, Determinism::order_independent,
+                       "CPU model of cub::DeviceReduce::Sum with determinism::gpu_to_gpu: Demmel & Nguyen's "
+                       "3-fold binned sum with CUB's bins, as designed (CUB 3.5 departs on zero, inf, f64 extremes)",
+                       &binned_run<T>);
 }
 
-const bool registered = [] {
-  register_binned<float>();
-  register_binned<double>();
-  return true;
-}();
+ACCUCHECK_REGISTER_BACKEND(binned_model<float>());
+ACCUCHECK_REGISTER_BACKEND(binned_model<double>());
 
 }  // namespace
 }  // namespace accucheck::impls

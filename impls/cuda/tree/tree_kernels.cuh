@@ -1,13 +1,13 @@
 // The warp-shuffle tree and the block reduction of common/tree_config.h, as kernels over columns
 // (sum j's n terms at [j*n, (j+1)*n)). Each thread's terms, the shuffle tree and the second level
-// come from common/tree_reduce.h, which the CPU order models (models/tree_models.h) run too. Included by reduce.cu
+// come from common/tree_reduce.h, which the CPU order models (tree/tree_models.h) run too. Included by tree.cu
 // (compiled with --fmad=false) and by ftz.cu (--use_fast_math); the Build tag keeps the two builds' kernels distinct
 // symbols (without it both translation units would emit the same host stub for, say, warp_tree_kernel<float>).
 #pragma once
 
 #include <algorithm>
 
-#include "cuda/kernels/device_common.cuh"
+#include "cuda/common/device_common.cuh"
 
 namespace accucheck::cuda::dev {
 
@@ -29,15 +29,12 @@ __global__ void __launch_bounds__(256) warp_tree_kernel(const T* columns, std::u
 
 template <class T, class Build>
 void launch_warp_tree(const T* host_columns, std::uint64_t n, std::uint64_t sums, T* host_out) {
-  if (sums == 0) return;
-  DeviceBuffer x(n * sums * sizeof(T)), out(sums * sizeof(T));
-  x.upload(host_columns, n * sums * sizeof(T));
-  constexpr unsigned kThreads = 256, kWarpsPerBlock = kThreads / cuda_tree::kWarp;
-  const auto blocks = static_cast<unsigned>((sums + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  warp_tree_kernel<T, Build><<<blocks, kThreads>>>(x.as<T>(), n, sums, out.as<T>());
-  CUDA_CHECK_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  out.download(host_out, sums * sizeof(T));
+  reduce_columns(host_columns, n, sums, host_out, [n, sums](const T* columns, T* out) {
+    constexpr unsigned kThreads = 256, kWarpsPerBlock = kThreads / cuda_tree::kWarp;
+    const auto blocks = static_cast<unsigned>((sums + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    warp_tree_kernel<T, Build><<<blocks, kThreads>>>(columns, n, sums, out);
+    CUDA_CHECK_LAUNCH();
+  });
 }
 
 // First pass: block b of sum e takes tiles b, b+G, ...; thread t its items of each tile.
@@ -95,13 +92,11 @@ void block_reduce_device(const T* columns, std::uint64_t n, std::uint64_t sums, 
 
 template <class T, class Build>
 void launch_block_reduce(const T* host_columns, std::uint64_t n, std::uint64_t sums, T* host_out) {
-  if (sums == 0) return;
   const std::uint64_t blocks = cuda_tree::block_count(n, cuda_tree::kBlockReduce);
-  DeviceBuffer x(n * sums * sizeof(T)), out(sums * sizeof(T)), partial(blocks > 1 ? blocks * sums * sizeof(T) : 0);
-  x.upload(host_columns, n * sums * sizeof(T));
-  block_reduce_device<T, Build>(x.as<T>(), n, sums, out.as<T>(), partial.as<T>());
-  CUDA_CHECK(cudaDeviceSynchronize());
-  out.download(host_out, sums * sizeof(T));
+  DeviceBuffer partial(sums > 0 && blocks > 1 ? blocks * sums * sizeof(T) : 0);
+  reduce_columns(host_columns, n, sums, host_out, [&](const T* columns, T* out) {
+    block_reduce_device<T, Build>(columns, n, sums, out, partial.as<T>());
+  });
 }
 
 }  // namespace accucheck::cuda::dev

@@ -1,4 +1,4 @@
-// CPU order models of the CUDA atomicAdd scatter kernels (kernels/reduce.cu): the buffer starts
+// CPU order models of the CUDA atomicAdd scatter kernels (atomic.cu): the buffer starts
 // at its value, then every step's addend of an element arrives by atomicAdd in whatever order
 // the hardware serializes the updates. The model applies them in an order drawn from
 // RunOptions::order_seed mixed with a hash of the workload's values: a fixed seed replays
@@ -14,7 +14,7 @@
 #include <numeric>
 
 #include "common/per_element.h"
-#include "cuda/models/tree_models.h"
+#include "cuda/tree/tree_models.h"
 #include "numerics/hash.h"
 
 namespace accucheck::impls {
@@ -52,26 +52,21 @@ DenseRun atomic_run(Add add) {
   };
 }
 
-const bool registered = [] {
-  const auto summary = [](const char* what) {
-    return std::string("CPU order model of cuda_atomic_") + what +
-           ": atomicAdd of every step's addend onto the buffer, in an order drawn from RunOptions::order_seed "
-           "and the workload";
-  };
-  Registration(dense_backend("cuda_model_atomic_f32", Format::f32, Format::f32, "ftz(anyorder(f32),f32)",
-                             Determinism::run_to_run_nondeterministic, summary("f32"),
-                             atomic_run<float>(cuda_models::FtzAdd{})));
-  Registration(dense_backend("cuda_model_atomic_f64", Format::f64, Format::f64, "anyorder(f64)",
-                             Determinism::run_to_run_nondeterministic, summary("f64"),
-                             atomic_run<double>(cuda_models::PlainAdd{})));
-  Registration(dense_backend("cuda_model_atomic_f16x2", Format::f16, Format::f16, "anyorder(f16)",
-                             Determinism::run_to_run_nondeterministic, summary("f16x2"),
-                             atomic_run<Half>(cuda_models::PlainAdd{})));
-  Registration(dense_backend("cuda_model_atomic_bf16x2", Format::bf16, Format::bf16, "anyorder(bf16)",
-                             Determinism::run_to_run_nondeterministic, summary("bf16x2"),
-                             atomic_run<BFloat16>(cuda_models::PlainAdd{})));
-  return true;
-}();
+std::string summary(const char* what) {
+  return std::string("CPU order model of cuda_atomic_") + what +
+         ": atomicAdd of every step's addend onto the buffer, in an order drawn from RunOptions::order_seed and the "
+         "workload";
+}
+
+constexpr auto any_run = Determinism::run_to_run_nondeterministic;
+ACCUCHECK_REGISTER_BACKEND(dense_backend("cuda_model_atomic_f32", Format::f32, Format::f32, "ftz(anyorder(f32),f32)",
+                                         any_run, summary("f32"), atomic_run<float>(cuda_models::FtzAdd{})));
+ACCUCHECK_REGISTER_BACKEND(dense_backend("cuda_model_atomic_f64", Format::f64, Format::f64, "anyorder(f64)", any_run,
+                                         summary("f64"), atomic_run<double>(cuda_models::PlainAdd{})));
+ACCUCHECK_REGISTER_BACKEND(dense_backend("cuda_model_atomic_f16x2", Format::f16, Format::f16, "anyorder(f16)", any_run,
+                                         summary("f16x2"), atomic_run<Half>(cuda_models::PlainAdd{})));
+ACCUCHECK_REGISTER_BACKEND(dense_backend("cuda_model_atomic_bf16x2", Format::bf16, Format::bf16, "anyorder(bf16)",
+                                         any_run, summary("bf16x2"), atomic_run<BFloat16>(cuda_models::PlainAdd{})));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -202,25 +202,26 @@ Backend nccl_backend(int ranks) {
 
 const std::string& nccl_status() { return status_text(); }
 
-void register_nccl_backends(std::vector<std::string>& names) {
+namespace {
+
+// Made only on a usable device (on_gpu); NCCL is loaded only where there are two GPUs or more.
+std::vector<Backend> nccl_backends() {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
   if (devices < 2) {  // decided before loading NCCL (200 MB) into every GPU process
     status_text() = "no NCCL backend: NCCL needs one GPU per rank and this machine has " + std::to_string(devices) +
                     " (NCCL refuses two ranks on one device: ncclInvalidUsage, docs/gpu-results.md \"NCCL\")";
-    return;
+    return {};
   }
   if (!nccl().error.empty()) {
     status_text() = "no NCCL backend: " + nccl().error;
-    return;
-  }
-  for (Backend b : {nccl_backend<double>(devices), nccl_backend<float>(devices), nccl_backend<Half>(devices),
-                    nccl_backend<BFloat16>(devices)}) {
-    b.device = Device::cuda;
-    names.push_back(b.name);
-    Registry::global().add(std::move(b));
+    return {};
   }
   status_text() = "4 NCCL backends over " + std::to_string(devices) + " GPUs";
+  return {nccl_backend<double>(devices), nccl_backend<float>(devices), nccl_backend<Half>(devices),
+          nccl_backend<BFloat16>(devices)};
 }
+ACCUCHECK_REGISTER_BACKEND(on_gpu(&nccl_backends));
 
+}  // namespace
 }  // namespace accucheck::cuda

@@ -122,6 +122,18 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// The column kernels' host side: uploads `sums` columns of n values of T, calls
+// reduce(columns, out) with device pointers, synchronizes and downloads the `sums` results.
+template <class T, class Reduce>
+void reduce_columns(const T* host_columns, std::uint64_t n, std::uint64_t sums, T* host_out, Reduce reduce) {
+  if (sums == 0) return;
+  DeviceBuffer x(n * sums * sizeof(T)), out(sums * sizeof(T));
+  x.upload(host_columns, n * sums * sizeof(T));
+  reduce(x.as<const T>(), out.as<T>());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  out.download(host_out, sums * sizeof(T));
+}
+
 // Grid size for a grid-stride loop over `work` items with `threads` per block.
 inline unsigned grid_for(std::uint64_t work, unsigned threads, unsigned cap = 65535u * 8u) {
   const std::uint64_t blocks = (work + threads - 1) / threads;

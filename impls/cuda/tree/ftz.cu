@@ -4,8 +4,8 @@
 // ftz(tree(cuda_block:32:1:1,f32),f32). The compiler may keep a subnormal where the model
 // flushes it (folding x + (-0) to x is allowed), which the ftz bound covers either way; the
 // bit-for-bit GPU test therefore uses workloads on which no subnormal can arise.
-#include "cuda/kernels/api.h"
-#include "cuda/kernels/tree_kernels.cuh"
+#include "cuda/tree/kernels.h"
+#include "cuda/tree/tree_kernels.cuh"
 
 namespace accucheck::cuda {
 namespace dev {

@@ -1,14 +1,14 @@
-// CPU order model of the MXNet-style CUDA EmbeddingGrad kernel (kernels/cub.cu): per step, the
+// CPU order model of the MXNet-style CUDA EmbeddingGrad kernel (embedding/embedding.cu): per step, the
 // step's (row, vector) pairs sorted by row, stably (std::stable_sort here, cub::DeviceRadixSort
 // there: both keep equal rows in pair order), then the kernel's own block code
-// (common/embedding_grad.h) for every block and thread: one block per distinct row starts from the
+// (embedding/embedding_grad.h) for every block and thread: one block per distinct row starts from the
 // row's gradient G and adds the row's vectors in sorted order, ((G + g1) + g2) + ... (mxnet-16686,
 // GPU path). Every element is a sequential sum in step and pair order: recursive(F).
 #include <algorithm>
 #include <numeric>
 
 #include "common/per_element.h"
-#include "cuda/common/embedding_grad.h"
+#include "cuda/embedding/embedding_grad.h"
 
 namespace accucheck::impls {
 namespace {
@@ -38,17 +38,11 @@ void embedding_grad_run(const SparseWorkload& w, std::span<double> result, const
   for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
 }
 
-const bool registered = [] {
-  for (Format f : {Format::f32, Format::f16}) {
-    Registration(sparse_backend(
-        with_format("cuda_model_embedding_grad_{F}", f), f, f, with_format("recursive({F})", f),
-        Determinism::bitwise_deterministic,
-        "CPU order model of cuda_embedding_grad: per step a stable sort by row, one block per "
-        "row adding its vectors onto G in order",
-        f == Format::f32 ? SparseRun(&embedding_grad_run<float>) : SparseRun(&embedding_grad_run<Half>)));
-  }
-  return true;
-}();
+ACCUCHECK_REGISTER_BACKEND(in_formats<float, Half>(
+    sparse_backend, []<class T>() { return &embedding_grad_run<T>; }, "cuda_model_embedding_grad_{F}", "recursive({F})",
+    Determinism::bitwise_deterministic,
+    "CPU order model of cuda_embedding_grad: per step a stable sort by row, one block per row adding its vectors onto "
+    "G in order"));
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -1,4 +1,4 @@
-// CPU model of the CUDA exact superaccumulator (kernels/exact.cu): the very deposit and rounding
+// CPU model of the CUDA exact superaccumulator (exact/exact.cu): the very deposit and rounding
 // functions the kernels run (exact/superacc.h, __host__ __device__), per element, correctly
 // rounded into the storage format. f64 terms go through the double deposit, the others through
 // the float deposit (every f32, f16 and bf16 value is a float), as on the GPU.
@@ -38,15 +38,17 @@ DenseRun exact_run(Format f) {
   };
 }
 
-const bool registered = [] {
+std::vector<Backend> exact_models() {
+  std::vector<Backend> backends;
   for (Format f : all_formats)
-    Registration(dense_backend(with_format("cuda_model_exact_superacc_{F}", f), f, f, "correctly_rounded",
-                               Determinism::order_independent,
-                               "CPU model of cuda_exact_superacc: carry-save 32-bit cells, the kernels' own deposit "
-                               "and rounding code",
-                               exact_run(f)));
-  return true;
-}();
+    backends.push_back(dense_backend(with_format("cuda_model_exact_superacc_{F}", f), f, f, "correctly_rounded",
+                                     Determinism::order_independent,
+                                     "CPU model of cuda_exact_superacc: carry-save 32-bit cells, the kernels' own "
+                                     "deposit and rounding code",
+                                     exact_run(f)));
+  return backends;
+}
+ACCUCHECK_REGISTER_BACKEND(exact_models());
 
 }  // namespace
 }  // namespace accucheck::impls

@@ -14,9 +14,9 @@
 // Neither result depends on the grid: the sum is exact, so the grid may follow the device.
 #include <mutex>
 
+#include "cuda/common/device_common.cuh"
+#include "cuda/exact/kernels.h"
 #include "cuda/exact/superacc.h"
-#include "cuda/kernels/api.h"
-#include "cuda/kernels/device_common.cuh"
 #include "numerics/hash.h"
 
 namespace accucheck::cuda {
