@@ -424,7 +424,7 @@ def main():
         w("ns per call, on this run's exact sums (n = 10^2 input): `round_fixed` (exact.h, rounds a")
         w("FixedInt), `round_fixed_fast` (fast_exact.h, the same rounding on the limbs, checked equal")
         w("in fast_exact_test), `condition_number` (ExactSum, a BigInt division) and `to_fixed`.")
-        w("judge() (core/checking/verdict.cpp, bound_eval.cpp) rounds S and A to the nearest double once")
+        w("judge() (core/checking/verdict.cpp, bounds/check.cpp) rounds S and A to the nearest double once")
         w("each with round_fixed_fast (and RNE(S) into the output format unless it is f64), rounds the")
         w("error |computed - S| on the limbs (nearest_abs_difference), takes kappa from those doubles,")
         w("and builds the exact error with to_fixed only when the doubles leave |error| <= bound open.")

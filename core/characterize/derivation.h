@@ -60,7 +60,7 @@ std::vector<double> deepest_path_witness(const SummationTree& tree, int bits, Fo
 // checked (a left-to-right chain of two leaves is also Kahan's loop and correctly rounded).
 std::string common_model(const std::vector<Facts>& facts, const std::vector<LengthCharacterization>& lengths);
 
-constexpr std::size_t kMaxFusedAddends = 64;  // bound_text.cpp: fused(K,W,F) with 1 <= K <= 64
+constexpr std::size_t kMaxFusedAddends = 64;  // bounds/fused.cpp: fused(K,W,F) with 1 <= K <= 64
 // The tensor-core chains of impls/cpu/fused_window.cpp over n leaves: the accumulator and the next K
 // addends in one fused node (period 0); or each chunk of `period` addends in such nodes from a zero
 // start (no leaf), the chunk's sum then added to the accumulator (promotion).

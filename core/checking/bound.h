@@ -5,6 +5,10 @@
 // Evaluation is rigorous: every bound is computed as an interval of doubles rounded outward,
 // and when the interval cannot decide a comparison the bound is recomputed in exact rational
 // arithmetic (or, for exp and sqrt, as a rational upper bound). No tolerance is ever added.
+//
+// The code is in bounds/: each kind's parse, print and formula together in its family's file
+// (recursive.cpp, compensated.cpp, fused.cpp, ...), all kinds listed once in kinds.cpp
+// (bounds/kind.h); adding a kind: docs/bounds.md "Adding a bound kind".
 #pragma once
 
 #include <cstdint>

@@ -21,6 +21,7 @@
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
 #include "checking/bound.h"
+#include "checking/bounds/kind.h"
 #include "numerics/exact.h"
 #include "numerics/fast_exact.h"
 
@@ -233,6 +234,42 @@ TEST(BoundText, ClearErrorsOnBadText) {
   EXPECT_NE(error.find("foo"), std::string::npos) << error;
   parse_bound("frobnicate(f32)", &error);
   EXPECT_NE(error.find("frobnicate"), std::string::npos) << error;
+}
+
+// ---------------------------------------------------------------------------------------
+// The table of kinds (bounds/kinds.cpp): each BoundKind once, in enum order, its name and
+// example parsing back to it, and a formula exactly for the error bounds.
+
+TEST(BoundKinds, TableListsEveryKindOnceInEnumOrder) {
+  const auto kinds = bounds::all_kinds();
+  ASSERT_EQ(kinds.size(), bounds::kBoundKindCount);
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const auto kind = static_cast<BoundKind>(k);
+    const bounds::BoundKindSpec& s = *kinds[k];
+    SCOPED_TRACE(std::string(s.name));
+    EXPECT_EQ(s.kind, kind);
+    EXPECT_EQ(&bounds::spec(kind), &s);
+    EXPECT_EQ(bounds::spec_named(s.name), &s);
+    EXPECT_EQ(to_string(kind), s.name);
+    EXPECT_FALSE(bound_source(kind).empty());
+    EXPECT_EQ(is_error_bound(kind), s.error_bound);
+    EXPECT_TRUE(s.parse && s.print);
+    // An error bound has a formula for both number types; a rounding claim has none.
+    EXPECT_EQ(s.interval != nullptr, s.error_bound);
+    EXPECT_EQ(s.rational != nullptr, s.error_bound);
+  }
+  EXPECT_EQ(bounds::spec_named("no_such_kind"), nullptr);
+}
+
+TEST(BoundKinds, EveryKindsExamplePrintsAndParsesBack) {
+  for (const bounds::BoundKindSpec* s : bounds::all_kinds()) {
+    const std::string example(s->example);
+    SCOPED_TRACE(example);
+    const BoundExpr b = bound(example);
+    EXPECT_EQ(b.kind, s->kind);
+    EXPECT_EQ(to_string(b), example);
+    EXPECT_EQ(to_string(bound(to_string(b))), example);
+  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -10,22 +10,18 @@
 #include <set>
 #include <stdexcept>
 
+#include "checking/bounds/kind.h"
+
 namespace accucheck {
 
 namespace {
 
 // Why a bound kind (and its inner bounds) rules out the metamorphic properties; "" if it does not.
+// The reasons are the kinds' own (bounds/kind.h BoundKindSpec).
 std::string metamorphic_exclusion(const BoundExpr& b, bool scaling) {
-  switch (b.kind) {
-    case BoundKind::stochastic: return "stochastic rounding draws random bits: two runs are not comparable";
-    case BoundKind::reproducible_binned:
-      return "binned summation anchors its bins at fixed exponents: neither scaling nor negation commutes with it";
-    case BoundKind::ulps: return "an empirical ulps claim says nothing about how the result is computed";
-    case BoundKind::ftz:
-      if (scaling) return "flush-to-zero's threshold is not scale invariant";
-      break;
-    default: break;
-  }
+  const bounds::BoundKindSpec& kind = bounds::spec(b.kind);
+  if (!kind.metamorphic_exclusion.empty()) return std::string(kind.metamorphic_exclusion);
+  if (scaling && !kind.scaling_exclusion.empty()) return std::string(kind.scaling_exclusion);
   if (b.inner) return metamorphic_exclusion(*b.inner, scaling);
   return "";
 }

@@ -134,7 +134,7 @@ struct Roundings {
 };
 
 // The model's deepest leaf over both trees is the height core states for nccl_tree:G (core
-// computes it from the parent links alone, bound_text.cpp): the stated bound is the tree the
+// computes it from the parent links alone, core/checking/bounds/tree_shapes.cpp): the stated bound is the tree the
 // model builds, neither looser nor too tight.
 TEST(AllreduceModels, NcclTreeHeightIsTheModelsDeepestLeaf) {
   for (std::uint64_t gpus : {1u, 2u, 3u, 8u})
