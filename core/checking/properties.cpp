@@ -20,8 +20,8 @@ namespace {
 // The reasons are the kinds' own (bounds/kind.h BoundKindSpec).
 std::string metamorphic_exclusion(const BoundExpr& b, bool scaling) {
   const bounds::BoundKindSpec& kind = bounds::spec(b.kind);
-  if (!kind.metamorphic_exclusion.empty()) return std::string(kind.metamorphic_exclusion);
-  if (scaling && !kind.scaling_exclusion.empty()) return std::string(kind.scaling_exclusion);
+  if (!kind.facts.metamorphic_exclusion.empty()) return std::string(kind.facts.metamorphic_exclusion);
+  if (scaling && !kind.facts.scaling_exclusion.empty()) return std::string(kind.facts.scaling_exclusion);
   if (b.inner) return metamorphic_exclusion(*b.inner, scaling);
   return "";
 }

@@ -22,7 +22,7 @@ bool fixed_at_most(const FixedInt& x, double y) {  // x <= y for finite y >= 0
 // sum, compensated.cpp), else a wrapper's inner bound's, inside the same wrapper. Every other
 // kind's partial sums obey its own bound on fewer terms. nullopt: the bound itself covers them.
 std::optional<BoundExpr> intermediate_bound(const BoundExpr& bound) {
-  if (const auto own = spec(bound.kind).intermediate) return own(bound);
+  if (const auto own = spec(bound.kind).facts.intermediate) return own(bound);
   if (!bound.inner) return std::nullopt;
   auto inner = intermediate_bound(*bound.inner);
   if (!inner) return std::nullopt;

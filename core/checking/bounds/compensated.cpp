@@ -6,8 +6,7 @@ namespace accucheck::bounds {
 namespace {
 
 // kahan(F): (3u + 14(n+1)u^2) A (Hallman & Ipsen 2022).
-template <class Num>
-std::optional<Num> kahan(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto kahan = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const Units<Num> units(b, q);
   const std::uint64_t n = units.n;
@@ -15,16 +14,15 @@ std::optional<Num> kahan(const BoundExpr& b, const Quantities<Num>& q) {
   // Valid for u <= 1/128 (every format here) and n u <= 1/2.
   if (n > units.two_to_p / 2) return std::nullopt;
   return (O::integer(3) * u + O::integer(14) * O::integer(n + 1) * u * u) * q.abs_sum;
-}
+};
 
 // neumaier(F): u|S| + gamma_{n-1}^2 A (Ogita, Rump & Oishi 2005, Prop. 4.5).
-template <class Num>
-std::optional<Num> neumaier(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto neumaier = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   const Units<Num> units(b, q);
   auto g = units.gamma(units.k);
   if (!g) return std::nullopt;
   return units.u * q.abs_exact + *g * *g * q.abs_sum;
-}
+};
 
 // Neumaier's running sum s is a plain recursive sum (the compensation c restores accuracy only
 // in the final s + c), so its partial sums reach A(1 + (n-1)u), beyond A + neumaier(F):
@@ -38,27 +36,12 @@ std::optional<BoundExpr> neumaier_running_sum(const BoundExpr& bound) {
 
 }  // namespace
 
-extern constexpr BoundKindSpec kahan_spec{
-    .kind = BoundKind::kahan,
-    .name = "kahan",
-    .example = "kahan(f64)",
-    .source = "Hallman & Ipsen, arXiv 2203.15928 (2022), as cited in AN23 sec. 5.3",
-    .parse = parse_format_argument,
-    .print = print_format_argument,
-    .interval = kahan<Interval>,
-    .rational = kahan<Rational>,
-};
+extern constexpr BoundKindSpec kahan_spec = bound_kind(
+    BoundKind::kahan, "kahan", "kahan(f64)", "Hallman & Ipsen, arXiv 2203.15928 (2022), as cited in AN23 sec. 5.3",
+    parse_format_argument, print_format_argument, kahan);
 
-extern constexpr BoundKindSpec neumaier_spec{
-    .kind = BoundKind::neumaier,
-    .name = "neumaier",
-    .example = "neumaier(f32)",
-    .source = "Ogita, Rump & Oishi, SIAM J. Sci. Comput. 26 (2005), Prop. 4.5",
-    .parse = parse_format_argument,
-    .print = print_format_argument,
-    .interval = neumaier<Interval>,
-    .rational = neumaier<Rational>,
-    .intermediate = neumaier_running_sum,
-};
+extern constexpr BoundKindSpec neumaier_spec = bound_kind(
+    BoundKind::neumaier, "neumaier", "neumaier(f32)", "Ogita, Rump & Oishi, SIAM J. Sci. Comput. 26 (2005), Prop. 4.5",
+    parse_format_argument, print_format_argument, neumaier, {.intermediate = neumaier_running_sum});
 
 }  // namespace accucheck::bounds

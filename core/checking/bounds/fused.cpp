@@ -10,8 +10,7 @@
 namespace accucheck::bounds {
 namespace {
 
-template <class Num>
-std::optional<Num> fused(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto fused = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const Units<Num> units(b, q);
   const int p = units.p;
@@ -63,7 +62,7 @@ std::optional<Num> fused(const BoundExpr& b, const Quantities<Num>& q) {
   const std::uint64_t all_steps = (k + per_step - 1) / per_step;
   const Num lu = O::integer(chunks) * u;
   return (g + lu * (one + g)) * q.abs_sum + (one + lu) * O::integer(2 * all_steps) * underflow;
-}
+};
 
 // Truncated fused sums: the terms' significant bits decide how many operands a step can lose
 // ("Truncated results").
@@ -155,41 +154,22 @@ std::string print_fused_promoted(const BoundExpr& bound) {
 
 // The three kinds share the formula, and need the terms where the sums are truncated; they
 // differ in their arguments.
-constexpr BoundKindSpec fused_kind(BoundKindSpec spec) {
-  spec.interval = fused<Interval>;
-  spec.rational = fused<Rational>;
-  spec.needs_terms = truncated_sums;
-  return spec;
-}
+extern constexpr BoundKindSpec fused_spec =
+    bound_kind(BoundKind::fused, "fused", "fused(4,14,f32)",
+               "derived (docs/bounds.md 'Fused multi-term addition'); the model: MMA-Sim, arXiv 2511.10909, and "
+               "Khattak & Mikaitis, arXiv 2512.07004; Higham (2002) Lemma 3.1",
+               parse_fused, print_count_width_format, fused, {.needs_terms = truncated_sums});
 
-extern constexpr BoundKindSpec fused_spec = fused_kind({
-    .kind = BoundKind::fused,
-    .name = "fused",
-    .example = "fused(4,14,f32)",
-    .source = "derived (docs/bounds.md 'Fused multi-term addition'); the model: MMA-Sim, arXiv 2511.10909, and "
-              "Khattak & Mikaitis, arXiv 2512.07004; Higham (2002) Lemma 3.1",
-    .parse = parse_fused,
-    .print = print_count_width_format,
-});
+extern constexpr BoundKindSpec fused_promoted_spec =
+    bound_kind(BoundKind::fused_promoted, "fused_promoted", "fused_promoted(32,14,128,f32)",
+               "derived (docs/bounds.md 'Promotion'): fused per chunk composed with Rump, BIT 52 (2012) for the FP32 "
+               "additions; the scheme: DeepSeek-V3 technical report (2024) sec. 3.3.2",
+               parse_fused_promoted, print_fused_promoted, fused, {.needs_terms = truncated_sums});
 
-extern constexpr BoundKindSpec fused_promoted_spec = fused_kind({
-    .kind = BoundKind::fused_promoted,
-    .name = "fused_promoted",
-    .example = "fused_promoted(32,14,128,f32)",
-    .source = "derived (docs/bounds.md 'Promotion'): fused per chunk composed with Rump, BIT 52 (2012) for the FP32 "
-              "additions; the scheme: DeepSeek-V3 technical report (2024) sec. 3.3.2",
-    .parse = parse_fused_promoted,
-    .print = print_fused_promoted,
-});
-
-extern constexpr BoundKindSpec fused_truncated_spec = fused_kind({
-    .kind = BoundKind::fused_truncated,
-    .name = "fused_truncated",
-    .example = "fused_truncated(32,14,14,f32)",
-    .source = "derived (docs/bounds.md 'Truncated results'); the rounding toward zero: MMA-Sim (arXiv 2511.10909) "
-              "and Khattak & Mikaitis (arXiv 2512.07004), as their public models implement it",
-    .parse = parse_fused_truncated,
-    .print = print_fused_truncated,
-});
+extern constexpr BoundKindSpec fused_truncated_spec =
+    bound_kind(BoundKind::fused_truncated, "fused_truncated", "fused_truncated(32,14,14,f32)",
+               "derived (docs/bounds.md 'Truncated results'); the rounding toward zero: MMA-Sim (arXiv 2511.10909) "
+               "and Khattak & Mikaitis (arXiv 2512.07004), as their public models implement it",
+               parse_fused_truncated, print_fused_truncated, fused, {.needs_terms = truncated_sums});
 
 }  // namespace accucheck::bounds

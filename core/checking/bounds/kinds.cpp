@@ -84,7 +84,7 @@ std::string_view bound_source(BoundKind kind) { return bounds::spec(kind).source
 bool is_error_bound(BoundKind kind) { return bounds::spec(kind).error_bound; }
 
 bool bound_needs_terms(const BoundExpr& bound) {
-  const auto needs_terms = bounds::spec(bound.kind).needs_terms;
+  const auto needs_terms = bounds::spec(bound.kind).facts.needs_terms;
   if (needs_terms && needs_terms(bound)) return true;
   return bound.inner && bound_needs_terms(*bound.inner);
 }

@@ -9,8 +9,7 @@
 namespace accucheck::bounds {
 namespace {
 
-template <class Num>
-std::optional<Num> products(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto products = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const Units<Num> units(b, q);
   const std::uint64_t n = units.n;
@@ -20,11 +19,10 @@ std::optional<Num> products(const BoundExpr& b, const Quantities<Num>& q) {
   if (n > units.two_to_p / 2) return std::nullopt;
   const Num eta = O::power_of_two(traits(b.format).emin - units.p);
   return O::integer(n) * units.u * q.abs_sum + O::integer(2 * n) * eta;
-}
+};
 
 // truncated_inputs(INNER,B): inner + 2^(2-B) A, inner evaluated on the truncated products.
-template <class Num>
-std::optional<Num> truncated_inputs(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto truncated_inputs = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   // docs/bounds.md "Truncated inputs": each normal input a is a_t + d, |d| < 2^(1-B) |a|, and
   // |a_t| <= |a|, so |a b - a_t b_t| <= |d_a| |b| + |a_t| |d_b| < 2^(2-B) |a b|; the truncated
@@ -40,7 +38,7 @@ std::optional<Num> truncated_inputs(const BoundExpr& b, const Quantities<Num>& q
   auto inner = evaluate(*b.inner, truncated);
   if (!inner) return std::nullopt;
   return *inner + input_error;
-}
+};
 
 bool parse_truncated_inputs(const Node& node, BoundExpr& bound, std::string& error) {
   // truncated_inputs(INNER,B): the format is the inner bound's (whose thresholds apply).
@@ -62,28 +60,15 @@ std::string print_truncated_inputs(const BoundExpr& bound) {
 
 }  // namespace
 
-extern constexpr BoundKindSpec products_spec{
-    .kind = BoundKind::products,
-    .name = "products",
-    .example = "products(f32)",
-    .source = "Jeannerod & Rump, SIAM J. Matrix Anal. Appl. 34 (2013); Higham (2002) sec. 3.1",
-    .parse = parse_format_argument,
-    .print = print_format_argument,
-    .interval = products<Interval>,
-    .rational = products<Rational>,
-};
+extern constexpr BoundKindSpec products_spec =
+    bound_kind(BoundKind::products, "products", "products(f32)",
+               "Jeannerod & Rump, SIAM J. Matrix Anal. Appl. 34 (2013); Higham (2002) sec. 3.1", parse_format_argument,
+               print_format_argument, products);
 
-extern constexpr BoundKindSpec truncated_inputs_spec{
-    .kind = BoundKind::truncated_inputs,
-    .name = "truncated_inputs",
-    .example = "truncated_inputs(recursive(f32),11)",
-    .source =
-        "derived (docs/bounds.md 'Truncated inputs'); TF32's truncated inputs: MMA-Sim (arXiv 2511.10909) and "
-        "Khattak & Mikaitis (arXiv 2512.07004), as their public models implement it",
-    .parse = parse_truncated_inputs,
-    .print = print_truncated_inputs,
-    .interval = truncated_inputs<Interval>,
-    .rational = truncated_inputs<Rational>,
-};
+extern constexpr BoundKindSpec truncated_inputs_spec =
+    bound_kind(BoundKind::truncated_inputs, "truncated_inputs", "truncated_inputs(recursive(f32),11)",
+               "derived (docs/bounds.md 'Truncated inputs'); TF32's truncated inputs: MMA-Sim (arXiv 2511.10909) and "
+               "Khattak & Mikaitis (arXiv 2512.07004), as their public models implement it",
+               parse_truncated_inputs, print_truncated_inputs, truncated_inputs);
 
 }  // namespace accucheck::bounds

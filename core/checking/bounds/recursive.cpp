@@ -94,21 +94,18 @@ Num leaf_weighted_sum(const std::vector<std::uint32_t>& depth, std::span<const d
 }
 
 // recursive(F): (n-1) u A (Rump, BIT 52 (2012)).
-template <class Num>
-std::optional<Num> recursive(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto recursive = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   const Units<Num> units(b, q);
   return Ops<Num>::integer(units.k) * units.u * q.abs_sum;
-}
+};
 
 // anyorder(F): (n-1)u/(1+(n-1)u) A when n-1 <= 1/(2u), else (n-1) u A.
-template <class Num>
-std::optional<Num> anyorder(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto anyorder = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   return Units<Num>(b, q).anyorder();
-}
+};
 
 // tree(SHAPE,F): min(h u A (h <= u^(-1/2) - 1) or gamma_h A, anyorder), h = tree_height.
-template <class Num>
-std::optional<Num> tree(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto tree = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const Units<Num> units(b, q);
   const std::uint64_t h = tree_height(b.shape, units.n);
@@ -119,10 +116,9 @@ std::optional<Num> tree(const BoundExpr& b, const Quantities<Num>& q) {
     tree = *g * q.abs_sum;
   const Num any = units.anyorder();
   return tree ? minimum(*tree, any) : any;
-}
+};
 
-template <class Num>
-std::optional<Num> depths(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto depths = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const Units<Num> units(b, q);
   const std::uint64_t n = units.n;
@@ -147,7 +143,7 @@ std::optional<Num> depths(const BoundExpr& b, const Quantities<Num>& q) {
     if (deepest_nonzero < units.two_to_p) best = minimum(best, leaf_weighted_sum<Num>(*depth, q.terms, gamma));
   }
   return best;
-}
+};
 
 bool parse_tree(const Node& node, BoundExpr& bound, std::string& error) {
   return expect_arguments(node, 2, error) && to_shape(node.arguments[0], bound.shape, error) &&
@@ -175,52 +171,24 @@ bool always(const BoundExpr&) { return true; }
 
 }  // namespace
 
-extern constexpr BoundKindSpec recursive_spec{
-    .kind = BoundKind::recursive,
-    .name = "recursive",
-    .example = "recursive(f32)",
-    .source = "Rump, BIT 52 (2012); AN23 sec. 4.6.2",
-    .parse = parse_format_argument,
-    .print = print_format_argument,
-    .interval = recursive<Interval>,
-    .rational = recursive<Rational>,
-};
+extern constexpr BoundKindSpec recursive_spec =
+    bound_kind(BoundKind::recursive, "recursive", "recursive(f32)", "Rump, BIT 52 (2012); AN23 sec. 4.6.2",
+               parse_format_argument, print_format_argument, recursive);
 
-extern constexpr BoundKindSpec anyorder_spec{
-    .kind = BoundKind::anyorder,
-    .name = "anyorder",
-    .example = "anyorder(f16)",
-    .source = "AN23 eq. (4.11); Lange & Rump (2019), AN23 Thm 4.5",
-    .parse = parse_format_argument,
-    .print = print_format_argument,
-    .interval = anyorder<Interval>,
-    .rational = anyorder<Rational>,
-};
+extern constexpr BoundKindSpec anyorder_spec =
+    bound_kind(BoundKind::anyorder, "anyorder", "anyorder(f16)", "AN23 eq. (4.11); Lange & Rump (2019), AN23 Thm 4.5",
+               parse_format_argument, print_format_argument, anyorder);
 
-extern constexpr BoundKindSpec tree_spec{
-    .kind = BoundKind::tree,
-    .name = "tree",
-    .example = "tree(blocked:64,f32)",
-    .source = "Lange & Rump (2019), AN23 Thm 4.4; Higham (2002) sec. 4.2",
-    .parse = parse_tree,
-    .print = print_tree,
-    .interval = tree<Interval>,
-    .rational = tree<Rational>,
-};
+extern constexpr BoundKindSpec tree_spec =
+    bound_kind(BoundKind::tree, "tree", "tree(blocked:64,f32)",
+               "Lange & Rump (2019), AN23 Thm 4.4; Higham (2002) sec. 4.2", parse_tree, print_tree, tree);
 
 // depths(PROFILE,...,F): it needs the terms for the per-leaf sum (without them, the looser
 // min(tree bound, anyorder)).
-extern constexpr BoundKindSpec depths_spec{
-    .kind = BoundKind::depths,
-    .name = "depths",
-    .example = "depths(sequential,n3:1.2x2,f32)",
-    .source = "Higham (2002) sec. 4.2 per-leaf gamma_{d_i}; Lange & Rump (2019), AN23 Thm 4.4 and 4.5 (docs/bounds.md)",
-    .parse = parse_depths,
-    .print = print_depths,
-    .interval = depths<Interval>,
-    .rational = depths<Rational>,
-    .needs_terms = always,
-};
+extern constexpr BoundKindSpec depths_spec = bound_kind(
+    BoundKind::depths, "depths", "depths(sequential,n3:1.2x2,f32)",
+    "Higham (2002) sec. 4.2 per-leaf gamma_{d_i}; Lange & Rump (2019), AN23 Thm 4.4 and 4.5 (docs/bounds.md)",
+    parse_depths, print_depths, depths, {.needs_terms = always});
 
 }  // namespace bounds
 

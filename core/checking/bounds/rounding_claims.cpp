@@ -23,35 +23,16 @@ std::string print_ulps(const BoundExpr& bound) { return call_text(bound, {std::t
 
 }  // namespace
 
-extern constexpr BoundKindSpec correctly_rounded_spec{
-    .kind = BoundKind::correctly_rounded,
-    .name = "correctly_rounded",
-    .example = "correctly_rounded",
-    .source = "IEEE 754-2019",
-    .error_bound = false,
-    .parse = parse_no_arguments,
-    .print = print_name,
-};
+extern constexpr BoundKindSpec correctly_rounded_spec =
+    bound_kind(BoundKind::correctly_rounded, "correctly_rounded", "correctly_rounded", "IEEE 754-2019",
+               parse_no_arguments, print_name, nullptr);
 
-extern constexpr BoundKindSpec faithful_spec{
-    .kind = BoundKind::faithful,
-    .name = "faithful",
-    .example = "faithful",
-    .source = "Rump, Ogita & Oishi, SIAM J. Sci. Comput. 31 (2008)",
-    .error_bound = false,
-    .parse = parse_no_arguments,
-    .print = print_name,
-};
+extern constexpr BoundKindSpec faithful_spec =
+    bound_kind(BoundKind::faithful, "faithful", "faithful", "Rump, Ogita & Oishi, SIAM J. Sci. Comput. 31 (2008)",
+               parse_no_arguments, print_name, nullptr);
 
-extern constexpr BoundKindSpec ulps_spec{
-    .kind = BoundKind::ulps,
-    .name = "ulps",
-    .example = "ulps(2)",
-    .source = "stated by the backend (empirical)",
-    .error_bound = false,
-    .parse = parse_ulps,
-    .print = print_ulps,
-    .metamorphic_exclusion = "an empirical ulps claim says nothing about how the result is computed",
-};
+extern constexpr BoundKindSpec ulps_spec =
+    bound_kind(BoundKind::ulps, "ulps", "ulps(2)", "stated by the backend (empirical)", parse_ulps, print_ulps, nullptr,
+               {.metamorphic_exclusion = "an empirical ulps claim says nothing about how the result is computed"});
 
 }  // namespace accucheck::bounds

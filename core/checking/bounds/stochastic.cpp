@@ -8,8 +8,7 @@
 namespace accucheck::bounds {
 namespace {
 
-template <class Num>
-std::optional<Num> stochastic(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto stochastic = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const Units<Num> units(b, q);
   const Num& one = units.one;
@@ -19,7 +18,7 @@ std::optional<Num> stochastic(const BoundExpr& b, const Quantities<Num>& q) {
   const Num exponent =
       O::exact_double(b.lambda) * O::sqrt_up(O::integer(k)) * usr + O::integer(k) * usr * usr / (one - usr);
   return (O::exp_up(exponent) - one) * q.abs_sum;
-}
+};
 
 bool parse_stochastic(const Node& node, BoundExpr& bound, std::string& error) {
   if (!expect_arguments(node, 2, error)) return false;
@@ -44,16 +43,9 @@ std::string print_stochastic(const BoundExpr& bound) {
 
 }  // namespace
 
-extern constexpr BoundKindSpec stochastic_spec{
-    .kind = BoundKind::stochastic,
-    .name = "stochastic",
-    .example = "stochastic(2.5,bf16)",
-    .source = "Connolly, Higham & Mary, SIAM J. Sci. Comput. 43 (2021); AN23 sec. 4.6.4",
-    .parse = parse_stochastic,
-    .print = print_stochastic,
-    .interval = stochastic<Interval>,
-    .rational = stochastic<Rational>,
-    .metamorphic_exclusion = "stochastic rounding draws random bits: two runs are not comparable",
-};
+extern constexpr BoundKindSpec stochastic_spec = bound_kind(
+    BoundKind::stochastic, "stochastic", "stochastic(2.5,bf16)",
+    "Connolly, Higham & Mary, SIAM J. Sci. Comput. 43 (2021); AN23 sec. 4.6.4", parse_stochastic, print_stochastic,
+    stochastic, {.metamorphic_exclusion = "stochastic rounding draws random bits: two runs are not comparable"});
 
 }  // namespace accucheck::bounds

@@ -10,25 +10,23 @@ namespace accucheck::bounds {
 namespace {
 
 // widened(INNER,F): u_out |S| + (1+u_out) inner.
-template <class Num>
-std::optional<Num> widened(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto widened = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   const Units<Num> units(b, q);
   auto inner = evaluate(*b.inner, q);
   if (!inner) return std::nullopt;
   return units.u * q.abs_exact + (units.one + units.u) * *inner;
-}
+};
 
 // ftz(INNER,F): inner + (2n-1) min_normal(F): flushing moves each input and each result by less
 // than the smallest normal.
-template <class Num>
-std::optional<Num> ftz(const BoundExpr& b, const Quantities<Num>& q) {
+constexpr auto ftz = []<class Num>(const BoundExpr& b, const Quantities<Num>& q) -> std::optional<Num> {
   using O = Ops<Num>;
   const std::uint64_t n = q.n;
   auto inner = evaluate(*b.inner, q);
   if (!inner) return std::nullopt;
   const std::uint64_t flushes = n > 0 ? 2 * n - 1 : 0;
   return *inner + O::integer(flushes) * O::power_of_two(traits(b.format).emin);
-}
+};
 
 // KIND(INNER,F), widened's and ftz's arguments.
 bool parse_inner_and_format(const Node& node, BoundExpr& bound, std::string& error) {
@@ -44,27 +42,13 @@ std::string print_inner_and_format(const BoundExpr& bound) {
 
 }  // namespace
 
-extern constexpr BoundKindSpec widened_spec{
-    .kind = BoundKind::widened,
-    .name = "widened",
-    .example = "widened(recursive(f64),f32)",
-    .source = "composition: u_out|S| + (1+u_out)*inner",
-    .parse = parse_inner_and_format,
-    .print = print_inner_and_format,
-    .interval = widened<Interval>,
-    .rational = widened<Rational>,
-};
+extern constexpr BoundKindSpec widened_spec =
+    bound_kind(BoundKind::widened, "widened", "widened(recursive(f64),f32)", "composition: u_out|S| + (1+u_out)*inner",
+               parse_inner_and_format, print_inner_and_format, widened);
 
-extern constexpr BoundKindSpec ftz_spec{
-    .kind = BoundKind::ftz,
-    .name = "ftz",
-    .example = "ftz(recursive(f32),f32)",
-    .source = "derived: flush-to-zero moves each input and result by less than min_normal",
-    .parse = parse_inner_and_format,
-    .print = print_inner_and_format,
-    .interval = ftz<Interval>,
-    .rational = ftz<Rational>,
-    .scaling_exclusion = "flush-to-zero's threshold is not scale invariant",
-};
+extern constexpr BoundKindSpec ftz_spec =
+    bound_kind(BoundKind::ftz, "ftz", "ftz(recursive(f32),f32)",
+               "derived: flush-to-zero moves each input and result by less than min_normal", parse_inner_and_format,
+               print_inner_and_format, ftz, {.scaling_exclusion = "flush-to-zero's threshold is not scale invariant"});
 
 }  // namespace accucheck::bounds
