@@ -40,6 +40,14 @@ DenseWorkload with_terms(const DenseWorkload& d, const std::vector<double>& t) {
   return out;
 }
 
+// One element whose terms (the initial value first) are t, in format f.
+DenseWorkload one_element(Format f, const char* family, const std::vector<double>& t) {
+  DenseWorkload d;
+  d.format = f;
+  d.family = family;
+  return with_terms(d, t);
+}
+
 // Half an ulp of f at x, the increment a sum at x absorbs (or rounds to even): the stagnation
 // move; the ulp itself where half of it is below the format's smallest subnormal.
 double half_ulp(double x, Format f) {
@@ -214,15 +222,7 @@ std::vector<Workload> window_climb_seeds(const BoundExpr& bound, Format f, std::
   const double below_cut = next_down(cut, f);
   auto add_dense = [&](std::vector<double> terms) {
     if (terms.size() > max_terms || below_cut <= 0 || !representable(below_cut, f)) return;
-    DenseWorkload d{.format = f,
-                    .elements = 1,
-                    .steps = 0,
-                    .initial = {},
-                    .addends = {},
-                    .family = "climb-seed",
-                    .layout = {},
-                    .input_format = std::nullopt};
-    seeds.push_back(with_terms(d, terms));
+    seeds.push_back(one_element(f, "climb-seed", terms));
   };
   if (promoted) {
     std::vector<double> terms{0.0, 1.0};
@@ -291,15 +291,7 @@ Workload climb_start(Format f, ChoiceStream& s, std::size_t max_terms) {
     const int binade = 1 - static_cast<int>(s.draw(static_cast<std::uint64_t>(p) + 12));
     x = round_to_format((s.draw(1) ? -1.0 : 1.0) * std::ldexp(significand, binade - (p - 1)), f);
   }
-  DenseWorkload d{.format = f,
-                  .elements = 1,
-                  .steps = 0,
-                  .initial = {},
-                  .addends = {},
-                  .family = "climb-start",
-                  .layout = {},
-                  .input_format = std::nullopt};
-  return with_terms(d, terms);
+  return one_element(f, "climb-start", terms);
 }
 
 std::vector<Workload> climb_seeds(Format f, std::size_t n) {
@@ -309,15 +301,7 @@ std::vector<Workload> climb_seeds(Format f, std::size_t n) {
   auto add = [&](std::vector<double> terms) {
     for (double x : terms)
       if (!representable(x, f)) return;
-    DenseWorkload d{.format = f,
-                    .elements = 1,
-                    .steps = 0,
-                    .initial = {},
-                    .addends = {},
-                    .family = "climb-seed",
-                    .layout = {},
-                    .input_format = std::nullopt};
-    seeds.push_back(with_terms(d, terms));
+    seeds.push_back(one_element(f, "climb-seed", terms));
   };
   // Stagnation: 2^p, then n - 1 half ulps (each a tie, rounded to even: absorbed).
   const double big = std::ldexp(1.0, t.precision);

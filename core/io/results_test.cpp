@@ -12,6 +12,19 @@
 namespace accucheck {
 namespace {
 
+// A built-in f32 backend's results with nothing counted yet.
+BackendResults backend(const std::string& name) {
+  BackendResults b;
+  b.name = name;
+  b.device = "cpu";
+  b.storage = Format::f32;
+  b.accumulation = "f32";
+  b.bound = "recursive(f32)";
+  b.determinism = "bitwise-deterministic";
+  b.origin = "builtin";
+  return b;
+}
+
 CampaignResults example() {
   CampaignResults r;
   r.tool = "accucheck trace";
@@ -19,14 +32,10 @@ CampaignResults example() {
   r.cases_per_stream = 12;
   r.seconds = 1.5;
   r.notes = {"plugin x changed the floating-point environment while loading"};
-  BackendResults b;
-  b.name = "naive_f64";
-  b.device = "cpu";
+  BackendResults b = backend("naive_f64");
   b.storage = Format::f64;
   b.accumulation = "f64";
   b.bound = "recursive(f64)";
-  b.determinism = "bitwise-deterministic";
-  b.origin = "builtin";
   b.cases = 12;
   b.addends = 300;
   b.determinism_checks = 2;
@@ -113,18 +122,6 @@ TEST(Results, MalformedFilesNameTheField) {
 
 // merge_results: the shards of one campaign merge into what one process reports.
 namespace merging {
-
-BackendResults backend(const std::string& name) {
-  BackendResults b;
-  b.name = name;
-  b.device = "cpu";
-  b.storage = Format::f32;
-  b.accumulation = "f32";
-  b.bound = "recursive(f32)";
-  b.determinism = "bitwise-deterministic";
-  b.origin = "builtin";
-  return b;
-}
 
 // The sample of element n of the case at position 0.
 ResultSample sample(std::uint64_t n, double ratio) {

@@ -101,6 +101,17 @@ TEST(OpenMpi, DefaultChoiceForSmallMessagesIsRecursiveDoubling) {
   }
 }
 
+// What the backend's run of w threw as BackendFailure ("no failure reported" if it returned).
+std::string failure_of(const Backend& b, const DenseWorkload& w) {
+  std::vector<double> result(w.elements);
+  try {
+    b.run(w, result, RunOptions{});
+  } catch (const BackendFailure& failure) {
+    return failure.what();
+  }
+  return "no failure reported";
+}
+
 TEST(OpenMpi, AMissingMpirunIsTheBackendsFailureEachTime) {
   ::setenv("ACCUCHECK_MPIRUN", "/nonexistent/mpirun", 1);
   const Backend* b = Registry::global().find("mpi_allreduce_np4_f64");
@@ -108,13 +119,8 @@ TEST(OpenMpi, AMissingMpirunIsTheBackendsFailureEachTime) {
   const DenseWorkload w = random_workload(3, 5, 2);
   std::vector<double> result(w.elements);
   for (int attempt = 0; attempt < 2; ++attempt) {
-    try {
-      b->run(w, result, RunOptions{});
-      FAIL() << "no failure reported";
-    } catch (const BackendFailure& failure) {
-      EXPECT_NE(std::string(failure.what()).find("cannot start /nonexistent/mpirun"), std::string::npos)
-          << failure.what();
-    }
+    const std::string failure = failure_of(*b, w);
+    EXPECT_NE(failure.find("cannot start /nonexistent/mpirun"), std::string::npos) << failure;
   }
   ::unsetenv("ACCUCHECK_MPIRUN");
   b->run(w, result, RunOptions{});  // a clean start after two failed ones
@@ -131,12 +137,8 @@ TEST(OpenMpi, AWorldThatCannotStartIsTheBackendsFailure) {
   ASSERT_NE(b, nullptr);
   const DenseWorkload w = random_workload(3, 2, 1);
   std::vector<double> result(w.elements);
-  try {
-    b->run(w, result, RunOptions{});
-    FAIL() << "no failure reported";
-  } catch (const BackendFailure& failure) {
-    EXPECT_NE(std::string(failure.what()).find("the MPI world ended"), std::string::npos) << failure.what();
-  }
+  const std::string failure = failure_of(*b, w);
+  EXPECT_NE(failure.find("the MPI world ended"), std::string::npos) << failure;
   ::unsetenv("ACCUCHECK_MPIRUN");
   b->run(w, result, RunOptions{});  // the next workload starts a world again
   const std::vector<float> partial = partial_sums(w, 0, 2);
