@@ -1,6 +1,6 @@
 // The tree kernels (tree.cu, ftz.cu): the trees of common/tree_config.h over columns.
 // Host entry points in plain C++ types, shared by the registration and the .cu file (docs/architecture.md,
-// "CUDA backends"; raw values and columns: common/raw_values.h).
+// "Adding a built-in backend"; raw values and columns: common/raw_values.h).
 #pragma once
 
 #include <cstddef>
