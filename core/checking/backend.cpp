@@ -6,38 +6,34 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "numerics/enum_names.h"
 #include "numerics/fp_environment.h"
 
 namespace accucheck {
 
-std::string_view name(Property p) {
-  switch (p) {
-    case Property::stated_bound: return "stated_bound";
-    case Property::correctly_rounded: return "correctly_rounded";
-    case Property::determinism: return "determinism";
-    case Property::special_values: return "special_values";
-    case Property::scaling: return "scaling";
-    case Property::negation: return "negation";
-  }
-  return "?";
-}
+namespace {
 
-std::optional<Property> parse_property(std::string_view text) {
-  for (Property p : all_properties)
-    if (name(p) == text) return p;
-  return std::nullopt;
-}
+constexpr std::pair<Property, std::string_view> property_spellings[] = {
+    {Property::stated_bound, "stated_bound"}, {Property::correctly_rounded, "correctly_rounded"},
+    {Property::determinism, "determinism"},   {Property::special_values, "special_values"},
+    {Property::scaling, "scaling"},           {Property::negation, "negation"}};
+constexpr EnumNames<Property, std::size(all_properties)> property_names(property_spellings);
+
+constexpr std::pair<Determinism, std::string_view> determinism_spellings[] = {
+    {Determinism::bitwise_deterministic, "bitwise-deterministic"},
+    {Determinism::order_independent, "order-independent"},
+    {Determinism::run_to_run_nondeterministic, "run-to-run-nondeterministic"}};
+constexpr EnumNames<Determinism, 3> determinism_names(determinism_spellings);
+
+}  // namespace
+
+std::string_view name(Property p) { return property_names.name(p); }
+
+std::optional<Property> parse_property(std::string_view text) { return property_names.parse(text); }
 
 std::string_view name(Device d) { return d == Device::cpu ? "cpu" : "cuda"; }
 
-std::string_view name(Determinism d) {
-  switch (d) {
-    case Determinism::bitwise_deterministic: return "bitwise-deterministic";
-    case Determinism::order_independent: return "order-independent";
-    case Determinism::run_to_run_nondeterministic: return "run-to-run-nondeterministic";
-  }
-  return "?";
-}
+std::string_view name(Determinism d) { return determinism_names.name(d); }
 
 namespace {
 

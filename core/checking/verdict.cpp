@@ -7,32 +7,32 @@
 #include <functional>
 #include <limits>
 
+#include "numerics/enum_names.h"
 #include "numerics/fast_exact.h"
 
 namespace accucheck {
 
-std::string_view name(Verdict v) {
-  switch (v) {
-    case Verdict::ok: return "ok";
-    case Verdict::bound_vacuous: return "bound-vacuous";
-    case Verdict::precondition_not_met: return "precondition-not-met";
-    case Verdict::bound_exceeded: return "bound-exceeded";
-    case Verdict::not_correctly_rounded: return "not-correctly-rounded";
-    case Verdict::overflow: return "overflow";
-    case Verdict::special_value_mismatch: return "special-value-mismatch";
-    case Verdict::not_representable: return "not-representable";
-    case Verdict::nondeterministic: return "nondeterministic";
-    case Verdict::metamorphic_mismatch: return "metamorphic-mismatch";
-    case Verdict::backend_failed: return "backend-failed";
-  }
-  return "?";
-}
+namespace {
 
-std::optional<Verdict> parse_verdict(std::string_view text) {
-  for (unsigned v = 0; v <= static_cast<unsigned>(Verdict::backend_failed); ++v)
-    if (name(static_cast<Verdict>(v)) == text) return static_cast<Verdict>(v);
-  return std::nullopt;
-}
+constexpr std::pair<Verdict, std::string_view> verdict_spellings[] = {
+    {Verdict::ok, "ok"},
+    {Verdict::bound_vacuous, "bound-vacuous"},
+    {Verdict::precondition_not_met, "precondition-not-met"},
+    {Verdict::bound_exceeded, "bound-exceeded"},
+    {Verdict::not_correctly_rounded, "not-correctly-rounded"},
+    {Verdict::overflow, "overflow"},
+    {Verdict::special_value_mismatch, "special-value-mismatch"},
+    {Verdict::not_representable, "not-representable"},
+    {Verdict::nondeterministic, "nondeterministic"},
+    {Verdict::metamorphic_mismatch, "metamorphic-mismatch"},
+    {Verdict::backend_failed, "backend-failed"}};
+constexpr EnumNames<Verdict, static_cast<std::size_t>(Verdict::backend_failed) + 1> verdict_names(verdict_spellings);
+
+}  // namespace
+
+std::string_view name(Verdict v) { return verdict_names.name(v); }
+
+std::optional<Verdict> parse_verdict(std::string_view text) { return verdict_names.parse(text); }
 
 bool is_finding_label(std::string_view text) {
   return parse_verdict(text) || text == "scaling-mismatch" || text == "negation-mismatch" ||

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "numerics/column_exact.h"
+#include "numerics/enum_names.h"
 #include "numerics/fast_exact.h"
 #include "numerics/fp8.h"
 
@@ -171,12 +172,9 @@ std::string SparseWorkload::validate() const {
 }
 
 std::string_view name(WorkloadKind k) {
-  switch (k) {
-    case WorkloadKind::dense: return "dense";
-    case WorkloadKind::product: return "product";
-    case WorkloadKind::sparse: return "sparse";
-  }
-  return "?";
+  static constexpr EnumNames<WorkloadKind, 3> names(
+      {{WorkloadKind::dense, "dense"}, {WorkloadKind::product, "product"}, {WorkloadKind::sparse, "sparse"}});
+  return names.name(k);
 }
 
 WorkloadKind kind_of(const Workload& w) { return static_cast<WorkloadKind>(w.index()); }

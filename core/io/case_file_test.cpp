@@ -4,7 +4,9 @@
 // writers write is read back.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "checking/properties.h"
 #include "checking/verdict.h"
@@ -30,6 +32,34 @@ std::string error_of(const std::string& text) {
     return e.what();
   }
   return "";
+}
+
+// The text with the first `from` replaced by `to`.
+std::string swapped(std::string text, const std::string& from, const std::string& to) {
+  return text.replace(text.find(from), from.size(), to);
+}
+
+// Written and read back: the same workload, without warnings.
+void expect_round_trip(const CaseFile& c) {
+  const CaseFile back = parse_case(case_to_json(c), "back.json");
+  EXPECT_TRUE(back.warnings.empty());
+  EXPECT_EQ(back.workload, c.workload);
+}
+
+// The text is refused with an error that names each of `parts` (the field, the format).
+void expect_error_names(const std::string& text, std::initializer_list<std::string_view> parts) {
+  const std::string error = error_of(text);
+  for (std::string_view part : parts) EXPECT_NE(error.find(part), std::string::npos) << part << " in: " << error;
+}
+
+// Without its input_format key (`key`, as written) the text's values are of its storage format:
+// replacing `from` by `to` (a value of that format, not of the FP8 one) is accepted, and the
+// key is not written back.
+void expect_storage_values_without_input_format(const std::string& text, const std::string& key,
+                                                const std::string& from, const std::string& to) {
+  const std::string plain = swapped(text, key, "");
+  EXPECT_EQ(error_of(swapped(plain, from, to)), "");
+  EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
 }
 
 TEST(CaseFile, DuplicateKeysAreRefusedNamingTheKeyAndWhere) {
@@ -143,13 +173,8 @@ TEST(CaseFile, MixedFp8InputsRoundTripAndEachOperandKeepsItsFormat) {
   EXPECT_EQ(p.a_inputs(), Format::e5m2);
   EXPECT_EQ(p.b_inputs(), Format::e4m3);
   EXPECT_EQ(p.validate(), "");
-  const CaseFile back = parse_case(case_to_json(c), "back.json");
-  EXPECT_TRUE(back.warnings.empty());
-  EXPECT_EQ(back.workload, c.workload);
+  expect_round_trip(c);
   // 0.9375 (1.111b / 2) has four significant bits: E4M3's, not E5M2's three; 57344 is E5M2's largest, past E4M3's.
-  auto swapped = [&](std::string text, const std::string& from, const std::string& to) {
-    return text.replace(text.find(from), from.size(), to);
-  };
   EXPECT_NE(error_of(swapped(product, "\"0.75\"", "\"0.9375\"")).find("a[0][1]"), std::string::npos);
   EXPECT_NE(error_of(swapped(product, "\"448\"", "\"57344\"")).find("b[0][0]"), std::string::npos);
   EXPECT_NE(error_of(swapped(product, "\"input_format\": \"e5m2\", ", "")).find("b_input_format"), std::string::npos);
@@ -177,22 +202,13 @@ TEST(CaseFile, Fp8AddendsOfDenseWorkloadsRoundTripAndBadOnesAreRefused) {
   EXPECT_EQ(d.addend_format(), Format::e5m2);
   EXPECT_EQ(d.addends[1], -0x1p-16);  // E5M2's smallest subnormal
   EXPECT_EQ(d.validate(), "");
-  const CaseFile back = parse_case(case_to_json(c), "back.json");
-  EXPECT_TRUE(back.warnings.empty());
-  EXPECT_EQ(back.workload, c.workload);
-  auto swapped = [&](std::string text, const std::string& from, const std::string& to) {
-    return text.replace(text.find(from), from.size(), to);
-  };
+  expect_round_trip(c);
   // 0.9375 (1.111b / 2) has four significant bits: E4M3's and bf16's, not E5M2's three.
-  const std::string addend_error = error_of(swapped(dense, "\"0.75\"", "\"0.9375\""));
-  EXPECT_NE(addend_error.find("c.json: addends[1][0]"), std::string::npos) << addend_error;
-  EXPECT_NE(addend_error.find("e5m2"), std::string::npos) << addend_error;
+  expect_error_names(swapped(dense, "\"0.75\"", "\"0.9375\""), {"c.json: addends[1][0]", "e5m2"});
   EXPECT_NE(error_of(swapped(dense, "\"e5m2\"", "\"f32\"")).find("input_format"), std::string::npos);
   EXPECT_NE(error_of(swapped(dense, "\"e5m2\"", "true")).find("input_format"), std::string::npos);
   // Without the key the addends are bf16 values: 0.9375 is one. The initial 1.0078125 is a bf16, not an FP8, value.
-  const std::string plain = swapped(dense, "\"input_format\": \"e5m2\", ", "");
-  EXPECT_EQ(error_of(swapped(plain, "\"0.75\"", "\"0.9375\"")), "");
-  EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
+  expect_storage_values_without_input_format(dense, "\"input_format\": \"e5m2\", ", "\"0.75\"", "\"0.9375\"");
   auto not_fp8 = d;
   not_fp8.input_format.reset();
   EXPECT_FALSE(not_fp8 == d);
@@ -213,20 +229,11 @@ TEST(CaseFile, Fp8RowsOfSparseWorkloadsRoundTripAndBadOnesAreRefused) {
   EXPECT_EQ(s.value_format(), Format::e4m3);
   EXPECT_EQ(s.values[1], -0x1p-9);  // E4M3's smallest subnormal
   EXPECT_EQ(s.validate(), "");
-  const CaseFile back = parse_case(case_to_json(c), "back.json");
-  EXPECT_TRUE(back.warnings.empty());
-  EXPECT_EQ(back.workload, c.workload);
-  auto swapped = [&](std::string text, const std::string& from, const std::string& to) {
-    return text.replace(text.find(from), from.size(), to);
-  };
+  expect_round_trip(c);
   // 0.96875 (1.1111b / 2) has five significant bits: f16's, not E4M3's four; 2^-10 (the table's) is below E4M3's range.
-  const std::string value_error = error_of(swapped(sparse, "\"0.9375\"", "\"0.96875\""));
-  EXPECT_NE(value_error.find("c.json: pairs[0][1].values[0]"), std::string::npos) << value_error;
-  EXPECT_NE(value_error.find("e4m3"), std::string::npos) << value_error;
+  expect_error_names(swapped(sparse, "\"0.9375\"", "\"0.96875\""), {"c.json: pairs[0][1].values[0]", "e4m3"});
   EXPECT_NE(error_of(swapped(sparse, "\"e4m3\"", "\"bf16\"")).find("input_format"), std::string::npos);
-  const std::string plain = swapped(sparse, "\"input_format\": \"e4m3\", ", "");
-  EXPECT_EQ(error_of(swapped(plain, "\"0.9375\"", "\"0.96875\"")), "");
-  EXPECT_EQ(case_to_json(parse_case(plain, "q.json")).find("input_format"), std::string::npos);
+  expect_storage_values_without_input_format(sparse, "\"input_format\": \"e4m3\", ", "\"0.9375\"", "\"0.96875\"");
   auto other = s;
   other.input_format = Format::e5m2;
   EXPECT_FALSE(other == s);

@@ -47,6 +47,8 @@ class JsonWriter {
 
  private:
   void separator();
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
   std::string out_;
   bool need_comma_ = false;
   bool after_key_ = false;

@@ -81,12 +81,7 @@ class Reader {
 
   bool object(JsonValue& out, int depth, std::string& error) {
     out.type = JsonValue::Type::object;
-    ++position_;
-    skip_space();
-    if (position_ < text_.size() && text_[position_] == '}') {
-      ++position_;
-      return true;
-    }
+    if (opens_empty('}')) return true;
     std::unordered_set<std::string> large_object_keys;
     for (;;) {
       skip_space();
@@ -110,27 +105,35 @@ class Reader {
       if (!value(member, depth + 1, error)) return false;
       path_.pop_back();
       out.members.emplace_back(std::move(key), std::move(member));
-      skip_space();
-      if (position_ < text_.size() && text_[position_] == ',') {
-        ++position_;
-        continue;
-      }
-      if (position_ < text_.size() && text_[position_] == '}') {
-        ++position_;
-        return true;
-      }
-      return fail("expected ',' or '}' in an object", error);
+      bool closed = false;
+      if (!comma_or_close('}', "an object", closed, error)) return false;
+      if (closed) return true;
     }
+  }
+
+  // Past an opening bracket: true (and past the closing one too) for an empty container.
+  bool opens_empty(char close) {
+    ++position_;
+    skip_space();
+    if (position_ >= text_.size() || text_[position_] != close) return false;
+    ++position_;
+    return true;
+  }
+
+  // After an object's member or an array's item: a ',' (more follow) or the closing bracket
+  // (`closed`), consumed; anything else is an error.
+  bool comma_or_close(char close, const char* container, bool& closed, std::string& error) {
+    skip_space();
+    if (position_ < text_.size() && (text_[position_] == ',' || text_[position_] == close)) {
+      closed = text_[position_++] == close;
+      return true;
+    }
+    return fail(std::string("expected ',' or '") + close + "' in " + container, error);
   }
 
   bool array(JsonValue& out, int depth, std::string& error) {
     out.type = JsonValue::Type::array;
-    ++position_;
-    skip_space();
-    if (position_ < text_.size() && text_[position_] == ']') {
-      ++position_;
-      return true;
-    }
+    if (opens_empty(']')) return true;
     for (;;) {
       skip_space();
       JsonValue item;
@@ -138,16 +141,9 @@ class Reader {
       if (!value(item, depth + 1, error)) return false;
       path_.pop_back();
       out.items.push_back(std::move(item));
-      skip_space();
-      if (position_ < text_.size() && text_[position_] == ',') {
-        ++position_;
-        continue;
-      }
-      if (position_ < text_.size() && text_[position_] == ']') {
-        ++position_;
-        return true;
-      }
-      return fail("expected ',' or ']' in an array", error);
+      bool closed = false;
+      if (!comma_or_close(']', "an array", closed, error)) return false;
+      if (closed) return true;
     }
   }
 
@@ -201,15 +197,13 @@ class Reader {
       }
       if (position_ >= text_.size()) break;
       const char e = text_[position_++];
+      // RFC 8259 sec. 7: the two-character escapes, and the characters they stand for.
+      static constexpr std::string_view escape_letters = "\"\\/bfnrt", escaped = "\"\\/\b\f\n\r\t";
+      if (const std::size_t k = escape_letters.find(e); k != std::string_view::npos) {
+        out += escaped[k];
+        continue;
+      }
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
         case 'u': {
           std::uint32_t cp;
           if (!read_hex4(cp, error)) return false;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "numerics/enum_names.h"
 #include "numerics/fast_exact.h"
 
 // The kernels pass vectors wider than the baseline ABI's registers between always-inlined
@@ -561,35 +562,27 @@ __attribute__((target("avx512f"))) bool f16_grid_sum_avx512(std::span<const doub
 }
 #endif
 
-ColumnKernel kernel(SimdPath path) {
+// The variant of kernel NAME (NAME_portable, NAME_avx2, NAME_avx512) for a SIMD path; the
+// portable one where the build has no x86 dispatch.
 #ifdef ACCUCHECK_X86_DISPATCH
-  if (path == SimdPath::avx512) return sum_columns_avx512;
-  if (path == SimdPath::avx2) return sum_columns_avx2;
+#define ACCUCHECK_KERNEL_FOR_PATH(path, NAME) \
+  ((path) == SimdPath::avx512 ? NAME##_avx512 : (path) == SimdPath::avx2 ? NAME##_avx2 : NAME##_portable)
+#else
+#define ACCUCHECK_KERNEL_FOR_PATH(path, NAME) ((void)(path), NAME##_portable)
 #endif
-  (void)path;
-  return sum_columns_portable;
-}
+
+ColumnKernel kernel(SimdPath path) { return ACCUCHECK_KERNEL_FOR_PATH(path, sum_columns); }
 
 using GridListKernel = bool (*)(std::span<const double>, ExactSum&);
 
-GridListKernel f16_grid_kernel(SimdPath path) {
-#ifdef ACCUCHECK_X86_DISPATCH
-  if (path == SimdPath::avx512) return f16_grid_sum_avx512;
-  if (path == SimdPath::avx2) return f16_grid_sum_avx2;
-#endif
-  (void)path;
-  return f16_grid_sum_portable;
-}
+GridListKernel f16_grid_kernel(SimdPath path) { return ACCUCHECK_KERNEL_FOR_PATH(path, f16_grid_sum); }
 
 }  // namespace
 
 std::string_view name(SimdPath path) {
-  switch (path) {
-    case SimdPath::portable: return "portable";
-    case SimdPath::avx2: return "avx2";
-    case SimdPath::avx512: return "avx512";
-  }
-  return "?";
+  static constexpr EnumNames<SimdPath, 3> names(
+      {{SimdPath::portable, "portable"}, {SimdPath::avx2, "avx2"}, {SimdPath::avx512, "avx512"}});
+  return names.name(path);
 }
 
 std::vector<SimdPath> supported_simd_paths() {

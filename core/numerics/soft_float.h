@@ -50,26 +50,11 @@ class SoftFloat {
 using Half = SoftFloat<Format::f16>;
 using BFloat16 = SoftFloat<Format::bf16>;
 
+// The type that stores a value of format F: double, float, Half or BFloat16 (FP8 values have no
+// storage type of their own: they are stored in a wider format).
 template <Format F>
-struct StorageOf;
-template <>
-struct StorageOf<Format::f64> {
-  using type = double;
-};
-template <>
-struct StorageOf<Format::f32> {
-  using type = float;
-};
-template <>
-struct StorageOf<Format::f16> {
-  using type = Half;
-};
-template <>
-struct StorageOf<Format::bf16> {
-  using type = BFloat16;
-};
-template <Format F>
-using storage_t = typename StorageOf<F>::type;
+requires(F == Format::f64 || F == Format::f32 || F == Format::f16 || F == Format::bf16) using storage_t =
+    std::conditional_t<F == Format::f64, double, std::conditional_t<F == Format::f32, float, SoftFloat<F>>>;
 
 template <class T>
 inline constexpr Format storage_format_v = T::format;

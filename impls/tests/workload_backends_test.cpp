@@ -13,6 +13,8 @@
 //   - ideal stochastic rounding's exact probabilities, with scripted random words.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -105,6 +107,20 @@ TEST(Products, ManualPathIsADotProductThenAnAdd) {
 
 // Round to nearest even with p significant bits and an unbounded exponent (the toy formats of
 // the search below: every value used is exact in double, so double arithmetic is exact).
+// One f32 dot product a . b into C = 0 (a 1 x 1 GEMM of depth a.size()), both inputs of
+// `input_format` (f32 when none).
+ProductWorkload dot_f32(std::vector<double> a, std::vector<double> b, std::optional<Format> input_format = {}) {
+  ProductWorkload p;
+  p.format = Format::f32;
+  p.rows = p.cols = p.steps = 1;
+  p.batch = a.size();
+  p.initial = {0.0};
+  p.a = std::move(a);
+  p.b = std::move(b);
+  p.input_format = input_format;
+  return p;
+}
+
 double round_bits(double x, int p) {
   if (x == 0 || !std::isfinite(x)) return x;
   int e;
@@ -643,17 +659,7 @@ TEST(FusedWindow, Fp8GemmModelsAreTheDenseChainOnTheProducts) {
   EXPECT_GT(compared, 1000);
   // 1 * 1 + 2^-7 * 2^-7 (E4M3 subnormals): 2^-14 falls below the 14-bit window at 2^0 (quantum
   // 2^-13) on Hopper, and within B200's 26 bits; FP32 FMAs keep it.
-  ProductWorkload one{.format = Format::f32,
-                      .rows = 1,
-                      .cols = 1,
-                      .batch = 2,
-                      .steps = 1,
-                      .initial = {0.0},
-                      .a = {1.0, 0x1p-7},
-                      .b = {1.0, 0x1p-7},
-                      .family = "",
-                      .input_format = Format::e4m3,
-                      .b_input_format = {}};
+  const ProductWorkload one = dot_f32({1.0, 0x1p-7}, {1.0, 0x1p-7}, Format::e4m3);
   ASSERT_EQ(validate(Workload(one)), "");
   EXPECT_EQ(run(backend("tc_h100_fp8_gemm_f32"), one)[0], 1.0);
   EXPECT_EQ(run(backend("tc_b200_fp8_gemm_f32"), one)[0], 1 + 0x1p-14);
@@ -723,17 +729,7 @@ TEST(FusedWindow, Tf32GemmBoundsNeedTheirInputTermAndAreNearlyReached) {
   // a = b = 1 + 2^-10 - 2^-23: TF32 keeps 1, so each product loses 2^-9 - 2^-22 + (2^-10 - 2^-23)^2 of
   // its 1 + 2^-9 - ...: nearly all of the input term 2^-9 A, far beyond the fused chain's own bound.
   const double a = 1 + 0x1p-10 - 0x1p-23;
-  ProductWorkload p{.format = Format::f32,
-                    .rows = 1,
-                    .cols = 1,
-                    .batch = 8,
-                    .steps = 1,
-                    .initial = {0.0},
-                    .a = std::vector<double>(8, a),
-                    .b = std::vector<double>(8, a),
-                    .family = "",
-                    .input_format = {},
-                    .b_input_format = {}};
+  const ProductWorkload p = dot_f32(std::vector<double>(8, a), std::vector<double>(8, a));
   ASSERT_EQ(validate(Workload(p)), "");
   for (const char* name : {"tc_a100_tf32_gemm_f32", "tc_h100_tf32_gemm_f32"}) {
     EXPECT_EQ(run(backend(name), p)[0], 8.0) << name;

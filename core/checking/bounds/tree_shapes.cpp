@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include "checking/bound.h"
 #include "checking/bounds/syntax.h"
@@ -46,57 +48,38 @@ bool to_shape(const Node& node, TreeShape& out, std::string& error) {
     error = "tree shape '" + h + "' takes no arguments";
     return false;
   }
-  if (h == "sequential") {
-    out = {TreeShape::Kind::sequential, 0};
-    return true;
-  }
-  if (h == "pairwise") {
-    out = {TreeShape::Kind::pairwise, 0};
-    return true;
-  }
-  if (h == "numpy") {
-    out = {TreeShape::Kind::numpy, 0};
-    return true;
-  }
-  if (h == "torch_sum") {
-    out = {TreeShape::Kind::torch_sum, 0};
+  using Kind = TreeShape::Kind;
+  static constexpr std::pair<std::string_view, Kind> without_parameter[] = {{"sequential", Kind::sequential},
+                                                                            {"pairwise", Kind::pairwise},
+                                                                            {"numpy", Kind::numpy},
+                                                                            {"torch_sum", Kind::torch_sum}};
+  static constexpr std::pair<std::string_view, Kind> with_parameter[] = {{"blocked", Kind::blocked},
+                                                                         {"lanes", Kind::lanes},
+                                                                         {"ranks", Kind::ranks},
+                                                                         {"nccl_tree", Kind::nccl_tree},
+                                                                         {"numpy_buffered", Kind::numpy_buffered},
+                                                                         {"windows", Kind::windows}};
+  for (const auto& [spelling, kind] : without_parameter) {
+    if (h != spelling) continue;
+    out = {kind, 0};
     return true;
   }
   if (h.starts_with("cuda_block:")) return to_cuda_block(h, out, error);
   auto colon = h.find(':');
   if (colon != std::string::npos) {
-    std::string_view kind = std::string_view(h).substr(0, colon);
+    std::string_view prefix = std::string_view(h).substr(0, colon);
     std::uint64_t parameter = 0;
     if (!parse_unsigned(std::string_view(h).substr(colon + 1), parameter) || parameter == 0 || parameter > (1u << 30)) {
       error = "tree shape '" + h + "' needs a positive integer after ':'";
       return false;
     }
-    if (kind == "blocked") {
-      out = {TreeShape::Kind::blocked, parameter};
-      return true;
-    }
-    if (kind == "lanes") {
-      out = {TreeShape::Kind::lanes, parameter};
-      return true;
-    }
-    if (kind == "ranks") {
-      out = {TreeShape::Kind::ranks, parameter};
-      return true;
-    }
-    if (kind == "nccl_tree") {
-      out = {TreeShape::Kind::nccl_tree, parameter};
-      return true;
-    }
-    if (kind == "numpy_buffered") {
-      out = {TreeShape::Kind::numpy_buffered, parameter};
-      return true;
-    }
-    if (kind == "windows") {
-      if (parameter < 2) {
+    for (const auto& [spelling, kind] : with_parameter) {
+      if (prefix != spelling) continue;
+      if (kind == Kind::windows && parameter < 2) {
         error = "tree shape '" + h + "': windows of at least 2";
         return false;
       }
-      out = {TreeShape::Kind::windows, parameter};
+      out = {kind, parameter};
       return true;
     }
   }

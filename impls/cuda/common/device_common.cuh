@@ -9,11 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/tree_config.h"
 #include "cuda/common/tree_reduce.h"
+#include "numerics/format.h"
 
 namespace accucheck::cuda::dev {
 
@@ -132,6 +134,22 @@ void reduce_columns(const T* host_columns, std::uint64_t n, std::uint64_t sums, 
   reduce(x.as<const T>(), out.as<T>());
   CUDA_CHECK(cudaDeviceSynchronize());
   out.download(host_out, sums * sizeof(T));
+}
+
+// The format of each device type the kernels run.
+template <class T>
+inline constexpr Format format_of_v = std::is_same_v<T, double>   ? Format::f64
+                                      : std::is_same_v<T, float>  ? Format::f32
+                                      : std::is_same_v<T, __half> ? Format::f16
+                                                                  : Format::bf16;
+
+// The entry points of kernels.h take a Format and untyped pointers: this calls
+// launch.template operator()<T>() for the one of Types whose format is f. Any other format is
+// the calling backend's failure (`entry`, and `supported` saying what it runs).
+template <class... Types, class Launch>
+void in_format(Format f, const char* entry, const char* supported, Launch&& launch) {
+  const bool launched = ((f == format_of_v<Types> ? (launch.template operator()<Types>(), true) : false) || ...);
+  if (!launched) throw_cuda_failure(__FILE__, __LINE__, entry, "unsupported format", supported);
 }
 
 // Grid size for a grid-stride loop over `work` items with `threads` per block.

@@ -59,12 +59,12 @@ double cub_sum_of_device(const T* x, std::uint64_t n) {
 
 }  // namespace dev
 
+constexpr const char* kCubFormats = "the CUB backends run f32 and f64";
+
 void cub_reduce(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
-  if (f == Format::f64)
-    return dev::launch_cub_reduce<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
-  if (f == Format::f32)
-    return dev::launch_cub_reduce<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
-  throw_cuda_failure(__FILE__, __LINE__, "cub_reduce", "unsupported format", "the CUB backends run f32 and f64");
+  dev::in_format<double, float>(f, "cub_reduce", kCubFormats, [&]<class T>() {
+    dev::launch_cub_reduce<T>(static_cast<const T*>(columns), n, elements, static_cast<T*>(out));
+  });
 }
 
 #if ACCUCHECK_HAVE_CUB_DETERMINISM
@@ -72,14 +72,9 @@ void cub_reduce_with_determinism(Format f, CubDeterminism d, const void* columns
                                  void* out) {
   namespace det = ::cuda::execution::determinism;
   const auto run = [&](auto determinism) {
-    if (f == Format::f64)
-      return dev::launch_cub_reduce_with<double>(static_cast<const double*>(columns), n, elements,
-                                                 static_cast<double*>(out), determinism);
-    if (f == Format::f32)
-      return dev::launch_cub_reduce_with<float>(static_cast<const float*>(columns), n, elements,
-                                                static_cast<float*>(out), determinism);
-    throw_cuda_failure(__FILE__, __LINE__, "cub_reduce_with_determinism", "unsupported format",
-                       "the CUB backends run f32 and f64");
+    dev::in_format<double, float>(f, "cub_reduce_with_determinism", kCubFormats, [&]<class T>() {
+      dev::launch_cub_reduce_with<T>(static_cast<const T*>(columns), n, elements, static_cast<T*>(out), determinism);
+    });
   };
   if (d == CubDeterminism::gpu_to_gpu)
     run(det::gpu_to_gpu);

@@ -58,6 +58,15 @@ __device__ __forceinline__ void bin_float(double* bins, float v, unsigned& flags
   bins[k * kF32Threads] += static_cast<double>(v);  // exact (see above)
 }
 
+// Thread 0 of a block of THREADS: the block's flags, the OR of its warps'.
+template <unsigned THREADS>
+__device__ __forceinline__ void store_block_flags(const unsigned* warp_flags, unsigned* block_flags) {
+  if (threadIdx.x != 0) return;
+  unsigned f = 0;
+  for (unsigned w = 0; w < THREADS / 32; ++w) f |= warp_flags[w];
+  block_flags[blockIdx.x] = f;
+}
+
 template <bool ABS>
 __global__ void __launch_bounds__(kF32Threads)
     exact_f32_pass1(const float* x, std::uint64_t n, long long* block_bins, unsigned* block_flags) {
@@ -112,11 +121,7 @@ __global__ void __launch_bounds__(kF32Threads)
     for (unsigned w = 0; w < kF32Threads / 32; ++w) s += warp_bins[w][threadIdx.x];
     block_bins[std::uint64_t{blockIdx.x} * kF32Bins + threadIdx.x] = s;
   }
-  if (threadIdx.x == 0) {
-    unsigned f = 0;
-    for (unsigned w = 0; w < kF32Threads / 32; ++w) f |= warp_flags[w];
-    block_flags[blockIdx.x] = f;
-  }
+  store_block_flags<kF32Threads>(warp_flags, block_flags);
 }
 
 // One block of 32 threads: thread k sums bin k over the blocks as low and high 32-bit halves
@@ -205,11 +210,7 @@ __global__ void __launch_bounds__(kF64Threads)
     for (unsigned t = 0; t < kF64Threads; ++t) s += all[i * kF64Threads + t];
     block_cells[std::uint64_t{blockIdx.x} * hd::kChunks + i] = s;
   }
-  if (threadIdx.x == 0) {
-    unsigned f = 0;
-    for (unsigned w = 0; w < kF64Threads / 32; ++w) f |= warp_flags[w];
-    block_flags[blockIdx.x] = f;
-  }
+  store_block_flags<kF64Threads>(warp_flags, block_flags);
 }
 
 __global__ void exact_f64_final(const long long* block_cells, const unsigned* block_flags, unsigned blocks,

@@ -27,11 +27,9 @@ void launch_kahan(const T* host_columns, std::uint64_t n, std::uint64_t sums, T*
 }  // namespace dev
 
 void kahan(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
-  if (f == Format::f64)
-    return dev::launch_kahan<double>(static_cast<const double*>(columns), n, elements, static_cast<double*>(out));
-  if (f == Format::f32)
-    return dev::launch_kahan<float>(static_cast<const float*>(columns), n, elements, static_cast<float*>(out));
-  throw_cuda_failure(__FILE__, __LINE__, "kahan", "unsupported format", "the Kahan kernel runs f32 and f64");
+  dev::in_format<double, float>(f, "kahan", "the Kahan kernel runs f32 and f64", [&]<class T>() {
+    dev::launch_kahan<T>(static_cast<const T*>(columns), n, elements, static_cast<T*>(out));
+  });
 }
 
 }  // namespace accucheck::cuda

@@ -9,40 +9,18 @@ namespace dev {
 struct IeeeBuild {};  // tree_kernels.cuh's Build tag for this translation unit
 }  // namespace dev
 
+constexpr const char* kTreeFormats = "the tree kernels run f64, f32, f16 and bf16";
+
 void warp_tree(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
-  using dev::IeeeBuild;
-  switch (f) {
-    case Format::f64:
-      return dev::launch_warp_tree<double, IeeeBuild>(static_cast<const double*>(columns), n, elements,
-                                                      static_cast<double*>(out));
-    case Format::f32:
-      return dev::launch_warp_tree<float, IeeeBuild>(static_cast<const float*>(columns), n, elements,
-                                                     static_cast<float*>(out));
-    case Format::f16:
-      return dev::launch_warp_tree<__half, IeeeBuild>(static_cast<const __half*>(columns), n, elements,
-                                                      static_cast<__half*>(out));
-    case Format::bf16:
-      return dev::launch_warp_tree<__nv_bfloat16, IeeeBuild>(static_cast<const __nv_bfloat16*>(columns), n, elements,
-                                                             static_cast<__nv_bfloat16*>(out));
-  }
+  dev::in_format<double, float, __half, __nv_bfloat16>(f, "warp_tree", kTreeFormats, [&]<class T>() {
+    dev::launch_warp_tree<T, dev::IeeeBuild>(static_cast<const T*>(columns), n, elements, static_cast<T*>(out));
+  });
 }
 
 void block_reduce(Format f, const void* columns, std::size_t n, std::size_t elements, void* out) {
-  using dev::IeeeBuild;
-  switch (f) {
-    case Format::f64:
-      return dev::launch_block_reduce<double, IeeeBuild>(static_cast<const double*>(columns), n, elements,
-                                                         static_cast<double*>(out));
-    case Format::f32:
-      return dev::launch_block_reduce<float, IeeeBuild>(static_cast<const float*>(columns), n, elements,
-                                                        static_cast<float*>(out));
-    case Format::f16:
-      return dev::launch_block_reduce<__half, IeeeBuild>(static_cast<const __half*>(columns), n, elements,
-                                                         static_cast<__half*>(out));
-    case Format::bf16:
-      return dev::launch_block_reduce<__nv_bfloat16, IeeeBuild>(static_cast<const __nv_bfloat16*>(columns), n, elements,
-                                                                static_cast<__nv_bfloat16*>(out));
-  }
+  dev::in_format<double, float, __half, __nv_bfloat16>(f, "block_reduce", kTreeFormats, [&]<class T>() {
+    dev::launch_block_reduce<T, dev::IeeeBuild>(static_cast<const T*>(columns), n, elements, static_cast<T*>(out));
+  });
 }
 
 }  // namespace accucheck::cuda
