@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,17 +50,27 @@ namespace {
   std::abort();
 }
 
-void case_reader(std::string_view text) {
-  CaseFile c;
+// What `parse` read from `text`, or nothing where it refused the input with an Error that names
+// `source` first; an error that does not, or any other exception, is a finding of `reader`.
+template <class Error, class Parse>
+auto read_or_refuse(const char* reader, std::string_view source, std::string_view text, Parse parse)
+    -> std::optional<decltype(parse())> {
   try {
-    c = parse_case(text, "fuzz.json");
-  } catch (const CaseError& e) {
-    if (std::strncmp(e.what(), "fuzz.json", 9) != 0)
-      finding("case file", std::string("error does not name the source: ") + e.what(), text);
-    return;
+    return parse();
+  } catch (const Error& e) {
+    if (!std::string_view(e.what()).starts_with(source))
+      finding(reader, std::string("error does not name the source: ") + e.what(), text);
+    return std::nullopt;
   } catch (const std::exception& e) {
-    finding("case file", std::string("parse_case threw something other than CaseError: ") + e.what(), text);
+    finding(reader, std::string("threw something other than its error type: ") + e.what(), text);
   }
+}
+
+void case_reader(std::string_view text) {
+  const auto read =
+      read_or_refuse<CaseError>("case file", "fuzz.json", text, [&] { return parse_case(text, "fuzz.json"); });
+  if (!read) return;
+  const CaseFile& c = *read;
   const std::string invalid = validate(c.workload);
   if (!invalid.empty()) finding("case file", "parse_case accepted an invalid workload: " + invalid, text);
   std::string again;
@@ -129,17 +140,12 @@ void bound_reader(std::string_view text) {
 void npy_reader(std::string_view text) {
   NpyLimits limits;
   limits.max_bytes = std::uint64_t{1} << 24;  // the fuzzer's memory limit is 2 GiB
-  NpyArray a;
-  try {
-    a = parse_npy(std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(text.data()), text.size()),
-                  "fuzz.npy", limits);
-  } catch (const NpyError& e) {
-    if (std::strncmp(e.what(), "fuzz.npy", 8) != 0)
-      finding(".npy", std::string("error does not name the file: ") + e.what(), text);
-    return;
-  } catch (const std::exception& e) {
-    finding(".npy", std::string("parse_npy threw something other than NpyError: ") + e.what(), text);
-  }
+  const auto read = read_or_refuse<NpyError>(".npy", "fuzz.npy", text, [&] {
+    return parse_npy(std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(text.data()), text.size()),
+                     "fuzz.npy", limits);
+  });
+  if (!read) return;
+  const NpyArray& a = *read;
   if (a.data.size() != a.count() * npy_item_size(a.dtype)) finding(".npy", "data size does not match the shape", text);
   try {
     // uint8 read as FP8 bit patterns too (trace --fp8), in a format the input's length picks.

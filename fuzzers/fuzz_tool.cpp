@@ -242,40 +242,33 @@ const char* const kNumbers[] = {"0",
                                 "1.0000000000000002220446",
                                 "9007199254740993"};
 
-void write_seeds(const fs::path& root) {
+// Two seeds per family of `kind` in format f, family i's drawn from seed_base * (i + 1) + 10 *
+// format_index(f) + k (the committed corpora were written with these).
+void write_family_seeds(const fs::path& dir, WorkloadKind kind, Format f, std::uint64_t seed_base) {
   const std::uint64_t seeds_per_family = 2;
+  const auto families = families_of(kind);
+  for (std::size_t i = 0; i < families.size(); ++i)
+    for (std::uint64_t k = 0; k < seeds_per_family; ++k)
+      write_seed(dir, std::string(families[i]->name) + "-" + std::string(name(f)),
+                 family_input(kind, f, i, seed_base * (i + 1) + 10 * format_index(f) + k));
+}
+
+void write_seeds(const fs::path& root) {
   // fuzz_dense and fuzz_maxerr share the dense layout.
   for (const char* target : {"fuzz_dense", "fuzz_maxerr"}) {
     const fs::path dir = root / target / "seed";
-    const auto dense = families_of(WorkloadKind::dense);
-    for (Format f : all_formats)
-      for (std::size_t i = 0; i < dense.size(); ++i)
-        for (std::uint64_t k = 0; k < seeds_per_family; ++k)
-          write_seed(dir, std::string(dense[i]->name) + "-" + std::string(name(f)),
-                     family_input(WorkloadKind::dense, f, i, 1000 * (i + 1) + 10 * format_index(f) + k));
+    for (Format f : all_formats) write_family_seeds(dir, WorkloadKind::dense, f, 1000);
     for (const auto& [label, w] : explicit_dense_cases()) write_seed(dir, label, encode_input(w));
   }
-  {
+  for (Format f : all_formats) {
     const fs::path dir = root / "fuzz_sparse" / "seed";
-    const auto sparse = families_of(WorkloadKind::sparse);
-    for (Format f : all_formats) {
-      for (std::size_t i = 0; i < sparse.size(); ++i)
-        for (std::uint64_t k = 0; k < seeds_per_family; ++k)
-          write_seed(dir, std::string(sparse[i]->name) + "-" + std::string(name(f)),
-                     family_input(WorkloadKind::sparse, f, i, 5000 * (i + 1) + 10 * format_index(f) + k));
-      write_seed(dir, "explicit-sparse-" + std::string(name(f)), encode_input(explicit_sparse_case(f)));
-    }
+    write_family_seeds(dir, WorkloadKind::sparse, f, 5000);
+    write_seed(dir, "explicit-sparse-" + std::string(name(f)), encode_input(explicit_sparse_case(f)));
   }
-  {
+  for (Format f : {Format::f32, Format::f16, Format::bf16}) {
     const fs::path dir = root / "fuzz_product" / "seed";
-    const auto product = families_of(WorkloadKind::product);
-    for (Format f : {Format::f32, Format::f16, Format::bf16}) {
-      for (std::size_t i = 0; i < product.size(); ++i)
-        for (std::uint64_t k = 0; k < seeds_per_family; ++k)
-          write_seed(dir, std::string(product[i]->name) + "-" + std::string(name(f)),
-                     family_input(WorkloadKind::product, f, i, 7000 * (i + 1) + 10 * format_index(f) + k));
-      write_seed(dir, "explicit-product-" + std::string(name(f)), encode_input(explicit_product_case(f)));
-    }
+    write_family_seeds(dir, WorkloadKind::product, f, 7000);
+    write_seed(dir, "explicit-product-" + std::string(name(f)), encode_input(explicit_product_case(f)));
   }
   {
     const fs::path dir = root / "fuzz_oracle" / "seed";

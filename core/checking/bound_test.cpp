@@ -400,14 +400,20 @@ FixedInt fixed_floor(const Big& numerator, const Big& denominator) {
   return FixedInt(Big((numerator << fixed_scale) / denominator));
 }
 
+// value (1 - 2^-100) for direction < 0, else value (1 + 2^-100), rounded in r, as a FixedInt: a
+// reference value stepped just below or above a bound, past the rounding of the evaluator's
+// rational upper bound (relative error far below 2^-100). t is scratch.
+FixedInt stepped_by_2_to_minus_100(mpfr_t value, int direction, mpfr_t t, mpfr_rnd_t r) {
+  mpfr_div_2ui(t, value, 100, r);
+  if (direction < 0)
+    mpfr_sub(value, value, t, r);
+  else
+    mpfr_add(value, value, t, r);
+  return mpfr_to_fixed(value, r);
+}
+
 ExactSum summary(std::uint64_t n, const FixedInt& sum, const FixedInt& abs_sum, double max_abs = 1.0) {
-  ExactSum e;
-  e.count = n;
-  e.sum = sum;
-  e.abs_sum = abs_sum;
-  e.max_abs = max_abs;
-  e.all_negative_zero = false;
-  return e;
+  return {.sum = sum, .abs_sum = abs_sum, .count = n, .all_negative_zero = false, .max_abs = max_abs};
 }
 
 // The bound is exactly `threshold` (a fixed-point value): an error equal to it is within,
@@ -584,12 +590,7 @@ TEST(BoundEval, ReproducibleBinnedAgainstMpfr) {
     mpfr_mul_2si(t, c, 100, r);         // c |S|
     mpfr_add(value, value, t, r);
     // Step past the evaluator's rational upper bound of sqrt (relative error below 2^-120).
-    mpfr_div_2ui(t, value, 100, r);
-    if (direction < 0)
-      mpfr_sub(value, value, t, r);
-    else
-      mpfr_add(value, value, t, r);
-    const FixedInt fixed = mpfr_to_fixed(value, r);
+    const FixedInt fixed = stepped_by_2_to_minus_100(value, direction, t, r);
     mpfr_clears(c, t, value, static_cast<mpfr_ptr>(nullptr));
     const BoundCheck check = check_error_bound(bound("reproducible_binned(3,40,f64)"), Format::f64, e, fixed);
     EXPECT_EQ(check.within, direction < 0) << direction;
@@ -741,13 +742,7 @@ TEST(BoundEval, StochasticAgainstMpfr) {
     mpfr_sub_ui(x, x, 1, r);
     mpfr_mul_ui(x, x, 3, r);
     // Step past the rounding of the evaluator's rational upper bound (relative 2^-200).
-    mpfr_set(t, x, r);
-    mpfr_div_2ui(t, t, 100, r);
-    if (direction < 0)
-      mpfr_sub(x, x, t, r);
-    else
-      mpfr_add(x, x, t, r);
-    const FixedInt fixed = mpfr_to_fixed(x, r);
+    const FixedInt fixed = stepped_by_2_to_minus_100(x, direction, t, r);
     mpfr_clears(x, t, static_cast<mpfr_ptr>(nullptr));
     EXPECT_EQ(check_error_bound(bound("stochastic(6,bf16)"), Format::bf16, e, fixed).within, direction < 0);
   }

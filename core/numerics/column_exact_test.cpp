@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "accucheck/testing/bits.h"
+#include "accucheck/testing/exact_sums.h"
 #include "accucheck/testing/seed.h"
 #include "checking/workload.h"
 #include "numerics/column_exact.h"
@@ -63,17 +64,6 @@ DenseWorkload random_workload(std::mt19937_64& rng, Format f, std::size_t elemen
   return w;
 }
 
-void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& context) {
-  EXPECT_EQ(fast.special, ref.special) << context;
-  EXPECT_TRUE(fast.sum == ref.sum) << context << "\n sum " << fixed_hex(fast.sum) << " vs " << fixed_hex(ref.sum);
-  EXPECT_TRUE(fast.abs_sum == ref.abs_sum)
-      << context << "\n abs_sum " << fixed_hex(fast.abs_sum) << " vs " << fixed_hex(ref.abs_sum);
-  EXPECT_EQ(fast.sum.sign(), ref.sum.sign()) << context;
-  EXPECT_EQ(fast.count, ref.count) << context;
-  EXPECT_EQ(fast.all_negative_zero, ref.all_negative_zero) << context;
-  EXPECT_TRUE(same_bits(fast.max_abs, ref.max_abs)) << context;
-}
-
 // Every element of w through exact_elements on `path` against boost_exact_sum of its column,
 // and what column_exact_sums summed itself (also for fewer columns than exact_elements hands it)
 // against the same; returns how many columns that was.
@@ -83,14 +73,14 @@ std::size_t check_workload(const DenseWorkload& w, SimdPath path, const std::str
   std::vector<double> column;
   for (std::size_t j = 0; j < w.elements; ++j) {
     w.column(j, column);
-    expect_same(fast[j], boost_exact_sum(column), label + " element " + std::to_string(j));
+    test::expect_same_exact_sum(fast[j], boost_exact_sum(column), label + " element " + std::to_string(j));
   }
   // A range that starts inside the workload (the pipeline judges ranges).
   if (w.elements > 3) {
     std::vector<ExactSum> part;
     exact_elements(w, 3, w.elements, part, path);
     for (std::size_t j = 3; j < w.elements; ++j)
-      expect_same(part[j - 3], fast[j], label + " range element " + std::to_string(j));
+      test::expect_same_exact_sum(part[j - 3], fast[j], label + " range element " + std::to_string(j));
   }
   std::vector<ExactSum> out(w.elements);
   std::vector<std::uint8_t> summed(w.elements);
@@ -101,7 +91,7 @@ std::size_t check_workload(const DenseWorkload& w, SimdPath path, const std::str
     if (!summed[j]) continue;
     ++count;
     // Not a repeat of the check above when exact_elements gathered these few columns itself.
-    expect_same(out[j], fast[j], label + " side by side, element " + std::to_string(j));
+    test::expect_same_exact_sum(out[j], fast[j], label + " side by side, element " + std::to_string(j));
   }
   return count;
 }
@@ -233,14 +223,15 @@ TEST_P(ColumnExact, F16GridListsAgainstBoost) {
         ExactSum fast;
         const std::string context = std::string(name(f)) + " " + shape.name + ", n = " + std::to_string(n);
         ASSERT_TRUE(f16_grid_exact_sum(list, fast, path)) << context;
-        expect_same(fast, boost_exact_sum(list), context);
-        expect_same(exact_sum_of_values(list, Format::f16), boost_exact_sum(list), context + " (exact_sum_of_values)");
+        test::expect_same_exact_sum(fast, boost_exact_sum(list), context);
+        test::expect_same_exact_sum(exact_sum_of_values(list, Format::f16), boost_exact_sum(list),
+                                    context + " (exact_sum_of_values)");
       }
   for (const std::vector<double>& zeros : {std::vector<double>(19, -0.0), std::vector<double>{-0.0, 0.0, -0.0},
                                            std::vector<double>(9, 0.0), std::vector<double>{65504.0, -65504.0, -0.0}}) {
     ExactSum fast;
     ASSERT_TRUE(f16_grid_exact_sum(zeros, fast, path));
-    expect_same(fast, boost_exact_sum(zeros), "zeros, n = " + std::to_string(zeros.size()));
+    test::expect_same_exact_sum(fast, boost_exact_sum(zeros), "zeros, n = " + std::to_string(zeros.size()));
   }
   // f16's top binade [2^15, 65504] (the random lists stay below it: rounding there can overflow),
   // and the largest value below 2^16 on the grid, either sign.
@@ -250,7 +241,7 @@ TEST_P(ColumnExact, F16GridListsAgainstBoost) {
     top[n / 2] = ((rng() & 1) ? -1.0 : 1.0) * (65536.0 - 0x1p-24);
     ExactSum fast;
     ASSERT_TRUE(f16_grid_exact_sum(top, fast, path));
-    expect_same(fast, boost_exact_sum(top), "top binade, n = " + std::to_string(n));
+    test::expect_same_exact_sum(fast, boost_exact_sum(top), "top binade, n = " + std::to_string(n));
   }
 }
 
@@ -277,7 +268,8 @@ TEST_P(ColumnExact, F16GridRefusesWhatItCannotHold) {
       untouched.count = 12345;
       EXPECT_FALSE(f16_grid_exact_sum(list, untouched, path)) << bad << " at " << at;
       EXPECT_EQ(untouched.count, 12345u);
-      expect_same(exact_sum_of_values(list, Format::f16), boost_exact_sum(list), "refused " + std::to_string(bad));
+      test::expect_same_exact_sum(exact_sum_of_values(list, Format::f16), boost_exact_sum(list),
+                                  "refused " + std::to_string(bad));
     }
   ExactSum empty;
   EXPECT_FALSE(f16_grid_exact_sum({}, empty, path));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "accucheck/testing/bits.h"
+#include "accucheck/testing/exact_sums.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/seed.h"
 #include "checking/judge.h"
@@ -45,14 +46,7 @@ std::string describe(const std::vector<double>& xs) {
 
 // Field-for-field equality with the reference, and rounded() in every format.
 void expect_same(const ExactSum& fast, const ExactSum& ref, const std::string& context) {
-  EXPECT_EQ(fast.special, ref.special) << context;
-  EXPECT_TRUE(fast.sum == ref.sum) << context << "\n sum " << fixed_hex(fast.sum) << " vs " << fixed_hex(ref.sum);
-  EXPECT_TRUE(fast.abs_sum == ref.abs_sum)
-      << context << "\n abs_sum " << fixed_hex(fast.abs_sum) << " vs " << fixed_hex(ref.abs_sum);
-  EXPECT_EQ(fast.count, ref.count) << context;
-  EXPECT_EQ(fast.all_negative_zero, ref.all_negative_zero) << context;
-  EXPECT_TRUE(same_bits(fast.max_abs, ref.max_abs))
-      << context << "\n max_abs " << hex_float(fast.max_abs) << " vs " << hex_float(ref.max_abs);
+  test::expect_same_exact_sum(fast, ref, context);
   for (Format f : all_formats) {
     EXPECT_TRUE(same_bits(fast.rounded(f), ref.rounded(f)))
         << context << "\n rounded(" << name(f) << ") " << hex_float(fast.rounded(f)) << " vs "

@@ -309,18 +309,24 @@ std::vector<std::string> register_loaded(std::vector<Backend> backends, const st
   return names;
 }
 
+// The calls into a guest's backend `index` (call_of for validate): through `call`, the worker's
+// entry point, with the guest's id and options.
+template <class Id, class Call>
+auto calls_into(Id id, const PluginOptions& options, Call call) {
+  return [=](std::size_t index) -> GuestCall {
+    return
+        [=](const std::string& what, const plugin_worker::CallLayout& layout,
+            const std::function<void(unsigned char*)>& fill) { return call(id, index, what, options, layout, fill); };
+  };
+}
+
 // `library` is dlopened; `display` names it in every message and its backends record `library`.
 std::vector<std::string> load_library(const std::string& library, const std::string& display,
                                       const PluginOptions& options, Registry& registry) {
   std::lock_guard lock(loader_mutex());
   if (loaded_before(registry, library)) return {};
   auto [id, description] = plugin_worker::open_plugin(display, library, options);
-  const auto call_of = [id = id, options](std::size_t index) -> GuestCall {
-    return [=](const std::string& what, const plugin_worker::CallLayout& layout,
-               const std::function<void(unsigned char*)>& fill) {
-      return plugin_worker::call_plugin(id, index, what, options, layout, fill);
-    };
-  };
+  const auto call_of = calls_into(id, options, &plugin_worker::call_plugin);
   std::vector<Backend> backends;
   try {
     backends = validate(call_of, display, library, description, registry);
@@ -390,12 +396,7 @@ std::vector<std::string> load_python_file(const std::string& path, const PluginO
   if (served.backends.empty())
     throw PluginError(path + ": registered no backends (decorate a function with @accucheck.backend)" +
                       (served.output.empty() ? "" : "; it wrote: " + served.output));
-  const auto call_of = [id = id, options](std::size_t index) -> GuestCall {
-    return [=](const std::string& what, const plugin_worker::CallLayout& layout,
-               const std::function<void(unsigned char*)>& fill) {
-      return python_worker::call_backend(id, index, what, options, layout, fill);
-    };
-  };
+  const auto call_of = calls_into(id, options, &python_worker::call_backend);
   std::vector<Backend> backends;
   try {
     backends = validate(call_of, path, file, as_plugin_description(served), registry);

@@ -576,35 +576,33 @@ CallLayout dense_layout(std::size_t elements, std::size_t steps, Format storage,
 
 CallLayout sparse_layout(std::size_t rows, std::size_t dim, std::size_t steps, std::size_t pairs, Format storage,
                          Format input, const SparseStrides& strides) {
-  CallLayout l;
-  l.sparse = true;
-  l.input_format = input;
-  l.rows = rows;
-  l.dim = dim;
-  l.steps = steps;
-  l.table_row_stride = static_cast<std::int64_t>(strides.table_row);
-  l.value_pair_stride = static_cast<std::int64_t>(strides.value_pair);
+  CallLayout l{.sparse = true,
+               .steps = steps,
+               .rows = rows,
+               .dim = dim,
+               .pairs = pairs,
+               .table_row_stride = static_cast<std::int64_t>(strides.table_row),
+               .value_pair_stride = static_cast<std::int64_t>(strides.value_pair),
+               .input_format = input};
   l.buffer_offset = 2 * kAlign;
   l.buffer_bytes = strides.table_span * storage_size(storage);
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);
   l.index_offset = aligned(l.inputs_offset + (steps + 1) * sizeof(size_t));
   l.values_offset = aligned(l.index_offset + pairs * sizeof(std::uint32_t));
-  l.pairs = pairs;
   l.total = aligned(l.values_offset + strides.values_span * storage_size(input)) + kAlign;
   return l;
 }
 
 CallLayout product_layout(std::size_t rows, std::size_t cols, std::size_t batch, std::size_t steps, Format storage,
                           Format a_input, Format b_input) {
-  CallLayout l;
-  l.product = true;
-  l.input_format = a_input;
-  l.b_input_format = b_input;
-  l.rows = rows;
-  l.cols = cols;
-  l.batch = batch;
-  l.steps = steps;
-  l.elements = rows * cols;
+  CallLayout l{.product = true,
+               .elements = rows * cols,
+               .steps = steps,
+               .rows = rows,
+               .cols = cols,
+               .batch = batch,
+               .input_format = a_input,
+               .b_input_format = b_input};
   l.buffer_offset = 2 * kAlign;
   l.buffer_bytes = rows * cols * storage_size(storage);
   l.inputs_offset = aligned(l.buffer_offset + l.buffer_bytes + kGuardBytes);

@@ -55,14 +55,14 @@ struct File {
   std::uint64_t sequence = 0;
 };
 
-std::mutex& files_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-std::vector<File>& files() {
-  static std::vector<File> list;
-  return list;
+// The files loaded, by FileId, and the lock that guards them.
+struct LoadedFiles {
+  std::mutex lock;
+  std::vector<File> list;
+};
+LoadedFiles& loaded() {
+  static LoadedFiles files;
+  return files;
 }
 
 // One message: a 4-byte little-endian length, then JSON.
@@ -217,21 +217,21 @@ std::string package_directory() {
 
 std::pair<FileId, FileDescription> open_file(const std::string& display, const std::string& file,
                                              const PluginOptions& options) {
-  std::lock_guard lock(files_mutex());
-  const FileId id = files().size();
-  files().push_back(File{display, file});
-  FileDescription d = start(files().back(), options);
+  std::lock_guard lock(loaded().lock);
+  const FileId id = loaded().list.size();
+  loaded().list.push_back(File{display, file});
+  FileDescription d = start(loaded().list.back(), options);
   return {id, std::move(d)};
 }
 
 CallResult call_backend(FileId id, std::size_t index, const std::string& what, const PluginOptions& options,
                         const CallLayout& layout, const std::function<void(unsigned char* base)>& fill) {
-  std::lock_guard lock(files_mutex());
+  std::lock_guard lock(loaded().lock);
   using Clock = std::chrono::steady_clock;
   if (const auto deadline = plugin_call_deadline(); deadline && Clock::now() >= *deadline)
     throw PluginDeadlineReached{what, 0};
   const auto started = Clock::now();
-  File& file = files().at(id);
+  File& file = loaded().list.at(id);
   GuestProcess& process = *file.process;
   struct OnePerCall {  // fork_per_call: the worker ends after this call, whatever happens
     GuestProcess& process;

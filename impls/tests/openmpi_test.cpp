@@ -117,12 +117,12 @@ TEST(OpenMpi, AMissingMpirunIsTheBackendsFailureEachTime) {
   const Backend* b = Registry::global().find("mpi_allreduce_np4_f64");
   ASSERT_NE(b, nullptr);
   const DenseWorkload w = random_workload(3, 5, 2);
-  std::vector<double> result(w.elements);
   for (int attempt = 0; attempt < 2; ++attempt) {
     const std::string failure = failure_of(*b, w);
     EXPECT_NE(failure.find("cannot start /nonexistent/mpirun"), std::string::npos) << failure;
   }
   ::unsetenv("ACCUCHECK_MPIRUN");
+  std::vector<double> result(w.elements);
   b->run(w, result, RunOptions{});  // a clean start after two failed ones
   for (std::size_t j = 0; j < w.elements; ++j) {
     // 5 terms over 4 ranks in f64: shares {0}, {1}, {2}, {3, 4}; recursive doubling on 4 ranks.
@@ -136,10 +136,10 @@ TEST(OpenMpi, AWorldThatCannotStartIsTheBackendsFailure) {
   const Backend* b = Registry::global().find("mpi_allreduce_np2_f32");
   ASSERT_NE(b, nullptr);
   const DenseWorkload w = random_workload(3, 2, 1);
-  std::vector<double> result(w.elements);
   const std::string failure = failure_of(*b, w);
   EXPECT_NE(failure.find("the MPI world ended"), std::string::npos) << failure;
   ::unsetenv("ACCUCHECK_MPIRUN");
+  std::vector<double> result(w.elements);
   b->run(w, result, RunOptions{});  // the next workload starts a world again
   const std::vector<float> partial = partial_sums(w, 0, 2);
   EXPECT_EQ(result[0], static_cast<double>(partial[0] + partial[1]));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accucheck/testing/bits.h"
+#include "accucheck/testing/exact_sums.h"
 #include "accucheck/testing/mpfr.h"
 #include "accucheck/testing/order_models.h"
 #include "accucheck/testing/seed.h"
@@ -38,6 +39,34 @@ TEST(TestingBits, ExpectSameBitsFailsOnADifferenceOrALength) {
   test::expect_same_bits({1.0, -0.0, kNaN}, {1.0, -0.0, kNaN}, "equal");
   EXPECT_NONFATAL_FAILURE(test::expect_same_bits({1.0, -0.0}, {1.0, 0.0}, "zeros"), "zeros element 1: ");
   EXPECT_FATAL_FAILURE(test::expect_same_bits(kTwo, kOne, "lengths"), "lengths");
+}
+
+TEST(TestingExactSums, EveryFieldCounts) {
+  ExactSum a;
+  a.count = 2;
+  a.sum = 3;
+  a.abs_sum = 5;
+  a.all_negative_zero = false;
+  a.max_abs = 4.0;
+  test::expect_same_exact_sum(a, a, "equal");
+  ExactSum b = a;
+  b.sum = 4;
+  EXPECT_NONFATAL_FAILURE(test::expect_same_exact_sum(b, a, "sums"), "sums\n sum ");
+  b = a;
+  b.abs_sum = 6;
+  EXPECT_NONFATAL_FAILURE(test::expect_same_exact_sum(b, a, "abs"), "abs\n abs_sum ");
+  b = a;
+  b.count = 3;
+  EXPECT_NONFATAL_FAILURE(test::expect_same_exact_sum(b, a, "count"), "count");
+  b = a;
+  b.all_negative_zero = true;
+  EXPECT_NONFATAL_FAILURE(test::expect_same_exact_sum(b, a, "zeros"), "zeros");
+  b = a;
+  b.max_abs = -4.0;
+  EXPECT_NONFATAL_FAILURE(test::expect_same_exact_sum(b, a, "max"), "max\n max_abs ");
+  b = a;
+  b.special = Special::nan;
+  EXPECT_NONFATAL_FAILURE(test::expect_same_exact_sum(b, a, "special"), "special");
 }
 
 // Round to nearest even in f16 (p = 11, subnormals from 2^-24): each case by hand.
