@@ -56,6 +56,12 @@ VERDICT_OVER_BACKEND_MAX = 2.0
 FLAT_MAX = 1.5
 
 
+def table_head(w, left, right):
+    """Writes a Markdown table's header: the `left` columns aligned left, the `right` ones (numbers) right."""
+    w("| " + " | ".join(left + right) + " |")
+    w("|" + " --- |" * len(left) + " ---: |" * len(right))
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -337,8 +343,7 @@ def main():
 
     w("### Ratios to fast exact, same input")
     w("")
-    w("| format | n | naive / fast | lanes / fast | kahan / fast | boost / fast | mpfr / fast |")
-    w("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    table_head(w, ["format", "n"], ["naive / fast", "lanes / fast", "kahan / fast", "boost / fast", "mpfr / fast"])
     for f in FORMATS:
         for n in SIZES:
             fast = per_addend(results, "fast_exact", f, n)
@@ -368,8 +373,7 @@ def main():
     else:
         w("math.fsum, numpy.sum: not measured in this run (bench/python_peers.py).")
     w("")
-    w("| format | n | " + " | ".join(label for _, label in peers) + " |")
-    w("| --- | --- | " + " | ".join("---:" for _ in peers) + " |")
+    table_head(w, ["format", "n"], [label for _, label in peers])
     for f in FORMATS:
         for n in SIZES[1:]:
             fast = per_addend(results, "fast_exact", f, n)
@@ -392,8 +396,8 @@ def main():
     w("with a NaN or an infinity to `exact_element` (the column gathered and summed by")
     w("FastExactAccumulator). 'side by side' is the share of columns the kernel summed itself.")
     w("")
-    w("| format | n | L | backend | exact_elements | portable | side by side | exact_element | judge | verdict | verdict / backend | judge per element |")
-    w("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    table_head(w, ["format", "n", "L"], ["backend", "exact_elements", "portable", "side by side", "exact_element", "judge",
+                                        "verdict", "verdict / backend", "judge per element"])
     for f in FORMATS:
         for n in SIZES:
             for tag, L in (("", 1024), ("_short", 64)):
@@ -431,8 +435,8 @@ def main():
         w("'old path' adds up the pieces of the original judge() (round_fixed five times,")
         w("condition_number once, to_fixed twice), for comparison with the last column.")
         w("")
-        w("| format | round_fixed | round_fixed_fast | condition_number | to_fixed | old path | judge per element (L = 64) |")
-        w("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        table_head(w, ["format"], ["round_fixed", "round_fixed_fast", "condition_number", "to_fixed", "old path",
+                                   "judge per element (L = 64)"])
         for f in FORMATS:
             get = lambda m: pieces[m][f]["ns"] if pieces[m][f] else None
             rf, rff, cn, tf = get("round_fixed"), get("round_fixed_fast"), get("condition_number"), get("to_fixed")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's install command for the Python package, checked as a user meets it: `pip install .`
 # into each given interpreter's environment (the build isolated by pip), then a correct backend
-# passed and a wrong one caught, and the pytest plugin, from a directory outside the source tree.
+# passed and a wrong one caught, and the pytest plugin's documented example, from a directory
+# outside the source tree.
 #
 # Usage: ci/pip-check.sh PYTHON...   (ci/fresh-check.sh: a new venv of Debian's python3;
 #                                     ci/nightly.sh: also .envs/py311-numpy1, numpy 1.23)
@@ -33,20 +34,20 @@ assert good.ok and not bad.ok and bad.findings, (good.table, bad.table)
 print(f"pip-check: the installed package (Python {sys.version.split()[0]}, numpy {numpy.__version__}) passes a "
       "correct backend and catches a wrong one")
 PY
-cat > "$scratch/test_pip_plugin.py" <<'PY'
-import accucheck
-
-@accucheck.backend(storage="f64", bound="recursive(f64)")
-def plugin_loop_f64(addends, buffer):
-    for row in addends:
-        buffer += row
-
-def test_the_pytest_plugin_checks_a_backend(accucheck_check):
-    accucheck_check(plugin_loop_f64, cases=50, seed=2)
+cat > "$scratch/documented_example.py" <<'PY'
+import textwrap
+import accucheck.pytest_plugin as plugin
+lines = plugin.__doc__.splitlines()
+start = next(i for i, line in enumerate(lines) if line.startswith("    "))
+end = next(i for i in range(start, len(lines)) if lines[i] and not lines[i].startswith("    "))
+print(textwrap.dedent("\n".join(lines[start:end])))
 PY
 for python in "$@"; do
   started=$SECONDS
   "$python" -m pip install --quiet --disable-pip-version-check . pytest==9.2.0
+  # The pytest plugin's documented example (its docstring's first indented block), as a user
+  # copies it into a test file.
+  (cd "$scratch" && "$python" documented_example.py >test_pip_plugin.py)
   (cd "$scratch" && "$python" pip_check.py && "$python" -m pytest -q -p no:cacheprovider test_pip_plugin.py)
   echo "pip-check: $python: install and checks took $((SECONDS - started)) s"
 done

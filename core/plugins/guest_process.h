@@ -108,4 +108,15 @@ class GuestProcess {
   CrashNote* note_ = nullptr;
 };
 
+// PluginIsolation::fork_per_call: the guest ends (guest.stop(false)) when the call's scope does,
+// whatever happens in it, if `active`.
+template <class Guest>
+struct StopAtEndOfCall {
+  Guest& guest;
+  bool active;
+  ~StopAtEndOfCall() {
+    if (active) guest.stop(false);
+  }
+};
+
 }  // namespace accucheck::guest

@@ -693,13 +693,7 @@ CallResult call_plugin(PluginId id, std::size_t index, const std::string& what, 
     return result;
   }
   Worker& w = worker();
-  struct OnePerCall {  // fork_per_call: the worker ends after this call, whatever happens
-    Worker& w;
-    bool active;
-    ~OnePerCall() {
-      if (active) w.stop(false);
-    }
-  } one_per_call{w, options.isolation == PluginIsolation::fork_per_call};
+  const guest::StopAtEndOfCall<Worker> one_per_call{w, options.isolation == PluginIsolation::fork_per_call};
   ensure_worker(options, what);
   unsigned char* base = w.region(layout.total, what);
   fill(base);

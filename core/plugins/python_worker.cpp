@@ -233,13 +233,7 @@ CallResult call_backend(FileId id, std::size_t index, const std::string& what, c
   const auto started = Clock::now();
   File& file = loaded().list.at(id);
   GuestProcess& process = *file.process;
-  struct OnePerCall {  // fork_per_call: the worker ends after this call, whatever happens
-    GuestProcess& process;
-    bool active;
-    ~OnePerCall() {
-      if (active) process.stop(false);
-    }
-  } one_per_call{process, options.isolation == PluginIsolation::fork_per_call};
+  const guest::StopAtEndOfCall<GuestProcess> one_per_call{process, options.isolation == PluginIsolation::fork_per_call};
   if (!process.running()) {
     try {
       start(file, options);  // the file again, in a new worker (the last one crashed, hung or was stopped)

@@ -49,3 +49,12 @@ def expanded(x):
 
 
 SUM_LAYOUTS = {"contiguous": contiguous, "column_major": column_major, "sliced": sliced, "expanded": expanded}
+
+
+def for_each_sum(define, layouts=SUM_LAYOUTS):
+    """Calls define(fmt, layout, threads) for every 16- and 32-bit format, layout and thread
+    count (1 and 2): the dense sums are registered one backend per combination."""
+    for fmt in ("f32", "f16", "bf16"):
+        for layout in layouts:
+            for threads in (1, 2):
+                define(fmt, layout, threads)

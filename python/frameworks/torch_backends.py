@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 import accucheck
 from derivation import derived_for, in_f32
-from torch_arrays import SUM_LAYOUTS, TORCH_DTYPE, stacked, to_numpy, to_torch
+from torch_arrays import SUM_LAYOUTS, TORCH_DTYPE, for_each_sum, stacked, to_numpy, to_torch
 
 DERIVED = derived_for("torch", "2.15.0", torch.__version__)
 # The CPU capability ATen dispatches to (ATEN_CPU_CAPABILITY picks a lower one). torch.sum's tree
@@ -34,10 +34,7 @@ def _torch_sum(fmt, layout, threads):
         return to_numpy(reduce(stacked(addends, buffer)))
 
 
-for fmt in ("f32", "f16", "bf16"):
-    for layout in SUM_LAYOUTS:
-        for threads in (1, 2):
-            _torch_sum(fmt, layout, threads)
+for_each_sum(_torch_sum)
 
 
 # 16-bit index_add_ and scatter_add_ accumulate in f32 at 2.15 and round once (1.13 rounded every

@@ -20,7 +20,7 @@ import torch  # noqa: E402
 
 import accucheck  # noqa: E402
 from derivation import derived_for, in_f32  # noqa: E402
-from torch_arrays import SUM_LAYOUTS, stacked, to_numpy, to_torch  # noqa: E402
+from torch_arrays import SUM_LAYOUTS, for_each_sum, stacked, to_numpy, to_torch  # noqa: E402
 
 DERIVED = derived_for("torch", "2.15.0", torch.__version__)
 
@@ -48,10 +48,7 @@ def _compiled_sum(fmt, layout, threads):
         return to_numpy(compiled(stacked(addends, buffer)))
 
 
-for fmt in ("f32", "f16", "bf16"):
-    for layout in LAYOUTS:
-        for threads in (1, 2):
-            _compiled_sum(fmt, layout, threads)
+for_each_sum(_compiled_sum, LAYOUTS)
 
 
 def _index_add(table, rows, values):
