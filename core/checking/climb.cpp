@@ -133,17 +133,12 @@ ProductWorkload reshape(const ProductWorkload& p, Format f, ChoiceStream& s, std
       break;
     }
   }
-  ProductWorkload out{.format = p.format,
-                      .rows = 1,
-                      .cols = 1,
-                      .batch = pairs[0].size(),
-                      .steps = steps,
-                      .initial = p.initial,
-                      .a = {},
-                      .b = {},
-                      .family = p.family,
-                      .input_format = p.input_format,
-                      .b_input_format = p.b_input_format};
+  ProductWorkload out = p;  // its formats, initial value and family; the pairs' A and B below
+  out.rows = out.cols = 1;
+  out.batch = pairs[0].size();
+  out.steps = steps;
+  out.a.clear();
+  out.b.clear();
   for (const auto& step : pairs)
     for (const auto& [a, b] : step) {
       out.a.push_back(a);

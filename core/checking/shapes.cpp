@@ -128,17 +128,12 @@ bool widen(ChoiceStream& s, const ShapeLimits& l, SparseWorkload& w) {
   Filler filler(s, w.format, pairs + 1, /*copies_allowed=*/false);
   const auto row_at = boundary_placement(s, w.rows, rows);
   const auto dim_at = boundary_placement(s, w.dim, dim);
-  SparseWorkload wide{.format = w.format,
-                      .rows = rows,
-                      .dim = dim,
-                      .steps = w.steps,
-                      .initial = std::vector<double>(rows * dim),
-                      .step_offsets = w.step_offsets,
-                      .row_index = {},
-                      .values = {},
-                      .family = w.family,
-                      .layout = w.layout,
-                      .input_format = w.input_format};
+  SparseWorkload wide = w;  // its format, steps, step offsets, family, layout and input format
+  wide.rows = rows;
+  wide.dim = dim;
+  wide.initial.assign(rows * dim, 0.0);
+  wide.row_index.clear();
+  wide.values.clear();
   for (double& x : wide.initial) x = filler.next();
   for (std::size_t r = 0; r < w.rows; ++r)
     for (std::size_t c = 0; c < w.dim; ++c) wide.initial[row_at[r] * dim + dim_at[c]] = w.initial[r * w.dim + c];

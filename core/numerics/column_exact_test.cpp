@@ -182,12 +182,11 @@ TEST_P(ColumnExact, ValuesOffTheFormatsGrid) {
 // values near 1 (more than four grids apart), of either sign, in vectors with and without them.
 TEST_P(ColumnExact, RemaindersBelowTheLastGridAreSummedExactly) {
   const SimdPath path = GetParam();
-  DenseWorkload w;
-  w.format = Format::f32;
-  w.elements = 2;
-  w.steps = 2;
-  w.initial = {0x1.8p50, 0x1.8p50};
-  w.addends = {0x1.000002p-100, 0x1.000002p-100, 0x1.0000000000001p-110, 0x1p-110};
+  const DenseWorkload w{.format = Format::f32,
+                        .elements = 2,
+                        .steps = 2,
+                        .initial = {0x1.8p50, 0x1.8p50},
+                        .addends = {0x1.000002p-100, 0x1.000002p-100, 0x1.0000000000001p-110, 0x1p-110}};
   EXPECT_EQ(check_workload(w, path, "below the fourth grid"), 2u);
   std::mt19937_64 rng(test_seed(0x5B5u));
   for (std::size_t elements : {9u, 24u, 70u}) {

@@ -12,6 +12,20 @@
 
 namespace accucheck::impls {
 
+// The values in storage type T (each rounded to nearest: exact for values of T's format).
+template <class T>
+std::vector<T> stored_as(const std::vector<double>& values) {
+  std::vector<T> stored(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) stored[i] = from_value<T>(values[i]);
+  return stored;
+}
+
+// The stored values back as doubles, into result (at least as long).
+template <class T>
+void write_values(const std::vector<T>& stored, std::span<double> result) {
+  for (std::size_t i = 0; i < stored.size(); ++i) result[i] = to_value(stored[i]);
+}
+
 // Calls sum(std::span<const T>) on each element's addends (initial value first) in type T.
 template <class T, class Sum>
 void sum_each_element(const DenseWorkload& w, std::span<double> result, const Sum& sum) {

@@ -15,8 +15,7 @@ namespace accucheck::impls {
 
 template <class T, class Arrange>
 void scatter_in_step_order(const SparseWorkload& w, std::span<double> result, Arrange&& arrange) {
-  std::vector<T> table(w.initial.size());
-  for (std::size_t e = 0; e < table.size(); ++e) table[e] = from_value<T>(w.initial[e]);
+  std::vector<T> table = stored_as<T>(w.initial);
   std::vector<std::size_t> order;
   for (std::size_t t = 0; t < w.steps; ++t) {
     order.resize(w.step_offsets[t + 1] - w.step_offsets[t]);
@@ -27,7 +26,7 @@ void scatter_in_step_order(const SparseWorkload& w, std::span<double> result, Ar
       for (std::size_t d = 0; d < w.dim; ++d) row[d] = row[d] + from_value<T>(w.values[q * w.dim + d]);
     }
   }
-  for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
+  write_values(table, result);
 }
 
 // MXNet's EmbeddingGrad order: a stable sort of the step's pairs by row (CUB's radix sort keeps

@@ -11,8 +11,7 @@ namespace {
 
 template <class T>
 void dense_add_run(const SparseWorkload& w, std::span<double> result, const RunOptions&) {
-  std::vector<T> table(w.initial.size()), dense(w.initial.size());
-  for (std::size_t e = 0; e < table.size(); ++e) table[e] = from_value<T>(w.initial[e]);
+  std::vector<T> table = stored_as<T>(w.initial), dense(w.initial.size());
   for (std::size_t t = 0; t < w.steps; ++t) {
     std::fill(dense.begin(), dense.end(), from_value<T>(0.0));
     for (std::size_t q = w.step_offsets[t]; q < w.step_offsets[t + 1]; ++q) {
@@ -21,7 +20,7 @@ void dense_add_run(const SparseWorkload& w, std::span<double> result, const RunO
     }
     for (std::size_t e = 0; e < table.size(); ++e) table[e] = table[e] + dense[e];
   }
-  for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
+  write_values(table, result);
 }
 
 ACCUCHECK_REGISTER_BACKEND(in_formats<float>(

@@ -9,9 +9,8 @@ namespace {
 
 template <class T>
 void segment_then_add_run(const SparseWorkload& w, std::span<double> result, const RunOptions&) {
-  std::vector<T> table(w.initial.size()), segment(w.initial.size());
+  std::vector<T> table = stored_as<T>(w.initial), segment(w.initial.size());
   std::vector<char> touched(w.rows, 0);
-  for (std::size_t e = 0; e < table.size(); ++e) table[e] = from_value<T>(w.initial[e]);
   std::vector<std::uint32_t> rows_of_step;
   for (std::size_t t = 0; t < w.steps; ++t) {
     rows_of_step.clear();
@@ -33,7 +32,7 @@ void segment_then_add_run(const SparseWorkload& w, std::span<double> result, con
         table[row * w.dim + d] = table[row * w.dim + d] + segment[row * w.dim + d];
     }
   }
-  for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
+  write_values(table, result);
 }
 
 ACCUCHECK_REGISTER_BACKEND(in_formats<float>(

@@ -15,9 +15,8 @@ namespace {
 
 template <class T>
 void embedding_grad_run(const SparseWorkload& w, std::span<double> result, const RunOptions&) {
-  std::vector<T> table(w.initial.size()), values(w.values.size());
-  for (std::size_t e = 0; e < table.size(); ++e) table[e] = from_value<T>(w.initial[e]);
-  for (std::size_t e = 0; e < values.size(); ++e) values[e] = from_value<T>(w.values[e]);
+  std::vector<T> table = stored_as<T>(w.initial);
+  const std::vector<T> values = stored_as<T>(w.values);
   const unsigned threads = cuda_tree::embedding_grad_threads(w.dim);
   std::vector<std::uint32_t> sorted_pairs, sorted_rows;
   for (std::size_t t = 0; t < w.steps; ++t) {
@@ -35,7 +34,7 @@ void embedding_grad_run(const SparseWorkload& w, std::span<double> result, const
         cuda_tree::embedding_grad_block(block, sorted_rows.data(), sorted_pairs.data(), count, values.data(), w.dim,
                                         table.data(), thread, threads, [](T a, T b) { return a + b; });
   }
-  for (std::size_t e = 0; e < table.size(); ++e) result[e] = to_value(table[e]);
+  write_values(table, result);
 }
 
 ACCUCHECK_REGISTER_BACKEND(in_formats<float, Half>(
