@@ -12,6 +12,7 @@
 #include "io/case_file.h"
 #include "io/json.h"
 #include "io/memory.h"
+#include "io/results.h"
 
 namespace accucheck::cli {
 
@@ -88,26 +89,6 @@ std::string verdict_counts_text(const OutcomeSummary& summary) {
       text += (text.empty() ? "" : ", ") + std::string(name(static_cast<Verdict>(v))) + " " +
               std::to_string(summary.counts[v]);
   return text;
-}
-
-void write_element_json(JsonWriter& out, const JudgedElement& e) {
-  const ElementVerdict& v = e.verdict;
-  out.begin_object()
-      .field("element", static_cast<std::uint64_t>(e.index))
-      .field("verdict", name(v.verdict))
-      .field("exact", v.exact)
-      .field("exact_is_rounded", v.exact_is_rounded);
-  if (!e.exact_hex.empty()) out.field("exact_hex", e.exact_hex);
-  out.field("computed", v.computed)
-      .field("correctly_rounded", v.correctly_rounded)
-      .field("error", v.error)
-      .field("bound", v.bound)
-      .field("ratio", v.ratio)
-      .field("ulps", v.ulps)
-      .field("kappa", v.kappa)
-      .field("vacuous", v.vacuous)
-      .field("precondition_met", v.precondition_met)
-      .end_object();
 }
 
 // What replaying needs beyond the workload itself: a copy of it (the permuted, scaled and

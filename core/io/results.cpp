@@ -10,6 +10,7 @@
 #include <set>
 
 #include "checking/backend.h"
+#include "checking/judge.h"
 #include "io/json.h"
 #include "io/json_parse.h"
 #include "numerics/hash.h"
@@ -125,6 +126,26 @@ std::uint64_t CampaignResults::violation_count() const {
   std::uint64_t total = 0;
   for (const auto& b : backends) total += b.violation_count();
   return total;
+}
+
+void write_element_json(JsonWriter& out, const JudgedElement& e) {
+  const ElementVerdict& v = e.verdict;
+  out.begin_object()
+      .field("element", static_cast<std::uint64_t>(e.index))
+      .field("verdict", name(v.verdict))
+      .field("exact", v.exact)
+      .field("exact_is_rounded", v.exact_is_rounded);
+  if (!e.exact_hex.empty()) out.field("exact_hex", e.exact_hex);
+  out.field("computed", v.computed)
+      .field("correctly_rounded", v.correctly_rounded)
+      .field("error", v.error)
+      .field("bound", v.bound)
+      .field("ratio", v.ratio)
+      .field("ulps", v.ulps)
+      .field("kappa", v.kappa)
+      .field("vacuous", v.vacuous)
+      .field("precondition_met", v.precondition_met)
+      .end_object();
 }
 
 std::string results_to_json(const CampaignResults& r) {

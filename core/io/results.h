@@ -15,6 +15,13 @@
 
 namespace accucheck {
 
+class JsonWriter;
+struct JudgedElement;
+
+// One judged element as `replay --json` and accucheck.torch.watch write it (docs/case-format.md,
+// "Replaying").
+void write_element_json(JsonWriter& out, const JudgedElement& e);
+
 // One judged element, kept (sampled) for reports.
 struct ResultSample {
   std::string family;

@@ -22,6 +22,7 @@
 #include "checking/judge.h"
 #include "engine/campaign.h"
 #include "io/case_file.h"
+#include "io/json.h"
 #include "io/results.h"
 #include "numerics/exact.h"
 #include "numerics/format.h"
@@ -408,6 +409,77 @@ nb::list backend_list() {
   return out;
 }
 
+// An accumulation recorded elsewhere (accucheck.torch.watch): per element, the initial buffer
+// value, the terms added in order (step-major: steps x elements) and the value the accumulator
+// produced, judged against `bound` as a backend's result is. Returns the worst element's verdict,
+// max ratio and ulps, every element's verdict, and a case file of the worst element alone (no
+// backend named in it: `accucheck replay` runs every backend of its format).
+nb::dict judge_accumulation(const std::string& label, const std::string& format, const std::string& bound,
+                            const std::vector<double>& initial, const std::vector<double>& addends,
+                            const std::vector<double>& computed) {
+  const Format f = format_from(format);
+  const std::size_t elements = computed.size();
+  if (initial.size() != elements || (elements == 0 ? !addends.empty() : addends.size() % elements != 0))
+    throw nb::value_error(
+        "judge_accumulation: initial and computed need one value per element, addends a whole "
+        "number of steps");
+  std::string error;
+  if (!parse_bound(bound, &error)) throw nb::value_error(("bound '" + bound + "': " + error).c_str());
+  DenseWorkload w;
+  w.format = f;
+  w.elements = elements;
+  w.steps = elements == 0 ? 0 : addends.size() / elements;
+  w.initial = initial;
+  w.addends = addends;
+  w.family = "recorded";
+  if (const std::string invalid = w.validate(); !invalid.empty()) throw nb::value_error(invalid.c_str());
+  const Backend recorded =
+      dense_backend(label, f, f, bound, Determinism::bitwise_deterministic, "an accumulation recorded in a program",
+                    [computed](const DenseWorkload&, std::span<double> result, const RunOptions&) {
+                      std::copy(computed.begin(), computed.end(), result.begin());
+                    });
+  BackendOutcome outcome;
+  std::vector<ExactSum> exact;
+  {
+    nb::gil_scoped_release released;
+    exact = exact_sums(w);
+    outcome = run_and_judge(recorded, w, exact);
+  }
+  JsonWriter per_element;
+  per_element.begin_array();
+  for (std::size_t j = 0; j < outcome.elements.size(); ++j)
+    write_element_json(per_element, JudgedElement{j, outcome.elements[j],
+                                                  exact[j].special == Special::none ? fixed_hex(exact[j].sum) : ""});
+  per_element.end_array();
+  nb::dict d;
+  d["verdict"] = std::string(name(outcome.worst));
+  d["severity"] = severity(outcome.worst);  // judge.h's order of verdicts: which window is the worst
+  d["violated"] = outcome.violated();
+  d["worst_element"] = outcome.worst_element;
+  d["max_ratio"] = outcome.max_ratio;
+  d["max_ulps"] = outcome.max_abs_ulps;
+  d["elements_json"] = per_element.str();  // replay --json's element objects
+  if (elements > 0) {
+    const std::size_t j = outcome.worst_element;
+    DenseWorkload one = w;
+    one.elements = 1;
+    one.initial = {w.initial[j]};
+    one.addends.clear();
+    for (std::size_t t = 0; t < w.steps; ++t) one.addends.push_back(w.addend(t, j));
+    d["case_json"] =
+        case_to_json(CaseFile{one,
+                              "",
+                              bound,
+                              std::string(name(outcome.elements[j].verdict)),
+                              "accucheck.torch.watch",
+                              label + ": element " + std::to_string(j) + " of the watched sample, accumulated to " +
+                                  hex_float(computed[j]) + " (no backend named: replay runs every one of its format)",
+                              std::nullopt,
+                              {}});
+  }
+  return d;
+}
+
 }  // namespace
 
 NB_MODULE(_accucheck, m) {
@@ -425,6 +497,7 @@ NB_MODULE(_accucheck, m) {
   m.def("check", &run_check);
   m.def("replay", &replay);
   m.def("exact", &exact);
+  m.def("judge_accumulation", &judge_accumulation);
   m.def("families", &family_list);
   m.def("generate", &generate_workloads);
   m.def("backends", &backend_list);

@@ -1,0 +1,212 @@
+"""accucheck in a PyTorch training loop: the exact error of every accumulated gradient.
+
+    with accucheck.torch.watch(model) as watcher:
+        for micro_batch in batches:          # gradient accumulation: backward() per micro-batch
+            loss_fn(model(micro_batch)).backward()
+        print(watcher.report())               # per parameter: error/bound, ulps, bits lost
+        optimizer.step()
+        optimizer.zero_grad()
+
+For each parameter, a seeded sample of its elements (all of them for a small tensor) is watched:
+a gradient hook sees each micro-batch's contribution before AccumulateGrad adds it to `.grad`,
+a post-accumulate hook reads what `.grad` became. A window is one accumulation: it begins where
+`.grad` is cleared (set to None, zeroed, or changed by anything but the accumulation: the buffer
+then is the window's initial value) and ends at the next clear or at report(). Each window is
+judged by accucheck's exact oracle and judge (the same as `accucheck check`) against the bound of
+the path that accumulated it: `recursive(<dtype of .grad>)` unless `bound=` says otherwise.
+
+The hooks read and never write: `.grad` has the same bits with and without watching. Memory: per
+parameter and window, sample x (micro-batches + 1) doubles.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import zlib
+from typing import Optional
+
+import numpy as np
+import torch
+
+from . import _core
+
+_FORMATS = {torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+
+
+def _values(t: torch.Tensor, index: torch.Tensor) -> np.ndarray:
+    """The elements at `index` of t as float64 (exact: every f64/f32/f16/bf16 value is a double)."""
+    return t.detach().reshape(-1)[index].to(torch.float64).cpu().numpy()
+
+
+@dataclasses.dataclass
+class Row:
+    """One parameter's result over every window judged so far."""
+    name: str
+    format: str
+    bound: str
+    elements: int = 0           # elements watched per window
+    windows: int = 0            # accumulations judged
+    max_ratio: float = 0.0      # max error / bound
+    max_ulps: int = 0           # max |steps of the format| from the correctly rounded sum
+    bits_lost: float = 0.0      # log2(1 + max_ulps): significand bits the accumulation got wrong
+    kappa: float = 1.0          # the condition number A / |S| of the worst element
+    verdict: str = "ok"         # the worst verdict
+    severity: int = dataclasses.field(default=0, repr=False)  # its rank (core's judge.h: severity)
+    worst: dict = dataclasses.field(default_factory=dict)  # window, element, computed, exact, ...
+    case_json: str = dataclasses.field(default="", repr=False)  # the worst element, replayable
+
+    @property
+    def violated(self) -> bool:
+        return self.verdict not in ("ok", "bound-vacuous", "precondition-not-met")
+
+
+class Report:
+    """What report() returns: prints as the table; `.rows` per parameter; `.ok` when no window of
+    any parameter violated its bound (a test asserts `report.ok, report`)."""
+
+    def __init__(self, rows: list):
+        self.rows = rows
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.violated for r in self.rows)
+
+    def __str__(self) -> str:
+        width = max([len("parameter")] + [len(r.name) for r in self.rows])
+        lines = [f"{'parameter':<{width}}  format  {'bound':<22} elements  windows  max err/bound  max ulps  "
+                 f"bits lost     kappa  verdict"]
+        for r in self.rows:
+            lines.append(f"{r.name:<{width}}  {r.format:<6}  {r.bound:<22} {r.elements:>8}  {r.windows:>7}  "
+                         f"{r.max_ratio:>13.4g}  {r.max_ulps:>8}  {r.bits_lost:>9.2f}  {r.kappa:>8.3g}  {r.verdict}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+class _Watched:
+    """One parameter: its sample, the hooks' state and the open window."""
+
+    def __init__(self, name: str, parameter: torch.nn.Parameter, sample: int, seed: int, bound: Optional[str]):
+        self.name = name
+        self.parameter = parameter
+        n = parameter.numel()
+        if n <= sample:
+            index = np.arange(n)
+        else:  # seeded per parameter name, so that a rerun watches the same elements
+            rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+            index = np.sort(rng.choice(n, size=sample, replace=False))
+        self.index = torch.as_tensor(index, dtype=torch.long, device=parameter.device)
+        self.bound = bound
+        self.row: Optional[Row] = None
+        self.initial: Optional[np.ndarray] = None  # the window's buffer before its first term (None: no window)
+        self.terms: list = []
+        self.computed: Optional[np.ndarray] = None  # .grad after the last accumulation
+        self.version: Optional[int] = None          # .grad's version counter then
+        self.format: Optional[str] = None           # .grad's format
+
+    def before_accumulation(self, grad: torch.Tensor) -> None:
+        current = self.parameter.grad
+        if current is None:
+            self.close()  # a cleared buffer: AccumulateGrad stores this term as it is
+        elif self.version is None or current._version != self.version or self.computed is None:
+            # zeroed, or changed by something else than the accumulation: a new window from it
+            self.close()
+            self.initial = _values(current, self.index)
+        self.terms.append(_values(grad, self.index))
+        self.format = _FORMATS.get(grad.dtype)
+
+    def after_accumulation(self, parameter: torch.Tensor) -> None:
+        self.computed = _values(parameter.grad, self.index)
+        self.version = parameter.grad._version
+
+    def close(self) -> None:
+        """Judges the open window, if any, and starts none."""
+        if self.terms and self.computed is not None and self.format is not None:
+            self._judge()
+        self.initial, self.terms, self.computed, self.version = None, [], None, None
+
+    def _judge(self) -> None:
+        fmt = self.format
+        bound = (self.bound or "recursive({F})").replace("{F}", fmt)
+        if self.initial is None:  # .grad was None: the first term became the buffer
+            initial, terms = self.terms[0], self.terms[1:]
+        else:
+            initial, terms = self.initial, self.terms
+        addends = np.concatenate(terms) if terms else np.zeros(0)
+        result = _core().judge_accumulation(f"torch.watch:{self.name}", fmt, bound, initial.tolist(),
+                                            addends.tolist(), self.computed.tolist())
+        if self.row is None:
+            self.row = Row(self.name, fmt, bound)
+        row = self.row
+        row.elements = len(self.computed)
+        row.windows += 1
+        elements = json.loads(result["elements_json"])
+        worst = elements[result["worst_element"]] if elements else None
+        if worst is not None and (result["severity"], result["max_ratio"]) > (row.severity, row.max_ratio):
+            row.verdict, row.severity = result["verdict"], result["severity"]
+            row.kappa = worst["kappa"]
+            row.worst = {**worst, "window": row.windows, "element": int(self.index[result["worst_element"]]),
+                         "terms": len(terms) + 1}
+            row.case_json = result["case_json"]
+        row.max_ratio = max(row.max_ratio, result["max_ratio"])
+        row.max_ulps = max(row.max_ulps, result["max_ulps"])
+        row.bits_lost = math.log2(1 + row.max_ulps)
+
+
+class watch:
+    """Watches every parameter of `model` that requires a gradient (or `parameters`, a dict of
+    name -> tensor). sample: elements watched per parameter (all of a smaller one); seed: which;
+    bound: the stated bound of the accumulation path, "{F}" standing for .grad's format (default
+    "recursive({F})"), or a dict of parameter name -> bound; findings: a folder for the case file
+    of each violating parameter's worst element (`accucheck replay` runs it on every backend)."""
+
+    def __init__(self, model: Optional[torch.nn.Module] = None, *, parameters: Optional[dict] = None,
+                 sample: int = 64, seed: int = 0, bound=None, findings: Optional[str] = None):
+        if (model is None) == (parameters is None):
+            raise ValueError("accucheck.torch.watch: give a model or parameters=, not both")
+        named = dict(model.named_parameters()) if model is not None else dict(parameters)
+        if sample < 1:
+            raise ValueError("accucheck.torch.watch: sample must be at least 1")
+        self._watched = []
+        for name, p in named.items():
+            if not p.requires_grad:
+                continue
+            b = bound.get(name) if isinstance(bound, dict) else bound
+            self._watched.append(_Watched(name, p, sample, seed, b))
+        self._findings = findings
+        self._handles = []
+
+    def __enter__(self):
+        for w in self._watched:
+            self._handles.append(w.parameter.register_hook(self._before(w)))
+            self._handles.append(w.parameter.register_post_accumulate_grad_hook(w.after_accumulation))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        return False
+
+    @staticmethod
+    def _before(w: _Watched):
+        def hook(grad):
+            w.before_accumulation(grad)
+            return None  # the gradient passes unchanged
+        return hook
+
+    def report(self) -> Report:
+        """Judges the open windows and returns every parameter's result so far."""
+        for w in self._watched:
+            w.close()
+        rows = [w.row for w in self._watched if w.row is not None]
+        if self._findings:
+            os.makedirs(self._findings, exist_ok=True)
+            for r in rows:
+                if r.violated and r.case_json:
+                    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in r.name)
+                    with open(os.path.join(self._findings, f"torch-watch-{safe}.json"), "w") as f:
+                        f.write(r.case_json)
+        return Report(rows)
