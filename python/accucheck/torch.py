@@ -24,6 +24,10 @@ import dataclasses
 import json
 import math
 import os
+import shutil
+import subprocess
+import tempfile
+import time
 import zlib
 from typing import Optional
 
@@ -35,9 +39,14 @@ from . import _core
 _FORMATS = {torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 
 
-def _values(t: torch.Tensor, index: torch.Tensor) -> np.ndarray:
-    """The elements at `index` of t as float64 (exact: every f64/f32/f16/bf16 value is a double)."""
-    return t.detach().reshape(-1)[index].to(torch.float64).cpu().numpy()
+def _gathered(t: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """A copy of the elements at `index` of t (converted to doubles once per window: _doubles)."""
+    return t.detach().reshape(-1)[index]
+
+
+def _doubles(t: torch.Tensor) -> list:
+    """As float64 (exact: every f64/f32/f16/bf16 value is a double), for the binding."""
+    return t.to(torch.float64).cpu().reshape(-1).tolist()
 
 
 @dataclasses.dataclass
@@ -50,24 +59,91 @@ class Row:
     windows: int = 0            # accumulations judged
     max_ratio: float = 0.0      # max error / bound
     max_ulps: int = 0           # max |steps of the format| from the correctly rounded sum
-    bits_lost: float = 0.0      # log2(1 + max_ulps): significand bits the accumulation got wrong
+    bits_lost: float = 0.0      # max log2(|error| / |S| / u), at least 0: the relative error in bits of the
+    #                             format's precision (u its unit roundoff), as the HTML report plots it
     kappa: float = 1.0          # the condition number A / |S| of the worst element
     verdict: str = "ok"         # the worst verdict
     severity: int = dataclasses.field(default=0, repr=False)  # its rank (core's judge.h: severity)
     worst: dict = dataclasses.field(default_factory=dict)  # window, element, computed, exact, ...
     case_json: str = dataclasses.field(default="", repr=False)  # the worst element, replayable
+    # For the results file (io/results.h's schema): terms judged, elements per verdict, windows
+    # per violated class, case files written, and up to 400 judged elements (smallest key first).
+    addends: int = dataclasses.field(default=0, repr=False)
+    verdicts: dict = dataclasses.field(default_factory=dict, repr=False)
+    violations: dict = dataclasses.field(default_factory=dict, repr=False)
+    findings: list = dataclasses.field(default_factory=list, repr=False)
+    sampled_windows: list = dataclasses.field(default_factory=list, repr=False)
+
+    @property
+    def samples(self) -> list:
+        """The judged elements kept for the report's plots (the results file's `samples`)."""
+        out = []
+        for key, label, n, elements_json, abs_sums in self.sampled_windows:
+            for j, e in enumerate(json.loads(elements_json)):
+                out.append({"family": label, "n": n, "error": e["error"], "bound": e["bound"], "ratio": e["ratio"],
+                            "kappa": e["kappa"], "exact": e["exact"], "abs_sum": abs_sums[j], "verdict": e["verdict"],
+                            "key": zlib.crc32(f"{key}/{j}".encode())})
+        return out
 
     @property
     def violated(self) -> bool:
         return self.verdict not in ("ok", "bound-vacuous", "precondition-not-met")
 
 
+_MAX_SAMPLES = 400  # judged elements kept per parameter for the report's plots (core's kMaxSamples)
+
+
+def _json_number(x):
+    """A number as core's JSON writer writes it: inf and nan as strings."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
 class Report:
     """What report() returns: prints as the table; `.rows` per parameter; `.ok` when no window of
-    any parameter violated its bound (a test asserts `report.ok, report`)."""
+    any parameter violated its bound (a test asserts `report.ok, report`). to_json() is a results
+    file (the schema of `accucheck check --json`, docs/report.md): `accucheck report --json FILE
+    --html report.html` draws it, merged with others by backend name."""
 
-    def __init__(self, rows: list):
+    def __init__(self, rows: list, seconds: float = 0.0):
         self.rows = rows
+        self.seconds = seconds
+
+    def to_json(self) -> str:
+        backends = []
+        for r in self.rows:
+            backends.append({
+                "name": f"torch.watch:{r.name}:{r.format}", "device": "cpu", "storage": r.format,
+                "accumulation": r.format, "bound": r.bound, "determinism": "bitwise-deterministic",
+                "origin": "accucheck.torch.watch", "cases": r.windows, "addends": r.addends,
+                "max_ratio": _json_number(r.max_ratio), "max_ulps": r.max_ulps, "verdicts": r.verdicts,
+                "violations": r.violations, "findings": r.findings,
+                "samples": [{k: _json_number(v) for k, v in s.items()} for s in sorted(r.samples, key=lambda s: s["key"])],
+            })
+        text = json.dumps({"tool": "accucheck.torch.watch", "format_version": 1, "seconds": self.seconds,
+                           "notes": [], "backends": backends})
+        return _core().canonical_results_json(text)
+
+    def write_json(self, path: str) -> None:
+        with open(path, "w") as f:
+            f.write(self.to_json())
+
+    def write_html(self, path: str, *more_results: str) -> None:
+        """The HTML report of these results (and of `more_results`, other results files, merged),
+        drawn by the CLI's `accucheck report`: the one built beside this package, $ACCUCHECK_CLI,
+        or `accucheck` on PATH (`pip install .` builds no CLI)."""
+        cli = os.environ.get("ACCUCHECK_CLI") or _core().cli_binary() or shutil.which("accucheck")
+        if not cli:
+            raise RuntimeError("Report.write_html needs the accucheck CLI (a build tree, or ACCUCHECK_CLI=...); "
+                               "write_json(FILE) and run `accucheck report --json FILE --html " + path + "`")
+        with tempfile.TemporaryDirectory() as scratch:
+            mine = os.path.join(scratch, "torch-watch.json")
+            self.write_json(mine)
+            r = subprocess.run([cli, "report", "--html", path, "--json", mine, *more_results], capture_output=True,
+                               text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"accucheck report failed ({r.returncode}): {r.stderr.strip()}")
 
     @property
     def ok(self) -> bool:
@@ -88,8 +164,10 @@ class Report:
 class _Watched:
     """One parameter: its sample, the hooks' state and the open window."""
 
-    def __init__(self, name: str, parameter: torch.nn.Parameter, sample: int, seed: int, bound: Optional[str]):
+    def __init__(self, name: str, parameter: torch.nn.Parameter, sample: int, seed: int, bound: Optional[str],
+                 label: str):
         self.name = name
+        self.label = label
         self.parameter = parameter
         n = parameter.numel()
         if n <= sample:
@@ -100,9 +178,9 @@ class _Watched:
         self.index = torch.as_tensor(index, dtype=torch.long, device=parameter.device)
         self.bound = bound
         self.row: Optional[Row] = None
-        self.initial: Optional[np.ndarray] = None  # the window's buffer before its first term (None: no window)
+        self.initial: Optional[torch.Tensor] = None  # the window's buffer before its first term (None: no window)
         self.terms: list = []
-        self.computed: Optional[np.ndarray] = None  # .grad after the last accumulation
+        self.computed: Optional[torch.Tensor] = None  # .grad after the last accumulation
         self.version: Optional[int] = None          # .grad's version counter then
         self.format: Optional[str] = None           # .grad's format
 
@@ -113,12 +191,12 @@ class _Watched:
         elif self.version is None or current._version != self.version or self.computed is None:
             # zeroed, or changed by something else than the accumulation: a new window from it
             self.close()
-            self.initial = _values(current, self.index)
-        self.terms.append(_values(grad, self.index))
+            self.initial = _gathered(current, self.index)
+        self.terms.append(_gathered(grad, self.index))
         self.format = _FORMATS.get(grad.dtype)
 
     def after_accumulation(self, parameter: torch.Tensor) -> None:
-        self.computed = _values(parameter.grad, self.index)
+        self.computed = _gathered(parameter.grad, self.index)
         self.version = parameter.grad._version
 
     def close(self) -> None:
@@ -134,25 +212,35 @@ class _Watched:
             initial, terms = self.terms[0], self.terms[1:]
         else:
             initial, terms = self.initial, self.terms
-        addends = np.concatenate(terms) if terms else np.zeros(0)
-        result = _core().judge_accumulation(f"torch.watch:{self.name}", fmt, bound, initial.tolist(),
-                                            addends.tolist(), self.computed.tolist())
+        addends = _doubles(torch.stack(terms)) if terms else []
+        result = _core().judge_accumulation(f"torch.watch:{self.name}", fmt, bound, _doubles(initial), addends,
+                                            _doubles(self.computed))
         if self.row is None:
             self.row = Row(self.name, fmt, bound)
         row = self.row
-        row.elements = len(self.computed)
+        row.elements = len(self.index)
         row.windows += 1
-        elements = json.loads(result["elements_json"])
-        worst = elements[result["worst_element"]] if elements else None
-        if worst is not None and (result["severity"], result["max_ratio"]) > (row.severity, row.max_ratio):
-            row.verdict, row.severity = result["verdict"], result["severity"]
-            row.kappa = worst["kappa"]
-            row.worst = {**worst, "window": row.windows, "element": int(self.index[result["worst_element"]]),
-                         "terms": len(terms) + 1}
+        n = len(terms) + 1
+        if result["elements_json"] != "[]" and (result["severity"], result["max_ratio"]) > (row.severity, row.max_ratio):
+            worst = json.loads(result["elements_json"])[result["worst_element"]]
+            row.verdict, row.severity, row.kappa = result["verdict"], result["severity"], worst["kappa"]
+            row.worst = {**worst, "window": row.windows, "element": int(self.index[result["worst_element"]]), "terms": n}
             row.case_json = result["case_json"]
+        row.addends += row.elements * n
+        if result["violated"]:
+            row.violations[result["verdict"]] = row.violations.get(result["verdict"], 0) + 1
+        for verdict, count in result["verdict_counts"].items():
+            row.verdicts[verdict] = row.verdicts.get(verdict, 0) + count
         row.max_ratio = max(row.max_ratio, result["max_ratio"])
         row.max_ulps = max(row.max_ulps, result["max_ulps"])
-        row.bits_lost = math.log2(1 + row.max_ulps)
+        row.bits_lost = max(row.bits_lost, result["bits_lost"])
+        # The report's samples: whole windows, those of smallest hash of (parameter, window) that
+        # hold at most 400 elements together (one at least); read from their JSON only by to_json.
+        key = zlib.crc32(f"{self.name}/{row.windows}".encode())
+        row.sampled_windows.append((key, self.label, n, result["elements_json"], result["abs_sums"]))
+        row.sampled_windows.sort(key=lambda w: w[0])
+        while len(row.sampled_windows) > 1 and row.elements * len(row.sampled_windows) > _MAX_SAMPLES:
+            row.sampled_windows.pop()
 
 
 class watch:
@@ -160,10 +248,13 @@ class watch:
     name -> tensor). sample: elements watched per parameter (all of a smaller one); seed: which;
     bound: the stated bound of the accumulation path, "{F}" standing for .grad's format (default
     "recursive({F})"), or a dict of parameter name -> bound; findings: a folder for the case file
-    of each violating parameter's worst element (`accucheck replay` runs it on every backend)."""
+    of each violating parameter's worst element (`accucheck replay` runs it on every backend);
+    label: names this run's elements in the results file (the report's rows by family, e.g.
+    "32 micro-batches")."""
 
     def __init__(self, model: Optional[torch.nn.Module] = None, *, parameters: Optional[dict] = None,
-                 sample: int = 64, seed: int = 0, bound=None, findings: Optional[str] = None):
+                 sample: int = 64, seed: int = 0, bound=None, findings: Optional[str] = None,
+                 label: str = "torch.watch"):
         if (model is None) == (parameters is None):
             raise ValueError("accucheck.torch.watch: give a model or parameters=, not both")
         named = dict(model.named_parameters()) if model is not None else dict(parameters)
@@ -174,9 +265,10 @@ class watch:
             if not p.requires_grad:
                 continue
             b = bound.get(name) if isinstance(bound, dict) else bound
-            self._watched.append(_Watched(name, p, sample, seed, b))
+            self._watched.append(_Watched(name, p, sample, seed, b, label))
         self._findings = findings
         self._handles = []
+        self._started = time.monotonic()
 
     def __enter__(self):
         for w in self._watched:
@@ -207,6 +299,9 @@ class watch:
             for r in rows:
                 if r.violated and r.case_json:
                     safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in r.name)
-                    with open(os.path.join(self._findings, f"torch-watch-{safe}.json"), "w") as f:
+                    path = os.path.join(self._findings, f"torch-watch-{safe}.json")
+                    with open(path, "w") as f:
                         f.write(r.case_json)
-        return Report(rows)
+                    if path not in r.findings:
+                        r.findings.append(path)
+        return Report(rows, time.monotonic() - self._started)

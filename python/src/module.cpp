@@ -8,7 +8,9 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <map>
@@ -447,9 +449,19 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
   }
   JsonWriter per_element;
   per_element.begin_array();
-  for (std::size_t j = 0; j < outcome.elements.size(); ++j)
-    write_element_json(per_element, JudgedElement{j, outcome.elements[j],
-                                                  exact[j].special == Special::none ? fixed_hex(exact[j].sum) : ""});
+  nb::dict verdict_counts;  // elements per verdict
+  double bits_lost = 0;     // max log2(|error| / |S| / u): the HTML report's "bits lost"
+  const double u = std::ldexp(1.0, unit_roundoff_exponent(f));
+  for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
+    const ElementVerdict& v = outcome.elements[j];
+    write_element_json(per_element,
+                       JudgedElement{j, v, exact[j].special == Special::none ? fixed_hex(exact[j].sum) : ""});
+    const nb::str verdict(std::string(name(v.verdict)).c_str());
+    verdict_counts[verdict] =
+        (verdict_counts.contains(verdict) ? nb::cast<std::size_t>(verdict_counts[verdict]) : 0) + 1;
+    if (v.error > 0 && std::isfinite(v.error / std::fabs(v.exact)))
+      bits_lost = std::max(bits_lost, std::log2(v.error / std::fabs(v.exact) / u));
+  }
   per_element.end_array();
   nb::dict d;
   d["verdict"] = std::string(name(outcome.worst));
@@ -458,7 +470,12 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
   d["worst_element"] = outcome.worst_element;
   d["max_ratio"] = outcome.max_ratio;
   d["max_ulps"] = outcome.max_abs_ulps;
-  d["elements_json"] = per_element.str();  // replay --json's element objects
+  d["elements_json"] = per_element.str();  // replay --json's element objects, parsed only where needed
+  d["verdict_counts"] = verdict_counts;
+  d["bits_lost"] = bits_lost;
+  std::vector<double> abs_sums;  // A per element, rounded to nearest (the report's scale)
+  for (const ExactSum& e : exact) abs_sums.push_back(nearest_double(e.abs_sum));
+  d["abs_sums"] = abs_sums;
   if (elements > 0) {
     const std::size_t j = outcome.worst_element;
     DenseWorkload one = w;
@@ -480,6 +497,17 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
   return d;
 }
 
+// A results file (io/results.h's schema) written by Python (accucheck.torch's Report): read by
+// core's reader, which names a wrong field, and written back by core's writer, so that
+// `accucheck report` reads it as it reads a campaign's.
+std::string canonical_results_json(const std::string& text) {
+  try {
+    return results_to_json(results_from_json(text, "accucheck.torch results"));
+  } catch (const ResultsError& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
 }  // namespace
 
 NB_MODULE(_accucheck, m) {
@@ -498,6 +526,7 @@ NB_MODULE(_accucheck, m) {
   m.def("replay", &replay);
   m.def("exact", &exact);
   m.def("judge_accumulation", &judge_accumulation);
+  m.def("canonical_results_json", &canonical_results_json);
   m.def("families", &family_list);
   m.def("generate", &generate_workloads);
   m.def("backends", &backend_list);

@@ -58,3 +58,20 @@ def test_bf16_accumulation_claiming_f32_is_reported_and_holds_its_own_bound(tmp_
     assert own["ok"] and set(own["bounds"]) == {"recursive(bf16)"}, own["table"]
     assert sorted(os.listdir(tmp_path)) == ["torch-watch-0.bias.json", "torch-watch-0.weight.json",
                                             "torch-watch-2.bias.json", "torch-watch-2.weight.json"]
+
+
+def test_the_transformer_example_writes_its_report(tmp_path):
+    # examples/torch_watch/transformer.py at a smoke size: 4 and 8 micro-batches, one step.
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch_watch", "transformer.py")
+    r = subprocess.run([interpreter("torch"), example, "--out", str(tmp_path), "--optimizer-steps", "1",
+                        "--steps", "4", "8", "--sample", "8"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "violations: 0" in r.stdout, r.stdout
+    for fmt in ("bf16", "f32"):
+        for steps in (4, 8):
+            results = json.loads((tmp_path / f"torch-watch-{fmt}-{steps}.json").read_text())
+            names = [b["name"] for b in results["backends"]]
+            assert f"torch.watch:encoder.layers.1.linear2.weight:{fmt}" in names, names
+            assert {s["family"] for b in results["backends"] for s in b["samples"]} == {f"{steps} micro-batches"}
+    html = (tmp_path / "report.html").read_text()
+    assert "torch.watch:head.weight:bf16" in html and "8 micro-batches" in html
