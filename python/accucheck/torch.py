@@ -73,6 +73,11 @@ class Row:
     violations: dict = dataclasses.field(default_factory=dict, repr=False)
     findings: list = dataclasses.field(default_factory=list, repr=False)
     sampled_windows: list = dataclasses.field(default_factory=list, repr=False)
+    # 16-bit .grad: elements whose error exceeds what fp32 accumulation of the same terms (rounded
+    # once to the format) would have had; and the terms of the window to write as a trace: the
+    # worst violating one, else the first with such an element (None: nothing to write).
+    worse_than_f32: int = 0
+    trace: Optional[torch.Tensor] = dataclasses.field(default=None, repr=False)
 
     @property
     def samples(self) -> list:
@@ -152,10 +157,12 @@ class Report:
     def __str__(self) -> str:
         width = max([len("parameter")] + [len(r.name) for r in self.rows])
         lines = [f"{'parameter':<{width}}  format  {'bound':<22} elements  windows  max err/bound  max ulps  "
-                 f"bits lost     kappa  verdict"]
+                 f"bits lost     kappa  > f32  verdict"]
         for r in self.rows:
+            worse = str(r.worse_than_f32) if r.format in ("f16", "bf16") else "-"
             lines.append(f"{r.name:<{width}}  {r.format:<6}  {r.bound:<22} {r.elements:>8}  {r.windows:>7}  "
-                         f"{r.max_ratio:>13.4g}  {r.max_ulps:>8}  {r.bits_lost:>9.2f}  {r.kappa:>8.3g}  {r.verdict}")
+                         f"{r.max_ratio:>13.4g}  {r.max_ulps:>8}  {r.bits_lost:>9.2f}  {r.kappa:>8.3g}  {worse:>5}  "
+                         f"{r.verdict}")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -221,7 +228,13 @@ class _Watched:
         row.elements = len(self.index)
         row.windows += 1
         n = len(terms) + 1
+        window_terms = ([] if self.initial is None else [self.initial]) + self.terms
+        row.worse_than_f32 += len(result["worse_than_f32"])
+        if result["worse_than_f32"] and row.trace is None:
+            row.trace = torch.stack(window_terms)
         if result["elements_json"] != "[]" and (result["severity"], result["max_ratio"]) > (row.severity, row.max_ratio):
+            if result["violated"]:
+                row.trace = torch.stack(window_terms)
             worst = json.loads(result["elements_json"])[result["worst_element"]]
             row.verdict, row.severity, row.kappa = result["verdict"], result["severity"], worst["kappa"]
             row.worst = {**worst, "window": row.windows, "element": int(self.index[result["worst_element"]]), "terms": n}
@@ -297,11 +310,16 @@ class watch:
         if self._findings:
             os.makedirs(self._findings, exist_ok=True)
             for r in rows:
-                if r.violated and r.case_json:
-                    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in r.name)
-                    path = os.path.join(self._findings, f"torch-watch-{safe}.json")
-                    with open(path, "w") as f:
+                if (r.violated or r.worse_than_f32) and r.case_json:
+                    safe = os.path.join(self._findings, "torch-watch-" +
+                                        "".join(c if c.isalnum() or c in "._-" else "_" for c in r.name))
+                    with open(safe + ".json", "w") as f:
                         f.write(r.case_json)
-                    if path not in r.findings:
-                        r.findings.append(path)
+                    if r.trace is not None:  # accucheck trace FILE.npy (--bf16 for bfloat16's bit patterns)
+                        t = r.trace.cpu()
+                        np.save(safe + ".npy", t.view(torch.int16).numpy().view(np.uint16)
+                                if t.dtype == torch.bfloat16 else t.numpy())
+                    for path in (safe + ".json", safe + ".npy"):
+                        if os.path.exists(path) and path not in r.findings:
+                            r.findings.append(path)
         return Report(rows, time.monotonic() - self._started)

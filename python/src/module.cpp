@@ -440,13 +440,34 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
                     [computed](const DenseWorkload&, std::span<double> result, const RunOptions&) {
                       std::copy(computed.begin(), computed.end(), result.begin());
                     });
-  BackendOutcome outcome;
+  BackendOutcome outcome, f32_outcome;
   std::vector<ExactSum> exact;
+  // A 16-bit buffer: what fp32 accumulation would have given, the same terms summed in order in
+  // f32 and rounded once to the format (the widened path), judged for its error alone.
+  const bool sixteen_bit = f == Format::f16 || f == Format::bf16;
   {
     nb::gil_scoped_release released;
     exact = exact_sums(w);
     outcome = run_and_judge(recorded, w, exact);
+    if (sixteen_bit) {
+      std::vector<double> f32_sums(elements);
+      for (std::size_t j = 0; j < elements; ++j) {
+        float sum = static_cast<float>(w.initial[j]);
+        for (std::size_t t = 0; t < w.steps; ++t) sum = sum + static_cast<float>(w.addend(t, j));
+        f32_sums[j] = round_to_format(static_cast<double>(sum), f);
+      }
+      const Backend widened =
+          dense_backend(label + " (f32 accumulation)", f, Format::f32, "widened(recursive(f32)," + format + ")",
+                        Determinism::bitwise_deterministic, "the same terms accumulated in f32",
+                        [f32_sums](const DenseWorkload&, std::span<double> result, const RunOptions&) {
+                          std::copy(f32_sums.begin(), f32_sums.end(), result.begin());
+                        });
+      f32_outcome = run_and_judge(widened, w, exact);
+    }
   }
+  std::vector<std::size_t> worse_than_f32;  // elements whose error exceeds fp32 accumulation's
+  for (std::size_t j = 0; sixteen_bit && j < elements; ++j)
+    if (outcome.elements[j].error > f32_outcome.elements[j].error) worse_than_f32.push_back(j);
   JsonWriter per_element;
   per_element.begin_array();
   nb::dict verdict_counts;  // elements per verdict
@@ -472,6 +493,7 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
   d["max_ulps"] = outcome.max_abs_ulps;
   d["elements_json"] = per_element.str();  // replay --json's element objects, parsed only where needed
   d["verdict_counts"] = verdict_counts;
+  d["worse_than_f32"] = worse_than_f32;
   d["bits_lost"] = bits_lost;
   std::vector<double> abs_sums;  // A per element, rounded to nearest (the report's scale)
   for (const ExactSum& e : exact) abs_sums.push_back(nearest_double(e.abs_sum));

@@ -56,8 +56,17 @@ def test_bf16_accumulation_claiming_f32_is_reported_and_holds_its_own_bound(tmp_
     assert not claimed["ok"] and set(claimed["verdicts"]) == {"bound-exceeded"}, claimed["table"]
     own = result["default"]
     assert own["ok"] and set(own["bounds"]) == {"recursive(bf16)"}, own["table"]
-    assert sorted(os.listdir(tmp_path)) == ["torch-watch-0.bias.json", "torch-watch-0.weight.json",
-                                            "torch-watch-2.bias.json", "torch-watch-2.weight.json"]
+    # A case file and a trace (bf16 bit patterns) per parameter: the violations, and (16-bit .grad)
+    # the elements whose error exceeds fp32 accumulation's (each row counts them).
+    assert sorted(os.listdir(tmp_path)) == sorted(f"torch-watch-{name}.{ext}" for name in
+                                                  ("0.weight", "0.bias", "2.weight", "2.bias") for ext in ("json", "npy"))
+    assert all(n > 0 for n in own["worse_than_f32"]), own["table"]
+    # The trace is the window's terms in order: naive_bf16 (AccumulateGrad's order) on it is off
+    # from RNE(S) by what the watcher measured.
+    r = subprocess.run([os.environ["ACCUCHECK_CLI"], "trace", str(tmp_path / "torch-watch-0.weight.npy"), "--bf16",
+                        "--backend", "naive_bf16"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "naive_bf16" in r.stdout and f" {claimed['max_ulps'][0]} " in r.stdout, r.stdout
 
 
 def test_the_transformer_example_writes_its_report(tmp_path):

@@ -110,7 +110,8 @@ def case_bf16_claims_f32(findings):
             accumulate(model, micro_batches(16, torch.bfloat16))
             report = w.report()
         out[bound or "default"] = {"ok": report.ok, "verdicts": [r.verdict for r in report.rows],
-                                   "bounds": [r.bound for r in report.rows], "table": str(report)}
+                                   "bounds": [r.bound for r in report.rows], "max_ulps": [r.max_ulps for r in report.rows],
+                                   "worse_than_f32": [r.worse_than_f32 for r in report.rows], "table": str(report)}
     return out
 
 
