@@ -260,6 +260,14 @@ def exact(values: Iterable[float], format: str = "f64") -> dict:
                                                          dtype=np.float64).ravel()], format)
 
 
+def check_accumulation(terms: dict, accumulated: dict, **options):
+    """Judges accumulations made elsewhere (JAX's explicit accumulation, your own loop): per
+    parameter name the terms added in order and the accumulated array; returns a report as
+    accucheck.torch.watch's (accucheck.accumulation.check_accumulation says the options)."""
+    from .accumulation import check_accumulation as check
+    return check(terms, accumulated, **options)
+
+
 def families() -> list:
     """The generator families: (name, kind, summary, adversarial)."""
     return list(_core().families())

@@ -1,0 +1,77 @@
+"""accucheck.check_accumulation: accumulations made elsewhere (a loop in numpy here, in f32 and in
+bfloat16 through ml_dtypes) judged per parameter as accucheck.torch.watch judges .grad; planted
+bugs (a dropped term, bf16 accumulation claiming f32) reported with case files and traces that the
+CLI replays. docs/python.md, "In a training loop"."""
+import json
+import os
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import accucheck
+
+
+def loop_sum(terms, dtype, initial=None):
+    acc = np.array(terms[0] if initial is None else initial, dtype=dtype)
+    for t in terms if initial is not None else terms[1:]:
+        acc = (acc + t).astype(dtype)
+    return acc
+
+
+def gradients(dtype, steps=16, shape=(12, 10), seed=3):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(dtype) for _ in range(steps)]
+
+
+def test_a_loop_in_its_format_is_within_its_bound_per_parameter():
+    terms = {"w": gradients(np.float32), "b": gradients(np.float32, shape=(10,), seed=4)}
+    report = accucheck.check_accumulation(terms, {n: loop_sum(t, np.float32) for n, t in terms.items()}, sample=32)
+    assert report.ok, report
+    assert [r.name for r in report.rows] == ["w", "b"]
+    assert [r.elements for r in report.rows] == [32, 10]  # the sample, or every element of a smaller one
+    assert all(0 < r.max_ratio <= 1 and r.bound == "recursive(f32)" and r.windows == 1 for r in report.rows), report
+    # With the buffer it started from: one term more per element, still within the bound.
+    start = {"w": np.full((12, 10), 0.5, np.float32)}
+    report = accucheck.check_accumulation({"w": terms["w"]}, {"w": loop_sum(terms["w"], np.float32, start["w"])},
+                                          initial=start)
+    assert report.ok and report.rows[0].worst["terms"] == 17, report
+
+
+def test_a_dropped_term_is_a_violation_with_a_replayable_case(tmp_path):
+    terms = gradients(np.float32)
+    wrong = loop_sum(terms[:7] + terms[8:], np.float32)  # the eighth micro-batch lost
+    report = accucheck.check_accumulation({"w": terms}, {"w": wrong}, findings=str(tmp_path))
+    assert not report.ok and report.rows[0].verdict == "bound-exceeded", report
+    case = tmp_path / "accumulation-w.json"
+    assert json.loads(case.read_text())["verdict"] == "bound-exceeded"
+    r = subprocess.run([os.environ["ACCUCHECK_CLI"], "replay", str(case), "--backend", "kahan_f32"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "kahan_f32" in r.stdout, r.stdout + r.stderr
+
+
+def test_bf16_accumulation_holds_its_bound_and_is_caught_claiming_f32(tmp_path):
+    bf16 = ml_dtypes.bfloat16
+    terms = gradients(bf16)
+    accumulated = loop_sum(terms, bf16)
+    own = accucheck.check_accumulation({"w": terms}, {"w": accumulated})
+    assert own.ok and own.rows[0].format == "bf16" and own.rows[0].worse_than_f32 > 0, own
+    claimed = accucheck.check_accumulation({"w": terms}, {"w": accumulated}, bound="recursive(f32)",
+                                           findings=str(tmp_path))
+    assert not claimed.ok and claimed.rows[0].verdict == "bound-exceeded", claimed
+    trace = np.load(tmp_path / "accumulation-w.npy")
+    assert trace.dtype == np.uint16 and trace.shape == (16, 64)
+    # The trace's rows are the terms' own bit patterns, in order (at the watched elements).
+    for t in range(16):
+        assert set(trace[t]) <= set(terms[t].reshape(-1).view(np.uint16)), t
+    r = subprocess.run([os.environ["ACCUCHECK_CLI"], "trace", str(tmp_path / "accumulation-w.npy"), "--bf16",
+                        "--backend", "naive_bf16"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "naive_bf16" in r.stdout, r.stdout + r.stderr
+
+
+def test_bad_input_is_refused_naming_the_parameter():
+    with pytest.raises(ValueError, match="int32"):
+        accucheck.check_accumulation({"w": [np.ones(3, np.int32)]}, {"w": np.ones(3, np.int32)})
+    with pytest.raises(ValueError, match="'w'.*shape"):
+        accucheck.check_accumulation({"w": [np.ones(3, np.float32)]}, {"w": np.ones(4, np.float32)})
