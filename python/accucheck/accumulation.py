@@ -164,18 +164,23 @@ def judge_window(row: Row, index: np.ndarray, label: str, initial, terms, comput
     started as the first term (a cleared .grad), `initial` is then terms' first."""
     window = np.stack(([] if first_is_buffer else [initial]) + list(terms))  # every term in order
     addends = window[1:].reshape(-1).tolist()
+    # The report's samples: whole windows, those of smallest hash of (parameter, window) that hold
+    # at most 400 elements together (one at least); only those are asked for every element.
+    key = zlib.crc32(f"{row.name}/{row.windows + 1}".encode())
+    kept = row.sampled_windows
+    sampled = len(index) * (len(kept) + 1) <= _MAX_SAMPLES or not kept or key < kept[-1][0]
     result = _core().judge_accumulation(f"{row.prefix}:{row.name}", row.format, row.bound, window[0].tolist(), addends,
-                                        np.asarray(computed, dtype=np.float64).tolist())
+                                        np.asarray(computed, dtype=np.float64).tolist(), sampled)
     row.elements = len(index)
     row.windows += 1
     n = len(window)
     row.worse_than_f32 += len(result["worse_than_f32"])
     if result["worse_than_f32"] and row.trace is None:
         row.trace = window
-    if result["elements_json"] != "[]" and (result["severity"], result["max_ratio"]) > (row.severity, row.max_ratio):
+    if result["worst_json"] and (result["severity"], result["max_ratio"]) > (row.severity, row.max_ratio):
         if result["violated"]:
             row.trace = window
-        worst = json.loads(result["elements_json"])[result["worst_element"]]
+        worst = json.loads(result["worst_json"])
         row.verdict, row.severity, row.kappa = result["verdict"], result["severity"], worst["kappa"]
         row.worst = {**worst, "window": row.windows, "element": int(index[result["worst_element"]]), "terms": n}
         row.case_json = result["case_json"]
@@ -187,13 +192,11 @@ def judge_window(row: Row, index: np.ndarray, label: str, initial, terms, comput
     row.max_ratio = max(row.max_ratio, result["max_ratio"])
     row.max_ulps = max(row.max_ulps, result["max_ulps"])
     row.bits_lost = max(row.bits_lost, result["bits_lost"])
-    # The report's samples: whole windows, those of smallest hash of (parameter, window) that
-    # hold at most 400 elements together (one at least); read from their JSON only by to_json.
-    key = zlib.crc32(f"{row.name}/{row.windows}".encode())
-    row.sampled_windows.append((key, label, n, result["elements_json"], result["abs_sums"]))
-    row.sampled_windows.sort(key=lambda w: w[0])
-    while len(row.sampled_windows) > 1 and row.elements * len(row.sampled_windows) > _MAX_SAMPLES:
-        row.sampled_windows.pop()
+    if sampled:  # read from their JSON only by to_json
+        kept.append((key, label, n, result["elements_json"], result["abs_sums"]))
+        kept.sort(key=lambda w: w[0])
+        while len(kept) > 1 and row.elements * len(kept) > _MAX_SAMPLES:
+            kept.pop()
 
 
 def write_findings(rows: list, findings: str) -> None:

@@ -3,6 +3,7 @@
 // run calls back into Python, and check/replay/exact/generate are core's campaign engine, case
 // files, exact oracle and families. The package's __init__.py wraps these in result objects.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -418,7 +419,7 @@ nb::list backend_list() {
 // backend named in it: `accucheck replay` runs every backend of its format).
 nb::dict judge_accumulation(const std::string& label, const std::string& format, const std::string& bound,
                             const std::vector<double>& initial, const std::vector<double>& addends,
-                            const std::vector<double>& computed) {
+                            const std::vector<double>& computed, bool with_elements) {
   const Format f = format_from(format);
   const std::size_t elements = computed.size();
   if (initial.size() != elements || (elements == 0 ? !addends.empty() : addends.size() % elements != 0))
@@ -468,22 +469,26 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
   std::vector<std::size_t> worse_than_f32;  // elements whose error exceeds fp32 accumulation's
   for (std::size_t j = 0; sixteen_bit && j < elements; ++j)
     if (outcome.elements[j].error > f32_outcome.elements[j].error) worse_than_f32.push_back(j);
-  JsonWriter per_element;
+  // The elements as replay --json writes them: all of them when asked (the report's samples), the
+  // worst one always.
+  const auto element_json = [&](JsonWriter& out, std::size_t j) {
+    write_element_json(
+        out, JudgedElement{j, outcome.elements[j], exact[j].special == Special::none ? fixed_hex(exact[j].sum) : ""});
+  };
+  JsonWriter per_element, worst;
   per_element.begin_array();
-  nb::dict verdict_counts;  // elements per verdict
-  double bits_lost = 0;     // max log2(|error| / |S| / u): the HTML report's "bits lost"
+  std::map<std::string, std::size_t> verdict_counts;  // elements per verdict
+  double bits_lost = 0;                               // max log2(|error| / |S| / u): the HTML report's "bits lost"
   const double u = std::ldexp(1.0, unit_roundoff_exponent(f));
   for (std::size_t j = 0; j < outcome.elements.size(); ++j) {
     const ElementVerdict& v = outcome.elements[j];
-    write_element_json(per_element,
-                       JudgedElement{j, v, exact[j].special == Special::none ? fixed_hex(exact[j].sum) : ""});
-    const nb::str verdict(std::string(name(v.verdict)).c_str());
-    verdict_counts[verdict] =
-        (verdict_counts.contains(verdict) ? nb::cast<std::size_t>(verdict_counts[verdict]) : 0) + 1;
+    if (with_elements) element_json(per_element, j);
+    ++verdict_counts[std::string(name(v.verdict))];
     if (v.error > 0 && std::isfinite(v.error / std::fabs(v.exact)))
       bits_lost = std::max(bits_lost, std::log2(v.error / std::fabs(v.exact) / u));
   }
   per_element.end_array();
+  if (elements > 0) element_json(worst, outcome.worst_element);
   nb::dict d;
   d["verdict"] = std::string(name(outcome.worst));
   d["severity"] = severity(outcome.worst);  // judge.h's order of verdicts: which window is the worst
@@ -491,7 +496,8 @@ nb::dict judge_accumulation(const std::string& label, const std::string& format,
   d["worst_element"] = outcome.worst_element;
   d["max_ratio"] = outcome.max_ratio;
   d["max_ulps"] = outcome.max_abs_ulps;
-  d["elements_json"] = per_element.str();  // replay --json's element objects, parsed only where needed
+  d["elements_json"] = per_element.str();  // "[]" unless with_elements
+  d["worst_json"] = worst.str();           // "" when there are no elements
   d["verdict_counts"] = verdict_counts;
   d["worse_than_f32"] = worse_than_f32;
   d["bits_lost"] = bits_lost;
