@@ -58,6 +58,8 @@ class Row:
     # once to the format) would have had; and the terms of the window to write as a trace: the
     # worst violating one, else the first with such an element (None: nothing to write).
     worse_than_f32: int = 0
+    # Every window judged, in order: {window, terms, verdict, max_ratio, max_ulps, bits_lost, worse_than_f32}.
+    per_window: list = dataclasses.field(default_factory=list, repr=False)
     trace: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)  # float64, n x elements
 
     @property
@@ -192,6 +194,9 @@ def judge_window(row: Row, index: np.ndarray, label: str, initial, terms, comput
     row.max_ratio = max(row.max_ratio, result["max_ratio"])
     row.max_ulps = max(row.max_ulps, result["max_ulps"])
     row.bits_lost = max(row.bits_lost, result["bits_lost"])
+    row.per_window.append({"window": row.windows, "terms": n, "verdict": result["verdict"],
+                           "max_ratio": result["max_ratio"], "max_ulps": result["max_ulps"],
+                           "bits_lost": result["bits_lost"], "worse_than_f32": len(result["worse_than_f32"])})
     if sampled:  # read from their JSON only by to_json
         kept.append((key, label, n, result["elements_json"], result["abs_sums"]))
         kept.sort(key=lambda w: w[0])

@@ -32,6 +32,9 @@ def test_a_loop_in_its_format_is_within_its_bound_per_parameter():
     assert [r.name for r in report.rows] == ["w", "b"]
     assert [r.elements for r in report.rows] == [32, 10]  # the sample, or every element of a smaller one
     assert all(0 < r.max_ratio <= 1 and r.bound == "recursive(f32)" and r.windows == 1 for r in report.rows), report
+    assert report.rows[0].per_window == [{"window": 1, "terms": 16, "verdict": "ok", "max_ratio": report.rows[0].max_ratio,
+                                          "max_ulps": report.rows[0].max_ulps, "bits_lost": report.rows[0].bits_lost,
+                                          "worse_than_f32": 0}]
     # With the buffer it started from: one term more per element, still within the bound.
     start = {"w": np.full((12, 10), 0.5, np.float32)}
     report = accucheck.check_accumulation({"w": terms["w"]}, {"w": loop_sum(terms["w"], np.float32, start["w"])},

@@ -27,6 +27,8 @@ def test_watching_leaves_every_grad_bit_as_it_was(mode):
     assert result["same"], result["table"]
     assert result["ok"], result["table"]
     assert result["windows"] == [2, 2, 2, 2], result  # two optimizer steps, each its own window
+    # Six micro-batches each: the first into a cleared .grad (6 terms), the second into zeros (7).
+    assert result["terms"] == [[6, 7]] * 4, result
 
 
 def test_a_row_per_parameter_within_the_bound():

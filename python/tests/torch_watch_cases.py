@@ -52,7 +52,7 @@ def two_steps(model, batches, watcher=None, **kw):
             kw["scaler"].update()
         else:
             opt.step()
-        opt.zero_grad(set_to_none=step == 0)  # both kinds of clearing
+        opt.zero_grad(set_to_none=step == 1)  # both kinds of clearing: zeros first, then None
     return out
 
 
@@ -70,7 +70,8 @@ def case_bits(mode):
     plain, _ = run(False)
     watched, report = run(True)
     return {"same": all(same_bits(a, b) for a, b in zip(plain, watched)), "ok": report.ok,
-            "windows": [r.windows for r in report.rows], "table": str(report)}
+            "windows": [r.windows for r in report.rows], "terms": [[w["terms"] for w in r.per_window] for r in report.rows],
+            "table": str(report)}
 
 
 def case_report():
