@@ -7,8 +7,8 @@
 # Usage: ci/nightly-properties.sh            (random seed)
 #        ACCUCHECK_SEED=123 ci/nightly-properties.sh
 # Environment: ACCUCHECK_SEED, ACCUCHECK_NIGHTLY_CASES (default 2000 = 10x CI's 200: the property
-#              label takes about 250 s of CPU at 200 cases on 2 cores, so 100x would be about 7 h
-#              of a 2-core machine's time; a larger nightly machine can set 20000),
+#              label takes about 250 s*proc at 200 cases on a loaded 2-core machine, so 100x would
+#              be about 7 CPU-hours, 3.5 h on 2 cores; a larger nightly machine can set 20000),
 #              ACCUCHECK_MAX_LONG_STEPS (default 1000000), ACCUCHECK_FINDINGS, JOBS (default nproc),
 #              PROPERTY_TESTS (default "backend_properties_test replay_test mutants_test"; the
 #              mutants suite needs at least CI's 200 cases to find every planted bug).
