@@ -6,9 +6,10 @@
 #
 # Usage: ci/nightly-properties.sh            (random seed)
 #        ACCUCHECK_SEED=123 ci/nightly-properties.sh
-# Environment: ACCUCHECK_SEED, ACCUCHECK_NIGHTLY_CASES (default 2000 = 10x CI's 200: the property
-#              label takes about 250 s*proc at 200 cases on a loaded 2-core machine, so 100x would
-#              be about 7 CPU-hours, 3.5 h on 2 cores; a larger nightly machine can set 20000),
+# Environment: ACCUCHECK_SEED, ACCUCHECK_NIGHTLY_CASES (default 2000 = 10x CI's 200; measured on
+#              2026-12-07 on 2 cores: with chains of 10^6 each StatedBound test of
+#              backend_properties_test took 50-70 s, so this phase is about 5 h on 2 cores; CI's
+#              200 cases with chains of 10^4 take about 250 s*proc),
 #              ACCUCHECK_MAX_LONG_STEPS (default 1000000), ACCUCHECK_FINDINGS, JOBS (default nproc),
 #              PROPERTY_TESTS (default "backend_properties_test replay_test mutants_test"; the
 #              mutants suite needs at least CI's 200 cases to find every planted bug).

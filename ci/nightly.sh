@@ -11,7 +11,8 @@
 #   5. the property suite with a random printed seed at 10x the cases (ci/nightly-properties.sh;
 #      ACCUCHECK_NIGHTLY_CASES=20000 for 100x on a machine with the cores for it).
 #
-# Usage: ci/nightly.sh            the whole suite (about an hour and a half on 2 cores)
+# Usage: ci/nightly.sh            the whole suite: phases 1-4 about 30 min on 2 cores with the builds
+#                                 current; phase 5 at its defaults about 5 h (ci/nightly-properties.sh)
 #        ci/nightly.sh --smoke    every phase at its smallest: the nightly tests listed, the
 #                                 sanitizer presets configured, the properties at 20 cases
 #                                 (but the mutants suite)
