@@ -8,11 +8,12 @@
 #   2. `pip install .` into the Python 3.11 environment with numpy 1.23 (ci/pip-check.sh);
 #   3. the unit and property tests under ASan + UBSan (the `asan` preset);
 #   4. every fuzz target for FUZZ_SECONDS (default 60) under libFuzzer + ASan + UBSan;
-#   5. the property suite with a random printed seed at 10x the cases (ci/nightly-properties.sh;
-#      ACCUCHECK_NIGHTLY_CASES=20000 for 100x on a machine with the cores for it).
+#   5. the property suite with a random printed seed at 10x the cases and chains of 10^5
+#      (ci/nightly-properties.sh; ACCUCHECK_MAX_LONG_STEPS=1000000 for a weekend's chains of 10^6,
+#      ACCUCHECK_NIGHTLY_CASES=20000 for 100x on a machine with the cores for them).
 #
 # Usage: ci/nightly.sh            the whole suite: phases 1-4 about 30 min on 2 cores with the builds
-#                                 current; phase 5 at its defaults about 5 h (ci/nightly-properties.sh)
+#                                 current; phase 5 at its defaults about 1 h (ci/nightly-properties.sh)
 #        ci/nightly.sh --smoke    every phase at its smallest: the nightly tests listed, the
 #                                 sanitizer presets configured, the properties at 20 cases
 #                                 (but the mutants suite)
