@@ -405,7 +405,7 @@ std::vector<std::string> load_python_file(const std::string& path, const PluginO
     if (served.output.empty()) throw;
     throw PluginError(std::string(e.what()) + "; it wrote: " + served.output);
   }
-  const std::string versions = " (Python " + served.python + ", numpy " + served.numpy + ": " + served.executable + ")";
+  const std::string versions = " (Python " + served.python + ", " + served.libraries + ": " + served.executable + ")";
   for (auto& b : backends) b.summary += versions;
   return register_loaded(std::move(backends), path, file, "Python file", served.fp_change, served.output, true,
                          registry);

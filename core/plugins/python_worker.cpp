@@ -157,6 +157,8 @@ FileDescription start(File& file, const PluginOptions& options) {
   d.python = text_of(hello, "python");
   d.numpy = text_of(hello, "numpy");
   d.executable = text_of(hello, "executable");
+  d.libraries = text_of(hello, "libraries");
+  if (d.libraries.empty()) d.libraries = d.numpy.empty() ? "no numpy" : "numpy " + d.numpy;
   d.output = capture.summary();
   if (const std::string error = text_of(hello, "error"); !error.empty()) {
     file.process->stop(true);

@@ -1,11 +1,11 @@
 // Where Python backends run for the CLI (internal to core; plugin_loader.cpp is its one user).
 //
 // `--python FILE.py` starts a Python worker: a process forked from accucheck and exec'd into the
-// user's interpreter (ACCUCHECK_PYTHON, else `python3` on PATH: any CPython >= 3.9 with numpy,
-// nothing compiled for it), running accucheck._worker (python/accucheck/_worker.py) from the
-// package this build ships. It loads FILE.py and serves calls over worker protocol 1: messages of
-// a 4-byte little-endian length and JSON on a socket, arrays in a memfd both map (docs/python.md).
-// One worker per file; the containment is the plugin worker's (guest_process.h): a raise, a wrong
+// user's interpreter (ACCUCHECK_PYTHON, else `python3` on PATH: any CPython >= 3.9 with numpy or,
+// for backends of arrays="torch", torch; nothing compiled for it), running accucheck._worker
+// (python/accucheck/_worker.py) from the package this build ships. It loads FILE.py and serves calls over worker
+// protocol 1: messages of a 4-byte little-endian length and JSON on a socket, arrays in a memfd both map
+// (docs/python.md). One worker per file; the containment is the plugin worker's (guest_process.h): a raise, a wrong
 // result, a crash, an exit, a hang, output, a changed floating-point environment is that call's
 // failure or a note, and the next call starts a new worker that loads the file again.
 #pragma once
@@ -30,8 +30,9 @@ struct ServedBackend {
 struct FileDescription {
   std::vector<ServedBackend> backends;
   std::string python, numpy, executable;  // the interpreter that ran the file
-  std::string fp_change;                  // how loading the file changed the floating-point environment ("" if not)
-  std::string output;                     // what it wrote while loading, escaped
+  std::string libraries;  // what the worker found: "numpy 2.5.5" or "no numpy", ", torch 2.9.1 (CUDA 13.0, ...)"
+  std::string fp_change;  // how loading the file changed the floating-point environment ("" if not)
+  std::string output;     // what it wrote while loading, escaped
 };
 
 using FileId = std::size_t;

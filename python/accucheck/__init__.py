@@ -24,10 +24,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence, Union
 
-import numpy as np
-
-from ._backends import BackendFailure, backend, registered, storage_dtype
+from ._backends import BackendFailure, backend, registered
 from . import _backends
+
+try:
+    import numpy as np
+
+    from ._numpy_arrays import storage_dtype
+except ImportError:
+    # The CLI's Python worker in an interpreter without numpy (a GPU machine's own PyTorch) runs
+    # backends of arrays="torch"; everything else here needs numpy.
+    if os.environ.get("ACCUCHECK_IN_LOADER") != "1":
+        raise
 
 __all__ = ["backend", "check", "replay", "exact", "families", "workloads", "backends", "load_plugin",
            "BackendFailure", "CheckResult", "Finding", "Workload", "storage_dtype"]

@@ -1,14 +1,16 @@
 """Python backends: the @accucheck.backend decorator, the table of registered backends, and the
-one conversion between accucheck's raw values and the NumPy arrays a backend function sees.
+one conversion between accucheck's raw values and the arrays a backend function sees (NumPy
+arrays, or torch tensors for arrays="torch": _numpy_arrays.py and _torch_arrays.py).
 
-Pure Python (no extension needed): the CLI's Python worker (accucheck._worker, in whatever
-interpreter the user runs) calls run_dense/run_sparse/run_product on arrays in shared memory, and
-the extension (accucheck._accucheck) calls the same functions in-process through
-_call_dense/_call_sparse/_call_product, so both paths hand a backend the same arrays and judge its
-result by the same rules.
+Pure Python (no extension needed, no numpy imported here): the CLI's Python worker
+(accucheck._worker, in whatever interpreter the user runs) calls run_dense/run_sparse/run_product
+on arrays in shared memory, and the extension (accucheck._accucheck) calls the same functions
+in-process through _call_dense/_call_sparse/_call_product, so both paths hand a backend the same
+arrays and judge its result by the same rules.
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import re
@@ -17,16 +19,6 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional
-
-import numpy as np
-
-try:  # PyPI ml-dtypes: NumPy's bfloat16
-    import ml_dtypes
-
-    _BF16 = np.dtype(ml_dtypes.bfloat16)
-except ImportError:  # bf16 backends then see uint16 bit patterns only
-    ml_dtypes = None
-    _BF16 = None
 
 # The plugin ABI's codes (accucheck/plugin.h).
 FORMAT_CODES = {"f64": 0, "f32": 1, "f16": 2, "bf16": 3}
@@ -40,22 +32,8 @@ for _canonical, _spellings in (("deterministic", ("deterministic", "bitwise-dete
         DETERMINISM_NAMES[_spelling] = DETERMINISM_NAMES[_spelling.replace("-", "_")] = _canonical
 DETERMINISM_CODES = {"deterministic": 0, "order_independent": 1, "nondeterministic": 2}
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
-
-
-def storage_dtype(fmt: str, bits: bool = False) -> np.dtype:
-    """The NumPy dtype a backend of storage `fmt` sees: float64, float32, float16, ml_dtypes.bfloat16
-    (uint16 bit patterns for f16/bf16 when `bits`, or for bf16 when ml-dtypes is missing)."""
-    if fmt == "f64":
-        return np.dtype(np.float64)
-    if fmt == "f32":
-        return np.dtype(np.float32)
-    if fmt == "f16":
-        return np.dtype(np.uint16) if bits else np.dtype(np.float16)
-    if fmt == "bf16":
-        if bits or _BF16 is None:
-            return np.dtype(np.uint16)
-        return _BF16
-    raise ValueError(f"unknown format '{fmt}' (f64, f32, f16, bf16)")
+# What a backend's function is given and returns: the module that makes and checks those arrays.
+ARRAY_MODULES = {"numpy": "._numpy_arrays", "torch": "._torch_arrays"}
 
 
 @dataclass
@@ -71,11 +49,18 @@ class PythonBackend:
     origin: str  # the file that defined it ("" when unknown)
     bits: bool = False
     fp8_inputs: bool = False  # FP8 gradients as FP8 arrays (else as values of the storage dtype)
+    arrays: str = "numpy"  # a key of ARRAY_MODULES
     index: int = field(default=-1)
 
     def metadata(self):
         return (self.name, self.storage, self.accumulation, self.bound, self.determinism, self.kind, self.bits,
-                self.fp8_inputs)
+                self.fp8_inputs, self.arrays)
+
+
+def arrays_of(b: PythonBackend):
+    """The array module of `b` (imported on first use: an interpreter without numpy can run
+    backends of arrays="torch")."""
+    return importlib.import_module(ARRAY_MODULES[b.arrays], __package__)
 
 
 _registered: list[PythonBackend] = []
@@ -116,7 +101,7 @@ def _kind_of(fn) -> str:
 
 def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulation: Optional[str] = None,
             determinism: str = "deterministic", kind: Optional[str] = None, summary: str = "", bits: bool = False,
-            fp8_inputs: bool = False):
+            fp8_inputs: bool = False, arrays: str = "numpy"):
     """Registers the decorated function as an accucheck backend.
 
     Dense (kind "dense", a function of two arguments): fn(addends, buffer), addends of shape (T, D)
@@ -133,6 +118,10 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
     uint16 bit patterns instead (and takes them back). fp8_inputs=True gives FP8 gradients (dense
     addends, sparse values, product A and B of E4M3 or E5M2 workloads) as ml_dtypes.float8_e4m3fn /
     float8_e5m2 arrays (uint8 with bits=True) instead of values of the storage dtype.
+    arrays="torch": every array above is a CPU torch.Tensor instead (torch.float64, float32,
+    float16, bfloat16; int16 bit patterns with bits=True; torch.float8_e4m3fn / float8_e5m2; the
+    sparse offsets and rows int64), and the result a tensor of the storage dtype on any device:
+    no numpy needed, for a GPU machine's own PyTorch (docs/python.md).
     `bound` is a bound expression (docs/bounds.md), `determinism` a class as `accucheck list` prints
     it (bitwise-deterministic, order-independent, run-to-run-nondeterministic) or deterministic,
     order_independent, nondeterministic.
@@ -148,6 +137,8 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
                          "order_independent, nondeterministic)")
     if not isinstance(bound, str) or not bound:
         raise ValueError("bound: a bound expression is required, e.g. 'recursive(f32)' (docs/bounds.md)")
+    if arrays not in ARRAY_MODULES:
+        raise ValueError(f"arrays '{arrays}' is not one of {', '.join(ARRAY_MODULES)}")
 
     def decorate(fn):
         backend_name = name or fn.__name__
@@ -159,7 +150,7 @@ def backend(name: Optional[str] = None, *, storage: str, bound: str, accumulatio
             raise ValueError(f"kind '{backend_kind}' is not dense, sparse or product")
         b = PythonBackend(backend_name, storage, accumulation, bound, DETERMINISM_NAMES[determinism], backend_kind, fn,
                           summary or (inspect.getdoc(fn) or "").split("\n")[0] or f"Python function {fn.__qualname__}",
-                          _origin_of(fn), bits, bool(fp8_inputs))
+                          _origin_of(fn), bits, bool(fp8_inputs), arrays)
         if validate is not None:  # the extension's checks: the bound parses, the name is no built-in's
             validate(b)
         old = _by_name.get(backend_name)
@@ -216,7 +207,7 @@ def _invoke(b: PythonBackend, *args):
         return b.fn(*args)
     except _Timeout:
         raise BackendFailure(f"{b.name}: timed out after {call_timeout:g} s (ACCUCHECK_PLUGIN_TIMEOUT sets the limit)") from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, MemoryError):  # a MemoryError: the worker names its memory limit
         raise
     except Exception as e:  # the backend's own error: its failure, not accucheck's
         raise BackendFailure(f"{b.name} raised {type(e).__name__}: {e}{_where(e)}") from None
@@ -226,80 +217,52 @@ def _invoke(b: PythonBackend, *args):
             signal.signal(signal.SIGALRM, previous)
 
 
-def _result_array(b: PythonBackend, result, expected_shape, dtype) -> np.ndarray:
-    """The backend's result as an array of the storage dtype and the expected shape, or BackendFailure."""
-    what = f"{b.name} returned"
-    if hasattr(result, "detach") and hasattr(result, "numpy"):  # a torch tensor
-        raise BackendFailure(f"{what} a {type(result).__module__}.{type(result).__name__}; return a NumPy array "
-                             "(tensor.numpy(); bf16: tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16))")
-    try:
-        array = np.asarray(result)
-    except Exception as e:
-        raise BackendFailure(f"{what} {type(result).__name__}, not an array: {e}") from None
-    if array.dtype != dtype:
-        raise BackendFailure(f"{what} dtype {array.dtype}, expected {dtype} (the storage format {b.storage}; "
-                             "round to it explicitly)")
-    if array.shape != tuple(expected_shape):
-        raise BackendFailure(f"{what} shape {array.shape}, expected {tuple(expected_shape)}")
-    return np.ascontiguousarray(array)
-
-
-def input_dtype(b: PythonBackend, fmt: str) -> np.dtype:
-    """The dtype of inputs in `fmt`: the storage dtype, or for e4m3/e5m2 (FP8 gradients, given as FP8
-    only to a backend with fp8_inputs) ml_dtypes' float8 types (uint8 bit patterns with bits=True)."""
-    if fmt not in ("e4m3", "e5m2"):
-        return storage_dtype(fmt, b.bits)
-    if b.bits:
-        return np.dtype(np.uint8)
-    if ml_dtypes is None:
-        raise BackendFailure(f"{b.name}: FP8 inputs need ml_dtypes in this interpreter (pip install ml-dtypes), or bits=True")
-    return np.dtype(ml_dtypes.float8_e4m3fn if fmt == "e4m3" else ml_dtypes.float8_e5m2)
-
-
 # The backend's call on arrays it may change (copies, or shared memory refilled for every call);
 # `result` is what it updates in place. Returns its result checked: the storage dtype and shape.
-def run_dense(b: PythonBackend, addends: np.ndarray, buffer: np.ndarray) -> np.ndarray:
+def run_dense(b: PythonBackend, addends, buffer):
     returned = _invoke(b, addends, buffer)
-    return _result_array(b, buffer if returned is None else returned, buffer.shape, buffer.dtype)
+    return arrays_of(b).result_array(b, buffer if returned is None else returned, buffer.shape, buffer.dtype)
 
 
-def run_sparse(b: PythonBackend, table: np.ndarray, step_offsets: np.ndarray, rows: np.ndarray,
-               values: np.ndarray) -> np.ndarray:
+def run_sparse(b: PythonBackend, table, step_offsets, rows, values):
     returned = _invoke(b, table, step_offsets, rows, values)
-    return _result_array(b, table if returned is None else returned, table.shape, table.dtype)
+    return arrays_of(b).result_array(b, table if returned is None else returned, table.shape, table.dtype)
 
 
-def run_product(b: PythonBackend, a: np.ndarray, b_matrix: np.ndarray, c: np.ndarray) -> np.ndarray:
+def run_product(b: PythonBackend, a, b_matrix, c):
     returned = _invoke(b, a, b_matrix, c)
-    return _result_array(b, c if returned is None else returned, c.shape, c.dtype)
+    return arrays_of(b).result_array(b, c if returned is None else returned, c.shape, c.dtype)
 
 
 def _call_dense(index: int, steps: int, elements: int, addends: bytes, initial: bytes) -> bytes:
     b = _registered[index]
-    dtype = storage_dtype(b.storage, b.bits)
-    addend_array = np.frombuffer(addends, dtype=dtype).reshape(steps, elements).copy()
-    return run_dense(b, addend_array, np.frombuffer(initial, dtype=dtype).copy()).tobytes()
+    arrays = arrays_of(b)
+    dtype = arrays.storage_dtype(b.storage, b.bits)
+    addend_array = arrays.from_bytes(addends, dtype, (steps, elements))
+    return arrays.to_bytes(run_dense(b, addend_array, arrays.from_bytes(initial, dtype, (elements,))))
 
 
 def _call_sparse(index: int, rows: int, dim: int, steps: int, step_offsets: bytes, row_index: bytes, values: bytes,
                  initial: bytes) -> bytes:
     b = _registered[index]
-    dtype = storage_dtype(b.storage, b.bits)
-    offsets = np.frombuffer(step_offsets, dtype=np.uint64).astype(np.int64)
-    pair_rows = np.frombuffer(row_index, dtype=np.uint32).astype(np.int64)
-    value_array = np.frombuffer(values, dtype=dtype).reshape(len(pair_rows), dim).copy()
-    table = np.frombuffer(initial, dtype=dtype).reshape(rows, dim).copy()
-    return run_sparse(b, table, offsets, pair_rows, value_array).tobytes()
+    arrays = arrays_of(b)
+    dtype = arrays.storage_dtype(b.storage, b.bits)
+    offsets = arrays.as_int64(arrays.from_bytes(step_offsets, arrays.UINT64, (steps + 1,)))
+    pairs = len(row_index) // 4
+    pair_rows = arrays.as_int64(arrays.from_bytes(row_index, arrays.UINT32, (pairs,)))
+    table = arrays.from_bytes(initial, dtype, (rows, dim))
+    return arrays.to_bytes(run_sparse(b, table, offsets, pair_rows, arrays.from_bytes(values, dtype, (pairs, dim))))
 
 
 def _call_product(index: int, rows: int, cols: int, batch: int, steps: int, a: bytes, b_bytes: bytes,
                   initial: bytes) -> bytes:
     b = _registered[index]
-    dtype = storage_dtype(b.storage, b.bits)
-    a_array = np.frombuffer(a, dtype=dtype).reshape(steps, rows, batch).copy()
-    b_array = np.frombuffer(b_bytes, dtype=dtype).reshape(steps, batch, cols).copy()
-    c = np.frombuffer(initial, dtype=dtype).reshape(rows, cols).copy()
-    return run_product(b, a_array, b_array, c).tobytes()
+    arrays = arrays_of(b)
+    dtype = arrays.storage_dtype(b.storage, b.bits)
+    a_array = arrays.from_bytes(a, dtype, (steps, rows, batch))
+    b_array = arrays.from_bytes(b_bytes, dtype, (steps, batch, cols))
+    c = arrays.from_bytes(initial, dtype, (rows, cols))
+    return arrays.to_bytes(run_product(b, a_array, b_array, c))
 
 
 def _load_file(path: str) -> list[PythonBackend]:

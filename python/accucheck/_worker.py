@@ -1,12 +1,13 @@
 """The Python worker: runs a backend file for the accucheck CLI in the user's own interpreter.
 
 `accucheck check --python FILE.py` starts this module with the interpreter ACCUCHECK_PYTHON names
-(else `python3` on PATH): any CPython >= 3.9 with numpy, nothing compiled for it. The CLI
+(else `python3` on PATH): any CPython >= 3.9 with numpy (or torch alone, for backends of
+arrays="torch"), nothing compiled for it. The CLI
 (core/plugins/python_worker.cpp) gives it a socket and a shared-memory file (a memfd) as file
 descriptors, and the worker speaks protocol 1 (docs/python.md, "The worker protocol"):
 
 * every message is a 4-byte little-endian length, then that many bytes of UTF-8 JSON;
-* the worker's first message says hello: {"protocol": 1, "python", "numpy", "executable",
+* the worker's first message says hello: {"protocol": 1, "python", "numpy", "libraries", "executable",
   "backends": [...], "fp_environment", "fp_change"}, or {"protocol": 1, "error": "..."} when the
   file did not load;
 * then, until the socket closes, one request at a time: {"op": "call", "seq", "backend", "kind",
@@ -103,51 +104,48 @@ class _Channel:
 
 class _Region:
     """The memfd the CLI fills for each call, mapped at least as large as the call needs. A mapping
-    that grew is replaced, never closed: a backend may still hold a view of the old one."""
+    that grew is replaced, never closed: a backend may still hold a view of the old one. (A shared
+    mapping: the memory limit below does not count it.)"""
 
-    def __init__(self, fd: int, memory_limit: int):
-        self._fd, self._memory_limit = fd, memory_limit
+    def __init__(self, fd: int):
+        self._fd = fd
         self.map: mmap.mmap | None = None
         self.size = 0
 
     def ensure(self, size: int) -> None:
         if size <= self.size:
             return
-        _unlimit_address_space()
         self.map = mmap.mmap(self._fd, size)
         self.size = size
-        _limit_address_space(self._memory_limit)
 
 
-def _address_space_bytes() -> int:
+def _data_bytes() -> int:
+    """The process's private writable memory (VmData in /proc/self/status): what RLIMIT_DATA counts."""
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        return 0
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
-def _limit_address_space(extra: int) -> None:
-    """The address space may grow by `extra` bytes from here (RLIMIT_AS, soft), as the plugin
-    worker's: a backend that allocates without bound fails with MemoryError, not the machine."""
+def _limit_memory(extra: int) -> None:
+    """The worker's private writable memory may grow by `extra` bytes from here (RLIMIT_DATA, soft;
+    Linux counts every private writable mapping in it since 4.7): a backend that allocates without
+    bound fails with MemoryError, not the machine. Not RLIMIT_AS, as the plugin worker's: address
+    space reserved and never written (CUDA's start reserves tens of GiB, glibc 64 MiB per thread's
+    arena) is no memory used, and counting it would fail CUDA's lazy start inside a call."""
     if extra <= 0:
         return
     try:
         import resource
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        ceiling = _address_space_bytes() + extra
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        ceiling = _data_bytes() + extra
         if hard != resource.RLIM_INFINITY:
             ceiling = min(ceiling, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
-    except (ImportError, ValueError, OSError):
-        pass
-
-
-def _unlimit_address_space() -> None:
-    try:
-        import resource
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        resource.setrlimit(resource.RLIMIT_DATA, (ceiling, hard))
     except (ImportError, ValueError, OSError):
         pass
 
@@ -155,42 +153,67 @@ def _unlimit_address_space() -> None:
 # ---- calls ------------------------------------------------------------------------------------
 
 def _call(backends, request: dict, region: _Region):
-    import numpy as np
     from . import _backends
 
     b = backends[request["backend"]]
     region.ensure(request["size"])
-    memory = region.map
-    storage = _backends.storage_dtype(b.storage, b.bits)
+    arrays = _backends.arrays_of(b)  # NumPy arrays, or torch tensors (arrays="torch")
 
-    def array(offset_key, dtype, shape):
-        count = 1
-        for n in shape:
-            count *= n
-        return np.frombuffer(memory, dtype=dtype, count=count, offset=request[offset_key]).reshape(shape)
+    def view(offset_key, dtype, shape):
+        return arrays.view(region.map, request[offset_key], dtype, shape)
 
-    inputs = _backends.input_dtype(b, request["input_format"]) if b.fp8_inputs else storage
+    storage = arrays.storage_dtype(b.storage, b.bits)
+    inputs = arrays.input_dtype(b, request["input_format"]) if b.fp8_inputs else storage
     kind = request["kind"]
     if kind == "dense":
         steps, elements = request["steps"], request["elements"]
-        result = array("buffer_offset", storage, (elements,))
-        computed = _backends.run_dense(b, array("inputs_offset", inputs, (steps, elements)), result)
+        result = view("buffer_offset", storage, (elements,))
+        computed = _backends.run_dense(b, view("inputs_offset", inputs, (steps, elements)), result)
     elif kind == "sparse":
         rows, dim, pairs = request["rows"], request["dim"], request["pairs"]
-        result = array("buffer_offset", storage, (rows, dim))
-        offsets = array("inputs_offset", np.uint64, (request["steps"] + 1,)).astype(np.int64)
-        pair_rows = array("index_offset", np.uint32, (pairs,)).astype(np.int64)
-        computed = _backends.run_sparse(b, result, offsets, pair_rows, array("values_offset", inputs, (pairs, dim)))
+        result = view("buffer_offset", storage, (rows, dim))
+        offsets = arrays.as_int64(view("inputs_offset", arrays.UINT64, (request["steps"] + 1,)))
+        pair_rows = arrays.as_int64(view("index_offset", arrays.UINT32, (pairs,)))
+        computed = _backends.run_sparse(b, result, offsets, pair_rows, view("values_offset", inputs, (pairs, dim)))
     elif kind == "product":
         rows, cols, batch, steps = request["rows"], request["cols"], request["batch"], request["steps"]
-        b_inputs = _backends.input_dtype(b, request["b_input_format"]) if b.fp8_inputs else storage
-        result = array("buffer_offset", storage, (rows, cols))
-        computed = _backends.run_product(b, array("inputs_offset", inputs, (steps, rows, batch)),
-                                         array("b_offset", b_inputs, (steps, batch, cols)), result)
+        b_inputs = arrays.input_dtype(b, request["b_input_format"]) if b.fp8_inputs else storage
+        result = view("buffer_offset", storage, (rows, cols))
+        computed = _backends.run_product(b, view("inputs_offset", inputs, (steps, rows, batch)),
+                                         view("b_offset", b_inputs, (steps, batch, cols)), result)
     else:
         raise _backends.BackendFailure(f"{b.name}: the CLI asked for a '{kind}' call, which protocol {PROTOCOL} lacks")
-    if computed is not result:
-        result[...] = computed
+    arrays.store(result, computed)
+
+
+def _missing_array_module(backends) -> str:
+    """Why a loaded file's backends cannot be called here ("" when they can): a backend of
+    arrays="numpy" in an interpreter without numpy, or of arrays="torch" without torch."""
+    for b in backends:
+        try:
+            __import__(b.arrays)
+        except ImportError as e:
+            other = "torch" if b.arrays == "numpy" else "numpy"
+            return (f"backend '{b.name}' takes {b.arrays} arrays (arrays='{b.arrays}') and this interpreter has no "
+                    f"{b.arrays} ({e}): install it, or declare arrays='{other}'")
+    return ""
+
+
+def _start_cuda() -> str:
+    """A file that imported torch on a machine with a GPU: CUDA starts now, before the memory limit
+    applies and outside any call's time-out (its lazy start reserves a large address space and
+    takes seconds). Returns what the hello says of torch: its version, CUDA's and the device."""
+    torch = sys.modules.get("torch")
+    if torch is None or not hasattr(torch, "cuda"):
+        return ""
+    text = f"torch {torch.__version__}"
+    try:
+        if torch.cuda.is_available():
+            torch.empty(1, device="cuda")  # creates the context
+            text += f" (CUDA {torch.version.cuda}, {torch.cuda.get_device_name()})"
+    except Exception as e:  # noqa: BLE001 (a broken driver: the backends' calls will say so)
+        text += f" (CUDA did not start: {type(e).__name__}: {e})"
+    return text
 
 
 def _versions() -> dict:
@@ -200,6 +223,7 @@ def _versions() -> dict:
         versions["numpy"] = numpy.__version__
     except ImportError:
         versions["numpy"] = None
+    versions["libraries"] = f"numpy {versions['numpy']}" if versions["numpy"] else "no numpy"
     return versions
 
 
@@ -232,6 +256,13 @@ def main(argv: list[str]) -> int:
             text = f"exited (SystemExit {e.code!r}) while it ran"
         channel.send({**hello, "error": text})
         return 0
+    missing = _missing_array_module(backends)
+    if missing:
+        channel.send({**hello, "error": missing})
+        return 0
+    torch_text = _start_cuda()
+    if torch_text:
+        hello["libraries"] += ", " + torch_text
     after = _fp_environment()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -240,8 +271,8 @@ def main(argv: list[str]) -> int:
                    "determinism": b.determinism, "kind": b.kind, "fp8_inputs": b.fp8_inputs} for b in backends],
         fp_environment=after, fp_change=_describe_change(before, after))
     channel.send(hello)
-    region = _Region(int(memfd), int(memory_limit))
-    _limit_address_space(int(memory_limit))
+    region = _Region(int(memfd))
+    _limit_memory(int(memory_limit))
     while True:
         request = channel.receive()
         if request is None or request.get("op") != "call":
