@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The GPU check (docs/gpu-results.md): on a machine with an NVIDIA GPU (an H200 in the plan),
-# from a fresh checkout, in under 8 minutes:
+# from a fresh checkout, in under 10 minutes:
+#   0. the device, and this machine's own Python: its version, numpy, torch, CUDA (first, so that a
+#      run that fails later still says what it ran on);
 #   1. configure with CUDA (the `cuda` preset) and build what the check runs;
 #   2. ctest -L gpu: every GPU kernel against its CPU order model bit for bit, the exact device
 #      reduction against the host oracle, atomics / CUB / cuBLAS within their bounds;
 #      nccl_probe; replays of the GPU findings (impls/cuda/tests/cases); the TF32 operand-rounding
 #      probe; characterize on three deterministic kernels against their CPU models;
+#      PyTorch's CUDA accumulators (python/frameworks/torch_cuda_backends.py) in this machine's
+#      own interpreter: a campaign of 1.5 minutes, characterize on three of them, and the seed's
+#      GPU scenario in PyTorch (python/frameworks/torch_16686_gpu.py), side by side;
 #   3. compute-sanitizer memcheck and racecheck over the GPU tests (small sizes);
 #   4. two minutes of properties and fuzzing on the GPU backends, side by side: the RapidCheck
 #      suite filtered to the cuda_* backends (at most 110 s), and fuzz_dense_gpu (libFuzzer for
@@ -22,7 +27,8 @@
 #   --prebuilt DIR  build nothing: run the binaries that ci/gpu-pack.sh packed into DIR on a
 #              machine with the dependencies (a lent GPU machine has CUDA but neither this
 #              project's libraries nor a network). The GPU tests run as gtest binaries, not ctest.
-#   env: ACCUCHECK_GPU_CHECK_SEED (the property run's seed; default from the clock),
+#   env: ACCUCHECK_GPU_CHECK_SEED (the property run's and the torch campaign's seed; default from
+#        the clock), ACCUCHECK_GPU_PYTHON (the interpreter with PyTorch; default python3),
 #        ACCUCHECK_GPU_CHECK_ALL=1 (include the backends with known findings: step 4),
 #        ACCUCHECK_GPU_BUILD (default build-cuda), ACCUCHECK_GPU_FUZZ_BUILD (build-fuzz-gpu),
 #        JOBS (default: nproc)
@@ -63,6 +69,35 @@ if [ "$device" = "none" ] && [ $dry_run -eq 0 ]; then
   exit 2
 fi
 stamp "device: $device$([ $dry_run -eq 1 ] && echo ' (dry run)')"
+# This machine's own Python, which runs the framework backend files (the worker needs no numpy).
+python="${ACCUCHECK_GPU_PYTHON:-python3}"
+python_report="$("$python" - 2>&1 <<'EOF' || true
+import sys
+parts, on_gpu = ["Python %s (%s)" % (sys.version.split()[0], sys.executable)], "no"
+try:
+    import numpy
+    parts.append("numpy " + numpy.__version__)
+except ImportError:
+    parts.append("no numpy")
+try:
+    import torch
+    if torch.cuda.is_available():
+        parts.append("torch %s (CUDA %s, %s)" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_name()))
+        on_gpu = "yes"
+    else:
+        parts.append("torch %s (CUDA %s, no device visible)" % (torch.__version__, torch.version.cuda))
+except Exception as e:
+    parts.append("no torch (%s: %s)" % (type(e).__name__, e))
+print("; ".join(parts))
+print("torch on a GPU: " + on_gpu)
+EOF
+)"
+python_found="$(grep -v '^torch on a GPU: ' <<< "$python_report" | tail -n 1)"
+python_found="${python_found:-$python did not run}"
+torch_on_gpu=0
+grep -qx 'torch on a GPU: yes' <<< "$python_report" && torch_on_gpu=1
+stamp "python: $python_found"
+seed="${ACCUCHECK_GPU_CHECK_SEED:-$(( $(date +%s) % 1000000 ))}"
 [ -n "$prebuilt" ] || command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] ||
   { echo "ci/gpu-check.sh: nvcc not found" >&2; exit 2; }
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -195,6 +230,49 @@ if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
   cat "$build/characterize.log"
 fi
 
+# PyTorch's CUDA accumulators in this machine's own Python (the worker's package and the backend
+# files from the pack with --prebuilt): a campaign, characterize on three, and the seed's GPU
+# scenario, side by side. A violation is a finding (its case file under $build/frameworks), not a
+# failure of this check; a backend that fails to run, or a step that does not finish, is.
+if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
+  python_side="python"
+  [ -n "$prebuilt" ] && python_side="$build/python"
+  fw="$build/frameworks"
+  mkdir -p "$fw"
+  if [ $torch_on_gpu -eq 0 ]; then
+    fail "no PyTorch with a visible GPU in $python ($python_found): PyTorch's CUDA accumulators NOT run"
+  else
+    export ACCUCHECK_PYTHON="$python" ACCUCHECK_PYTHON_PACKAGE="$python_side"
+    torch_file="$python_side/frameworks/torch_cuda_backends.py"
+    set +e
+    timeout 170 "$cli" check --python "$torch_file" --backend 'torch.cuda.*' --minutes 1.5 --jobs 1 --seed "$seed" \
+      --findings "$fw/findings" \
+      --json "$fw/torch-cuda.json" > "$fw/torch-cuda.txt" 2>&1 &
+    pids=($!) names=("torch CUDA campaign")
+    for b in torch.cuda.sum_contiguous_f32 torch.cuda.index_add_f32 torch.cuda.grad_accumulation_bf16; do
+      timeout 150 "$cli" characterize "$b" --python "$torch_file" --quiet --seed 1 --findings "$fw/findings" \
+        --json "$fw/characterize-$b.json" > "$fw/characterize-$b.txt" 2>&1 &
+      pids+=($!) names+=("characterize $b")
+    done
+    timeout 150 "$python" "$python_side/frameworks/torch_16686_gpu.py" > "$fw/torch-16686-gpu.txt" 2>&1 &
+    pids+=($!) names+=("torch_16686_gpu.py")
+    for i in "${!pids[@]}"; do
+      wait "${pids[$i]}"
+      rc=$?
+      # check exits 1 when it found violations (findings, reported below); anything else failed.
+      if [ $rc -ne 0 ] && ! { [ $i -eq 0 ] && [ $rc -eq 1 ]; }; then
+        fail "${names[$i]} exited $rc (see $fw)"
+      fi
+    done
+    set -e
+    grep -v '^  ' "$fw/torch-cuda.txt" | tail -n 60
+    for b in torch.cuda.sum_contiguous_f32 torch.cuda.index_add_f32 torch.cuda.grad_accumulation_bf16; do
+      echo "characterize $b:"; head -n 25 "$fw/characterize-$b.txt"
+    done
+    cat "$fw/torch-16686-gpu.txt"
+  fi
+fi
+
 # ---- 3. compute-sanitizer -----------------------------------------------------------------------
 sanitizer="$(command -v compute-sanitizer || true)"
 for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
@@ -235,7 +313,6 @@ fi
 skip_known='-cuda_cub_gpu_to_gpu_*' skip_known_gtest=':*/cuda_cub_gpu_to_gpu_*'
 [ "${ACCUCHECK_GPU_CHECK_ALL:-0}" = 1 ] && skip_known='' skip_known_gtest=''
 export ACCUCHECK_FUZZ_BACKENDS="cuda_*,-cuda_model_*${skip_known:+,$skip_known}"
-seed="${ACCUCHECK_GPU_CHECK_SEED:-$(( $(date +%s) % 1000000 ))}"
 fuzz_dir="$build/fuzz-gpu"
 mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
 set +e
@@ -287,6 +364,12 @@ cat "$build/gpu-bench.log"
   [ -f "$build/known-findings.log" ] && cat "$build/known-findings.log" || true
   [ -f "$build/tf32-probe.log" ] && grep 'tf32_beta1' "$build/tf32-probe.log" || true
   [ -f "$build/characterize.log" ] && cat "$build/characterize.log" || true
+  echo "python: $python_found"
+  [ -f "$build/frameworks/torch-cuda.txt" ] && grep -v '^  ' "$build/frameworks/torch-cuda.txt" | tail -n 60 || true
+  for f in "$build"/frameworks/characterize-*.txt; do
+    [ -f "$f" ] && { echo "$(basename "$f" .txt):"; head -n 25 "$f"; } || true
+  done
+  [ -f "$build/frameworks/torch-16686-gpu.txt" ] && cat "$build/frameworks/torch-16686-gpu.txt" || true
   for f in "$build"/memcheck-*.log "$build"/racecheck-*.log; do
     [ -f "$f" ] && echo "$(basename "$f" .log): $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$f" || echo 'no summary line')"
   done

@@ -5,7 +5,9 @@
 #   ci/gpu-pack.sh [DIR]            (default DIR: .gpu-pack, ignored by git)
 # writes DIR/pack.tar.xz: the GPU test binaries, the property suite, the GPU benchmark, the CLI, the replay
 # and (when clang-14 is here) libFuzzer builds of fuzz_dense_gpu, and nccl_probe where NCCL was
-# found, all stripped, with the shared libraries they need that a CUDA image may lack (lib/).
+# found, all stripped, with the shared libraries they need that a CUDA image may lack (lib/), and
+# the Python side (python/: the worker's pure-Python package and the framework backend files,
+# which run in the GPU machine's own interpreter: no numpy needed, docs/python.md).
 # Not packed: the C and C++ runtimes (every image has them), and libcublas/libnccl, which
 # the GPU machine's own CUDA provides (gpu-check.sh --prebuilt looks for them there).
 # On the GPU machine, from a checkout of the same commit: ci/gpu-check.sh --prebuilt DIR
@@ -48,8 +50,14 @@ done | sort -u | while read -r soname path; do
   [[ "$soname" =~ $system_libs ]] || cp -L "$path" "$pack/lib/$soname"
 done
 
+# The Python side, of the same commit as the binaries (no compiled extension: the GPU machine's
+# Python need not be this one's).
+mkdir -p "$pack/python/accucheck" "$pack/python/frameworks"
+cp python/accucheck/*.py "$pack/python/accucheck/"
+cp python/frameworks/*.py "$pack/python/frameworks/"
+
 git describe --always --dirty > "$pack/commit"  # "-dirty": built from uncommitted changes
-tar -C "$pack" -cJf "$pack/pack.tar.xz" bin lib commit
-rm -rf "$pack/bin" "$pack/lib"
+tar -C "$pack" -cJf "$pack/pack.tar.xz" bin lib python commit
+rm -rf "$pack/bin" "$pack/lib" "$pack/python"
 echo "ci/gpu-pack.sh: $pack/pack.tar.xz ($(du -h "$pack/pack.tar.xz" | cut -f1)) for commit $(cat "$pack/commit")"
 tar -tJvf "$pack/pack.tar.xz"

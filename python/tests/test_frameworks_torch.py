@@ -2,6 +2,7 @@
 torch environment of ci/python-envs.sh, on each CPU capability; the seed's question (.grad
 accumulation vs the hand sum); the two-thread 16-bit torch.sum finding (ledger/README.md, 1)
 replayed; the README's Python example. docs/frameworks.md."""
+import json
 import os
 import re
 import subprocess
@@ -10,7 +11,7 @@ import pytest
 
 import accucheck
 from envs import interpreter
-from frameworks_cli import ROOT, assert_all_ran_within_bounds, campaign, replay, replay_json
+from frameworks_cli import FRAMEWORKS, ROOT, assert_all_ran_within_bounds, campaign, replay, replay_json, run_cli
 
 
 # PyTorch 2.15 (eager): every op on the CPU capability it picks here and on the other two
@@ -73,3 +74,61 @@ def test_the_readme_example_runs():
                        cwd=os.environ.get("TMPDIR", "/tmp"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "stated bound" in r.stdout and "torch_sum_bf16" in r.stdout and "no violations" in r.stdout, r.stdout
+
+
+def test_the_cuda_file_runs_on_the_cpu_in_an_interpreter_without_numpy(tmp_path):
+    # python/frameworks/torch_cuda_backends.py is for a GPU machine's own Python, which may lack
+    # numpy (issue 47): its backends take torch tensors. Here its ops run on the CPU
+    # (ACCUCHECK_TORCH_DEVICE=cpu) with numpy and ml_dtypes missing: the file's plumbing on every
+    # workload kind, each op within the bound stated for its CUDA kernel (any order's bounds, which
+    # the CPU kernels meet too). What the CUDA kernels do is for ci/gpu-check.sh.
+    blocked = tmp_path / "without_numpy"
+    for module in ("numpy", "ml_dtypes"):
+        (blocked / module).mkdir(parents=True)
+        (blocked / module / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{module}' (blocked by the test)\", name='{module}')\n")
+    # torch.compile's first call on the CPU compiles C++ (tens of seconds): f32 only.
+    results, r = campaign(tmp_path, "torch", "torch_cuda_backends.py", ["torch.cuda.[!c]*", "torch.cuda.compiled_sum_f32"],
+                          cases=30, env={"ACCUCHECK_TORCH_DEVICE": "cpu", "PYTHONPATH": str(blocked)})
+    mine = assert_all_ran_within_bounds(results, "torch.cuda.", 30, r.stdout)
+    assert len(mine) == 41, sorted(mine)
+    listed = run_cli("torch", "list", "--python", str(FRAMEWORKS / "torch_cuda_backends.py"), "--json",
+                     env={"ACCUCHECK_TORCH_DEVICE": "cpu", "PYTHONPATH": str(blocked)})
+    summaries = [b["summary"] for b in json.loads(listed.stdout)["backends"] if b["name"].startswith("torch.cuda.")]
+    assert summaries and all("(Python 3.11" in s and "no numpy, torch 2.15" in s for s in summaries), summaries[:2]
+    nondeterministic = {n for n, b in mine.items() if b["determinism"] == "run-to-run-nondeterministic"}
+    assert nondeterministic == {f"torch.cuda.{op}_{fmt}" for op in ("index_add", "scatter_add", "embedding_backward")
+                                for fmt in ("f32", "f16", "bf16")}, nondeterministic
+
+
+def test_the_seeds_gpu_scenario_script_judges_pytorchs_embedding_accumulation(tmp_path):
+    # python/frameworks/torch_16686_gpu.py on the CPU (ACCUCHECK_TORCH_DEVICE=cpu; ci/gpu-check.sh
+    # runs it on the GPU): both paths, 16 and 32 micro-batches, judged against exact sums.
+    script = FRAMEWORKS / "torch_16686_gpu.py"
+    r = subprocess.run([interpreter("torch"), str(script)], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "ACCUCHECK_TORCH_DEVICE": "cpu"})
+    assert r.returncode == 0 and "every element within recursive(f32)" in r.stdout, r.stdout + r.stderr
+    rows = [line.split() for line in r.stdout.splitlines() if line.split()[:1] in (["16"], ["32"])]
+    assert len(rows) == 8, r.stdout
+    # Its judge catches a wrong accumulation: one micro-batch's gradient left out.
+    check = tmp_path / "dropped.py"
+    check.write_text(f"""
+import sys
+sys.path.insert(0, {str(FRAMEWORKS)!r})
+import torch_16686_gpu as s
+batches = s.token_batches(16)
+computed = s.accumulate(batches[:-1], by_hand=False, deterministic=False)
+ulps, wrong, ratio = s.judge(computed, s.exact_sums(batches))
+print(ratio)
+# and its rounding of exact sums to f32 agrees with accucheck's oracle (an independent one)
+import random, accucheck
+r = random.Random(5)
+for trial in range(500):
+    values = [s.f32(r.choice((-1, 1)) * r.random() * 2.0 ** r.randrange(-60, -20)) for _ in range(r.randrange(1, 40))]
+    values += [-values[0]] * (trial % 3 == 0)
+    assert s.round_f32(sum(s.exact_units(v) for v in values)) == accucheck.exact(values, "f32")["sum"], values
+sys.exit(0 if ratio > 1 else 1)
+""")
+    dropped = subprocess.run([interpreter("torch"), str(check)], capture_output=True, text=True, timeout=600,
+                             env={**os.environ, "ACCUCHECK_TORCH_DEVICE": "cpu"})
+    assert dropped.returncode == 0, dropped.stdout + dropped.stderr
