@@ -37,7 +37,7 @@ except ImportError:
     if os.environ.get("ACCUCHECK_IN_LOADER") != "1":
         raise
 
-__all__ = ["backend", "check", "replay", "exact", "families", "workloads", "backends", "load_plugin",
+__all__ = ["backend", "check", "replay", "exact", "families", "workloads", "backends", "load_plugin", "load_accumulation",
            "BackendFailure", "CheckResult", "Finding", "Workload", "storage_dtype"]
 
 
@@ -268,12 +268,21 @@ def exact(values: Iterable[float], format: str = "f64") -> dict:
                                                          dtype=np.float64).ravel()], format)
 
 
-def check_accumulation(terms: dict, accumulated: dict, **options):
+def check_accumulation(terms: dict, accumulated: dict, initial: Optional[dict] = None, **options):
     """Judges accumulations made elsewhere (JAX's explicit accumulation, your own loop): per
-    parameter name the terms added in order and the accumulated array; returns a report as
-    accucheck.torch.watch's (accucheck.accumulation.check_accumulation says the options)."""
+    parameter name the terms added in order, the accumulated array and (optionally) the buffer
+    they were added to; returns a report as accucheck.torch.watch's
+    (accucheck.accumulation.check_accumulation says the options)."""
     from .accumulation import check_accumulation as check
-    return check(terms, accumulated, **options)
+    return check(terms, accumulated, initial=initial, **options)
+
+
+def load_accumulation(path: str):
+    """(terms, accumulated, initial) from an .npz that accucheck.jax.save_accumulation (or
+    accucheck.accumulation.save_accumulation) wrote: `check_accumulation(*load_accumulation(path))`
+    judges in this interpreter an accumulation recorded in another."""
+    from .accumulation import load_accumulation as load
+    return load(path)
 
 
 def families() -> list:

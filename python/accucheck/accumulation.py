@@ -264,3 +264,57 @@ def check_accumulation(terms: dict, accumulated: dict, *, initial: Optional[dict
     if findings:
         write_findings(rows, findings)
     return Report(rows, tool="accucheck.check_accumulation")
+
+
+# An accumulation saved where it ran (save_accumulation) and judged elsewhere (load_accumulation):
+# an .npz with a JSON manifest (names, steps, bf16 leaves) and one array per leaf and term; bf16
+# as its bit patterns (uint16), which every numpy reads.
+def _storable(a: np.ndarray):
+    a = np.ascontiguousarray(a)
+    return (a.view(np.uint16), True) if a.dtype.name == "bfloat16" else (a, False)
+
+
+def save_accumulation(path: str, terms: dict, accumulated: dict, initial: Optional[dict] = None) -> None:
+    """Writes what check_accumulation takes to `path` (.npz); load_accumulation reads it back."""
+    arrays, bf16, leaves = {}, [], []
+    for name, result in accumulated.items():
+        has_initial = bool(initial and name in initial)
+        leaves.append({"name": name, "first": len(arrays), "terms": len(terms[name]), "initial": has_initial})
+        for a in [result, *terms[name], *([initial[name]] if has_initial else [])]:
+            key = f"array/{len(arrays)}"  # the arrays in manifest order: accumulated, terms, initial
+            arrays[key], is_bf16 = _storable(np.asarray(a))
+            if is_bf16:
+                bf16.append(key)
+    manifest = {"accucheck_accumulation": 1, "leaves": leaves, "bf16": bf16}
+    np.savez(path, manifest=np.array(json.dumps(manifest)), **arrays)
+
+
+def load_accumulation(path: str):
+    """(terms, accumulated, initial) from an .npz that save_accumulation (or accucheck.jax's) wrote:
+    pass them to check_accumulation. A file it did not write is a ValueError naming it."""
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not hasattr(data, "files"):
+            raise ValueError("an array, not an .npz that save_accumulation wrote")
+        with data:
+            manifest = json.loads(str(data["manifest"]))
+            if manifest.get("accucheck_accumulation") != 1:
+                raise ValueError("not an accumulation saved by accucheck")
+            keys = sorted((k for k in data.files if k != "manifest"), key=lambda k: int(k.rsplit("/", 1)[1]))
+            arrays = []
+            for k in keys:
+                a = data[k]
+                if k in manifest["bf16"]:
+                    import ml_dtypes
+                    a = a.view(ml_dtypes.bfloat16)
+                arrays.append(a)
+    except (OSError, KeyError, ValueError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: cannot read an accumulation from it ({e})") from None
+    terms, accumulated, initial = {}, {}, {}
+    for leaf in manifest["leaves"]:
+        first, n = leaf["first"], leaf["terms"]
+        accumulated[leaf["name"]] = arrays[first]
+        terms[leaf["name"]] = arrays[first + 1:first + 1 + n]
+        if leaf["initial"]:
+            initial[leaf["name"]] = arrays[first + 1 + n]
+    return terms, accumulated, initial or None
