@@ -31,8 +31,9 @@ _FORMATS = {torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", to
 
 
 def _gathered(t: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """A copy of the elements at `index` of t (converted to doubles once per window)."""
-    return t.detach().reshape(-1)[index]
+    """A copy of the elements at `index` of t (converted to doubles once per window): one op, as a
+    hook runs it for every parameter and micro-batch (a gradient in a hook needs no detach)."""
+    return torch.take(t, index)
 
 
 class _Watched:
@@ -54,6 +55,7 @@ class _Watched:
         self.format: Optional[str] = None           # .grad's format
 
     def before_accumulation(self, grad: torch.Tensor) -> None:
+        """The gradient hook (it returns None: the gradient passes unchanged)."""
         current = self.parameter.grad
         if current is None:
             self.close()  # a cleared buffer: AccumulateGrad stores this term as it is
@@ -61,8 +63,9 @@ class _Watched:
             # zeroed, or changed by something else than the accumulation: a new window from it
             self.close()
             self.initial = _gathered(current, self.index)
+        if not self.terms:
+            self.format = _FORMATS.get(grad.dtype)
         self.terms.append(_gathered(grad, self.index))
-        self.format = _FORMATS.get(grad.dtype)
 
     def after_accumulation(self, parameter: torch.Tensor) -> None:
         self.computed = _gathered(parameter.grad, self.index)
@@ -111,7 +114,7 @@ class watch:
 
     def __enter__(self):
         for w in self._watched:
-            self._handles.append(w.parameter.register_hook(self._before(w)))
+            self._handles.append(w.parameter.register_hook(w.before_accumulation))
             self._handles.append(w.parameter.register_post_accumulate_grad_hook(w.after_accumulation))
         return self
 
@@ -120,13 +123,6 @@ class watch:
             h.remove()
         self._handles = []
         return False
-
-    @staticmethod
-    def _before(w: _Watched):
-        def hook(grad):
-            w.before_accumulation(grad)
-            return None  # the gradient passes unchanged
-        return hook
 
     def report(self) -> Report:
         """Judges the open windows and returns every parameter's result so far."""
