@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <set>
 #include <vector>
 
@@ -19,8 +18,6 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, st
 namespace accucheck::fuzz {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double finite_or(double x, double fallback) { return std::isfinite(x) ? x : fallback; }
 
