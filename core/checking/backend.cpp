@@ -149,11 +149,13 @@ Backend exempt_from(Backend backend, Property property, std::string reason) {
 std::string_view origin_kind(std::string_view origin) {
   if (origin.empty() || origin == "builtin") return "built-in";
   if (origin == "python" || origin.ends_with(".py")) return "python";
+  if (origin.starts_with("accucheck.")) return "recorded";  // accucheck.torch.watch, accucheck.check_accumulation
   return "plugin";
 }
 
 std::string origin_option(std::string_view origin) {
-  if (origin_kind(origin) == "built-in" || origin == "python") return "";  // "python": no file to load
+  // "python": no file to load; "recorded": no backend to load (its case files replay on every backend)
+  if (origin_kind(origin) == "built-in" || origin_kind(origin) == "recorded" || origin == "python") return "";
   return std::string(origin_kind(origin) == "python" ? " --python " : " --plugin ") + std::string(origin);
 }
 

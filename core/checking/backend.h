@@ -142,11 +142,13 @@ class Registry {
 };
 
 // What a backend's origin is, for tables and reports: "built-in", "python" (a Python file's
-// backend, or one defined where no file names it: origin "python") or "plugin".
+// backend, or one defined where no file names it: origin "python"), "recorded" (results that
+// accucheck.torch.watch or accucheck.check_accumulation judged in a program: origin
+// "accucheck.<tool>", no backend to load) or "plugin".
 std::string_view origin_kind(std::string_view origin);
 
 // The command-line options that load a backend of this origin again, with a leading space: ""
-// for a built-in (and a Python backend defined where no file names it, origin "python"),
+// for a built-in, a recorded result and a Python backend defined where no file names it,
 // " --python FILE.py" for a Python file's, " --plugin LIB.so" for a plugin's.
 std::string origin_option(std::string_view origin);
 

@@ -52,6 +52,11 @@ def test_a_dropped_term_is_a_violation_with_a_replayable_case(tmp_path):
     r = subprocess.run([os.environ["ACCUCHECK_CLI"], "replay", str(case), "--backend", "kahan_f32"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "kahan_f32" in r.stdout, r.stdout + r.stderr
+    # The HTML report names where the result came from and replays the case with no plugin to load.
+    report.write_html(str(tmp_path / "report.html"))
+    html = (tmp_path / "report.html").read_text()
+    assert "recorded accucheck.check_accumulation" in html and f"accucheck replay {case}</code>" in html, html
+    assert "--plugin" not in html, html
 
 
 def test_bf16_accumulation_holds_its_bound_and_is_caught_claiming_f32(tmp_path):
