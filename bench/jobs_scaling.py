@@ -71,11 +71,12 @@ def section(rows, rows_without_mpi, seconds, seed, cpus, build):
         lines += ["", "Target: 2 jobs >= 1.8x one job: %.2fx, %s." % (ratio, "met" if ratio >= 1.8 else "**missed**")]
     if rows_without_mpi:
         lines += ["",
-                  "The same without the real Open MPI backends (`mpi_allreduce_*`, %d backends): each of their cases is"
-                  " a request to an `mpirun` world whose ranks wait by spinning, and one request runs per machine at a"
-                  " time (a file lock, impls/thirdparty/openmpi.cpp: two worlds reducing at once took three times as"
-                  " long), so with N jobs the processes queue there and the ranks take the cores the other jobs"
-                  " judge on:" % rows_without_mpi[0]["backends"], ""] + table(rows_without_mpi)
+                  "The same without the real Open MPI backends (`mpi_allreduce_*`, %d backends). Each of their cases"
+                  " is a request to an `mpirun` world whose ranks spin while they reduce; each process keeps its worlds"
+                  " on one CPU of its own (its home, impls/thirdparty/openmpi.cpp), where its harness waits blocked"
+                  " meanwhile, so the jobs' worlds do not take the cores the other jobs judge on. When the two tables"
+                  " scale alike, the MPI backends cost the jobs nothing more than their own time:"
+                  % rows_without_mpi[0]["backends"], ""] + table(rows_without_mpi)
     lines += ["",
               "Cases are numbered per stream and generated from (seed, format, case number) alone; job J of N runs the",
               "numbers c with c mod N = J in a process of its own (tools/campaign_jobs.h) and the parent merges the",

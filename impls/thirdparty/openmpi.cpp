@@ -22,6 +22,8 @@
 // OMPI_ALLOW_RUN_AS_ROOT variables are set for the world.
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/file.h>
@@ -51,20 +53,65 @@ std::string setting(const char* variable, const char* fallback) {
   return value && *value ? value : fallback;
 }
 
-// Open MPI's collectives wait by spinning (yielding when oversubscribed): two worlds reducing at
-// once on a small machine (check --jobs 2, each process with its worlds) slow each other down
-// many times over. One request at a time per machine: an advisory lock on a file in /tmp, held
-// for one request (released by the kernel if this process dies).
-class MachineLock {
+// Open MPI's collectives wait by spinning. Unpinned, a world's P ranks spread over every core
+// while they reduce, and with `check --jobs N` they took the cores the other jobs judge on (and
+// two worlds reducing at once slowed each other down three times over, so one request ran per
+// machine): two jobs ran 1.15x one job (measured 2026-12-08, docs/performance.md; 2.57x since). So each process runs
+// its worlds on one CPU of its own, its home, with mpi_yield_when_idle set (P spinning ranks on one core take turns): a
+// process claims the first CPU whose claim file in /tmp no other process holds locked (the kernel drops the lock when
+// the process ends), else shares one by its pid. Its harness thread waits, blocked, while its world reduces, so a job
+// and its worlds use about one core. Processes that share a home reduce one at a time (an advisory lock per CPU, held
+// for one request).
+struct Home {
+  int cpu = -1;  // -1: this process's CPUs could not be read; the worlds run unpinned
+  std::string request_lock;
+};
+
+const Home& home() {
+  static std::mutex lock;
+  static pid_t owner = 0;
+  static Home chosen;
+  static int claim = -1;
+  std::lock_guard<std::mutex> guard(lock);
+  if (owner == getpid()) return chosen;
+  if (claim >= 0) close(claim);  // a forked copy's: the parent keeps its own claim
+  owner = getpid();
+  claim = -1;
+  chosen = Home{-1, "/tmp/accucheck-mpi.lock"};
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return chosen;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  if (cpus.empty()) return chosen;
+  chosen.cpu = cpus[static_cast<std::size_t>(getpid()) % cpus.size()];
+  for (int c : cpus) {
+    const std::string path = "/tmp/accucheck-mpi-home.cpu" + std::to_string(c);
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      claim = fd;
+      chosen.cpu = c;
+      break;
+    }
+    if (fd >= 0) close(fd);
+  }
+  chosen.request_lock = "/tmp/accucheck-mpi.cpu" + std::to_string(chosen.cpu) + ".lock";
+  return chosen;
+}
+
+// One request at a time per home CPU: an advisory lock on a file in /tmp, held for one request
+// (released by the kernel if this process dies).
+class RequestLock {
  public:
-  MachineLock() : fd_(open("/tmp/accucheck-mpi.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
+  explicit RequestLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
     if (fd_ >= 0) flock(fd_, LOCK_EX);
   }
-  ~MachineLock() {
+  ~RequestLock() {
     if (fd_ >= 0) close(fd_);  // releases the lock
   }
-  MachineLock(const MachineLock&) = delete;
-  MachineLock& operator=(const MachineLock&) = delete;
+  RequestLock(const RequestLock&) = delete;
+  RequestLock& operator=(const RequestLock&) = delete;
 
  private:
   int fd_;
@@ -82,7 +129,7 @@ class MpiWorld {
   // the world cannot start, dies, or does not answer within the time-out.
   std::vector<double> reduce(const DenseWorkload& w, std::uint64_t format_code) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const MachineLock one_collective_at_a_time;
+    const RequestLock one_collective_per_cpu(home().request_lock);
     if (owner_ != getpid()) forget();  // a forked copy of this process: the world is the parent's
     if (pid_ <= 0) {
       try {
@@ -146,7 +193,9 @@ class MpiWorld {
     for (int r = 0; r < ranks_; ++r) request_fds_.push_back(fifo("rank" + std::to_string(r)));
     response_fd_ = fifo("responses");
 
-    std::vector<std::string> args{mpirun, "-np", std::to_string(ranks_), "--oversubscribe", "--bind-to", "none"};
+    std::vector<std::string> args{
+        mpirun, "-np", std::to_string(ranks_), "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle",
+        "1"};
     if (algorithm_ > 0)
       args.insert(args.end(), {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_allreduce_algorithm",
                                std::to_string(algorithm_)});
@@ -172,7 +221,17 @@ class MpiWorld {
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attributes, 0);
+    // The world on this process's home CPU: mpirun and its ranks (--bind-to none) inherit the
+    // spawning thread's affinity, set for the spawn alone.
+    cpu_set_t saved, one;
+    bool pinned = false;
+    if (home().cpu >= 0 && pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0) {
+      CPU_ZERO(&one);
+      CPU_SET(home().cpu, &one);
+      pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    }
     const int error = posix_spawn(&pid_, mpirun.c_str(), &actions, &attributes, argv.data(), envp.data());
+    if (pinned) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (error != 0) {
