@@ -13,7 +13,7 @@ the rest from a vocabulary window that leaves rows out; upstream gradients of ma
 first 16 batches of the 32-step run are the 16-step run's.
 
 Needs only torch (no numpy, not accucheck's package): it runs in the GPU machine's own Python.
-    python3 python/frameworks/torch_16686_gpu.py              (ACCUCHECK_TORCH_DEVICE=cpu: on the CPU)
+    python3 python/frameworks/torch_16686_gpu.py [STEPS...]   (default 16 32; ACCUCHECK_TORCH_DEVICE=cpu: on the CPU)
 Prints one line per (steps, path, deterministic): max ulps from the correctly rounded f32 sum,
 elements not correctly rounded, max err/bound for recursive(f32), and whether 'add' and by-hand
 gave the same bits; exits 1 if any element exceeds its bound.
@@ -145,7 +145,8 @@ def judge(computed, exact):
     return worst_ulps, wrong, float(worst_ratio)
 
 
-def main():
+def main(argv):
+    steps_list = [int(a) for a in argv] or [16, 32]  # the micro-batch counts to run (default: the report's)
     if DEVICE == "cuda" and not torch.cuda.is_available():
         print(f"torch_16686_gpu.py: torch {torch.__version__} sees no CUDA device (ACCUCHECK_TORCH_DEVICE=cpu)",
               file=sys.stderr)
@@ -155,7 +156,7 @@ def main():
           f"token batches ({BATCH}, {LENGTH}), f32")
     print(f"{'steps':>5} {'path':<8} {'deterministic':<13} {'max ulps':>9} {'not CR':>7} {'err/bound':>10}  add == by hand")
     exceeded = False
-    for steps in (16, 32):
+    for steps in steps_list:
         batches = token_batches(steps)
         exact = exact_sums(batches)
         for deterministic in (False, True):
@@ -171,4 +172,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

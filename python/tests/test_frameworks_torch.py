@@ -105,11 +105,11 @@ def test_the_seeds_gpu_scenario_script_judges_pytorchs_embedding_accumulation(tm
     # python/frameworks/torch_16686_gpu.py on the CPU (ACCUCHECK_TORCH_DEVICE=cpu; ci/gpu-check.sh
     # runs it on the GPU): both paths, 16 and 32 micro-batches, judged against exact sums.
     script = FRAMEWORKS / "torch_16686_gpu.py"
-    r = subprocess.run([interpreter("torch"), str(script)], capture_output=True, text=True, timeout=600,
+    r = subprocess.run([interpreter("torch"), str(script), "8", "16"], capture_output=True, text=True, timeout=600,
                        env={**os.environ, "ACCUCHECK_TORCH_DEVICE": "cpu"})
     assert r.returncode == 0 and "every element within recursive(f32)" in r.stdout, r.stdout + r.stderr
-    rows = [line.split() for line in r.stdout.splitlines() if line.split()[:1] in (["16"], ["32"])]
-    assert len(rows) == 8, r.stdout
+    rows = [line.split() for line in r.stdout.splitlines() if line.split()[:1] in (["8"], ["16"])]
+    assert len(rows) == 8 and all(row[-2:] == ["same", "bits"] for row in rows), r.stdout
     # Its judge catches a wrong accumulation: one micro-batch's gradient left out.
     check = tmp_path / "dropped.py"
     check.write_text(f"""
