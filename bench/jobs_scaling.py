@@ -97,6 +97,8 @@ def section(rows, rows_without_mpi, seconds, seed, cpus, build):
 
 
 def write_section(page, lines):
+    """Replaces the section titled lines[0] in `page` with `lines` (appends it when absent)."""
+    title = lines[0].strip()
     try:
         with open(page) as f:
             old = f.read().splitlines()
@@ -105,7 +107,7 @@ def write_section(page, lines):
     out, skipping, placed = [], False, False
     for line in old:
         if line.startswith("## "):
-            skipping = line.strip() == TITLE
+            skipping = line.strip() == title
             if skipping and not placed:
                 out += lines
                 placed = True

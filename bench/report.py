@@ -147,7 +147,8 @@ def ratio(a, b):
 
 # Sections of docs/performance.md that are not from the benchmark JSON (written by hand, or by
 # bench/jobs_scaling.py); report.py copies them from the existing page, in this order.
-KEPT_SECTIONS = ["## check --jobs scaling", "## fuzz_dense", "## CI property label"]
+KEPT_SECTIONS = ["## check --jobs scaling", "## Python backends: the cost of a call", "## fuzz_dense",
+                 "## CI property label"]
 
 
 def kept_sections(path, titles):

@@ -57,3 +57,7 @@ echo "wrote docs/performance.md" >&2
 # check --jobs scaling: the same campaign with 1, 2, ... jobs (its own section of the page).
 python3 bench/jobs_scaling.py --accucheck "$build_dir/accucheck" --seconds "${JOBS_SCALING_SECONDS:-60}" \
   --build "Release build of ci/bench.sh" --page docs/performance.md
+
+# A Python backend's call through the worker and in-process (its own section of the page).
+PYTHONPATH="$build_dir/python" "$python" bench/python_call_overhead.py --accucheck "$build_dir/accucheck" \
+  --page docs/performance.md
