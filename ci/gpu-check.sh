@@ -244,12 +244,13 @@ if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
   else
     export ACCUCHECK_PYTHON="$python" ACCUCHECK_PYTHON_PACKAGE="$python_side"
     torch_file="$python_side/frameworks/torch_cuda_backends.py"
+    characterized=(torch.cuda.sum_contiguous_f32 torch.cuda.index_add_f32 torch.cuda.grad_accumulation_bf16)
     set +e
     timeout 170 "$cli" check --python "$torch_file" --backend 'torch.cuda.*' --minutes 1.5 --jobs 1 --seed "$seed" \
       --findings "$fw/findings" \
       --json "$fw/torch-cuda.json" > "$fw/torch-cuda.txt" 2>&1 &
     pids=($!) names=("torch CUDA campaign")
-    for b in torch.cuda.sum_contiguous_f32 torch.cuda.index_add_f32 torch.cuda.grad_accumulation_bf16; do
+    for b in "${characterized[@]}"; do
       timeout 150 "$cli" characterize "$b" --python "$torch_file" --quiet --seed 1 --findings "$fw/findings" \
         --json "$fw/characterize-$b.json" > "$fw/characterize-$b.txt" 2>&1 &
       pids+=($!) names+=("characterize $b")
@@ -266,7 +267,7 @@ if [ -n "$cli" ] && [ $dry_run -eq 0 ]; then
     done
     set -e
     grep -v '^  ' "$fw/torch-cuda.txt" | tail -n 60
-    for b in torch.cuda.sum_contiguous_f32 torch.cuda.index_add_f32 torch.cuda.grad_accumulation_bf16; do
+    for b in "${characterized[@]}"; do
       echo "characterize $b:"; head -n 25 "$fw/characterize-$b.txt"
     done
     cat "$fw/torch-16686-gpu.txt"

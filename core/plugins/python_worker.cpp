@@ -155,10 +155,12 @@ FileDescription start(File& file, const PluginOptions& options) {
   }
   FileDescription d;
   d.python = text_of(hello, "python");
-  d.numpy = text_of(hello, "numpy");
   d.executable = text_of(hello, "executable");
   d.libraries = text_of(hello, "libraries");
-  if (d.libraries.empty()) d.libraries = d.numpy.empty() ? "no numpy" : "numpy " + d.numpy;
+  if (d.libraries.empty()) {  // a package of the same protocol from before "libraries" (ACCUCHECK_PYTHON_PACKAGE)
+    const std::string numpy = text_of(hello, "numpy");
+    d.libraries = numpy.empty() ? "no numpy" : "numpy " + numpy;
+  }
   d.output = capture.summary();
   if (const std::string error = text_of(hello, "error"); !error.empty()) {
     file.process->stop(true);

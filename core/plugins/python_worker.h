@@ -29,7 +29,7 @@ struct ServedBackend {
 
 struct FileDescription {
   std::vector<ServedBackend> backends;
-  std::string python, numpy, executable;  // the interpreter that ran the file
+  std::string python, executable;  // the interpreter that ran the file
   std::string libraries;  // what the worker found: "numpy 2.5.5" or "no numpy", ", torch 2.9.1 (CUDA 13.0, ...)"
   std::string fp_change;  // how loading the file changed the floating-point environment ("" if not)
   std::string output;     // what it wrote while loading, escaped

@@ -4,6 +4,8 @@ worker call through the same names: storage_dtype, input_dtype, UINT32, UINT64, 
 result_array, store, from_bytes, to_bytes."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._backends import BackendFailure
@@ -49,9 +51,7 @@ def input_dtype(b, fmt: str) -> np.dtype:
 
 def view(memory, offset: int, dtype, shape) -> np.ndarray:
     """The array of `shape` at `offset` in `memory` (the worker's shared region), not a copy."""
-    count = 1
-    for n in shape:
-        count *= n
+    count = math.prod(shape)
     return np.frombuffer(memory, dtype=dtype, count=count, offset=offset).reshape(shape)
 
 

@@ -4,6 +4,7 @@ docs/python.md). The same names as _numpy_arrays.py; no numpy is imported."""
 from __future__ import annotations
 
 import ctypes
+import math
 
 import torch
 
@@ -37,9 +38,7 @@ def input_dtype(b, fmt: str) -> torch.dtype:
 
 def view(memory, offset: int, dtype, shape) -> torch.Tensor:
     """The tensor of `shape` at `offset` in `memory` (the worker's shared region), not a copy."""
-    count = 1
-    for n in shape:
-        count *= n
+    count = math.prod(shape)
     if count == 0:  # torch.frombuffer refuses an empty view
         return torch.empty(shape, dtype=dtype)
     return torch.frombuffer(memory, dtype=dtype, count=count, offset=offset).reshape(shape)

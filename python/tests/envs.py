@@ -25,3 +25,14 @@ def interpreter(name):
             pytest.fail(message + " (CI=true: a missing interpreter is a failure, not a skip)")
         pytest.skip(message)
     return python
+
+
+def without_numpy(directory):
+    """A directory to put first on PYTHONPATH in which numpy and ml_dtypes are missing, as on a
+    machine that lacks them (each raises ModuleNotFoundError, which torch takes as 'no numpy')."""
+    blocked = Path(directory) / "without_numpy"
+    for module in ("numpy", "ml_dtypes"):
+        (blocked / module).mkdir(parents=True)
+        (blocked / module / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{module}' (blocked by the test)\", name='{module}')\n")
+    return str(blocked)

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import accucheck
-from envs import interpreter
+from envs import interpreter, without_numpy
 from frameworks_cli import FRAMEWORKS, ROOT, assert_all_ran_within_bounds, campaign, replay, replay_json, run_cli
 
 
@@ -82,18 +82,14 @@ def test_the_cuda_file_runs_on_the_cpu_in_an_interpreter_without_numpy(tmp_path)
     # (ACCUCHECK_TORCH_DEVICE=cpu) with numpy and ml_dtypes missing: the file's plumbing on every
     # workload kind, each op within the bound stated for its CUDA kernel (any order's bounds, which
     # the CPU kernels meet too). What the CUDA kernels do is for ci/gpu-check.sh.
-    blocked = tmp_path / "without_numpy"
-    for module in ("numpy", "ml_dtypes"):
-        (blocked / module).mkdir(parents=True)
-        (blocked / module / "__init__.py").write_text(
-            f"raise ModuleNotFoundError(\"No module named '{module}' (blocked by the test)\", name='{module}')\n")
+    blocked = without_numpy(tmp_path)
     # torch.compile's first call on the CPU compiles C++ (tens of seconds): f32 only.
     results, r = campaign(tmp_path, "torch", "torch_cuda_backends.py", ["torch.cuda.[!c]*", "torch.cuda.compiled_sum_f32"],
-                          cases=30, env={"ACCUCHECK_TORCH_DEVICE": "cpu", "PYTHONPATH": str(blocked)})
+                          cases=30, env={"ACCUCHECK_TORCH_DEVICE": "cpu", "PYTHONPATH": blocked})
     mine = assert_all_ran_within_bounds(results, "torch.cuda.", 30, r.stdout)
     assert len(mine) == 41, sorted(mine)
     listed = run_cli("torch", "list", "--python", str(FRAMEWORKS / "torch_cuda_backends.py"), "--json",
-                     env={"ACCUCHECK_TORCH_DEVICE": "cpu", "PYTHONPATH": str(blocked)})
+                     env={"ACCUCHECK_TORCH_DEVICE": "cpu", "PYTHONPATH": blocked})
     summaries = [b["summary"] for b in json.loads(listed.stdout)["backends"] if b["name"].startswith("torch.cuda.")]
     assert summaries and all("(Python 3.11" in s and "no numpy, torch 2.15" in s for s in summaries), summaries[:2]
     nondeterministic = {n for n, b in mine.items() if b["determinism"] == "run-to-run-nondeterministic"}

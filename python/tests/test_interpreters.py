@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import envs
 from envs import interpreter
 from user_backends import COUNTED_TWICE, CRASHES, LOOP, RAISES, backend, run_cli, written
 
@@ -127,14 +128,7 @@ def twice_t_f32(addends, buffer):
 
 @pytest.fixture
 def without_numpy(tmp_path):
-    """A PYTHONPATH on which numpy and ml_dtypes are missing, as on a machine that lacks them (each
-    raises ModuleNotFoundError, which torch takes as 'no numpy')."""
-    blocked = tmp_path / "without_numpy"
-    for module in ("numpy", "ml_dtypes"):
-        (blocked / module).mkdir(parents=True)
-        written(blocked / module / "__init__.py",
-                f"raise ModuleNotFoundError(\"No module named '{module}' (blocked by the test)\", name='{module}')\n")
-    return str(blocked)
+    return envs.without_numpy(tmp_path)
 
 
 def test_a_torch_arrays_file_runs_where_numpy_is_missing(tmp_path, without_numpy):
